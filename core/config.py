@@ -1,0 +1,192 @@
+"""`AttentionConfig`: the whole state of a lesson, validated in words a student understands.
+
+It round-trips through a flat dict of strings (URL query parameters) and JSON (render jobs),
+and `key()` is a stable hash that every cache uses.
+"""
+
+import dataclasses
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from .device import DEVICE_CHOICES, available_devices
+from .inputs import tokenize
+
+SOURCES = ("text", "random", "manual")
+MASKS = ("none", "causal", "padding", "window", "custom")
+POSITIONALS = ("none", "sinusoidal", "learned", "rotary")
+MAX_TOKENS = 64  # heatmaps stay legible and a lesson stays instant
+MAX_TEXT_CHARS = 2000
+MAX_D_MODEL = 1024
+MAX_HEADS = 64
+MAX_SEED = 2**32 - 1
+MAX_TEMPERATURE = 100.0
+
+
+class ConfigError(ValueError):
+    """A lesson setting that cannot work, explained; `field` names the setting."""
+
+    def __init__(self, message: str, field: str = ""):
+        super().__init__(message)
+        self.field = field
+
+
+def _check(ok: bool, field: str, message: str):
+    if not ok:
+        raise ConfigError(message, field)
+
+
+Matrix = tuple  # tuple of rows, each a tuple of floats (or of bools for a custom mask)
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    source: str = "text"  # "text" | "random" | "manual" (hand-entered Q, K, V)
+    text: str = "The cat sat on the mat."
+    seq_len: int = 6  # tokens, for random inputs
+    d_model: int = 16
+    num_heads: int = 4
+    mask: str = "none"
+    pad_length: int = 4  # padding: how many tokens are real
+    window: int = 3  # sliding window width
+    custom_mask: Matrix = ()  # T rows of T booleans, True = may attend
+    positional: str = "none"
+    scale: bool = True  # divide the scores by √d_k
+    temperature: float = 1.0
+    seed: int = 0
+    device: str = "auto"
+    q: Matrix = ()  # hand-entered (T, d_model) matrices, for source "manual"
+    k: Matrix = ()
+    v: Matrix = ()
+
+    def __post_init__(self):
+        self._check_choices()
+        self._check_sizes()
+        self._check_tokens()
+        self._check_mask()
+        self._check_positional()
+        if self.source == "manual":
+            self._check_matrices()
+
+    # -- validation ------------------------------------------------------------------------
+    def _check_choices(self):
+        for field, value, choices in (("source", self.source, SOURCES), ("mask", self.mask, MASKS),
+                                      ("positional", self.positional, POSITIONALS),
+                                      ("device", self.device, DEVICE_CHOICES)):
+            _check(value in choices, field,
+                   f"Unknown {field} '{value}': choose one of {', '.join(choices)}.")
+        _check(self.device in ("auto", "cpu") or self.device in available_devices(), "device",
+               f"The device '{self.device}' was asked for, but this machine has none; use auto or cpu.")
+
+    def _check_sizes(self):
+        _check(1 <= self.d_model <= MAX_D_MODEL, "d_model",
+               f"d_model must be between 1 and {MAX_D_MODEL}, got {self.d_model}.")
+        _check(1 <= self.num_heads <= MAX_HEADS, "num_heads",
+               f"The number of heads must be between 1 and {MAX_HEADS}, got {self.num_heads}.")
+        _check(self.d_model % self.num_heads == 0, "num_heads",
+               f"d_model {self.d_model} is not divisible by {self.num_heads} heads: each head "
+               f"gets an equal share of the dimensions.")
+        _check(math.isfinite(self.temperature) and 0 < self.temperature <= MAX_TEMPERATURE,
+               "temperature",
+               f"The temperature must be above 0 and at most {MAX_TEMPERATURE:g}, got {self.temperature}.")
+        _check(0 <= self.seed <= MAX_SEED, "seed", f"The seed must be between 0 and {MAX_SEED}, got {self.seed}.")
+
+    def _check_tokens(self):
+        if self.source == "text":
+            _check(len(self.text) <= MAX_TEXT_CHARS, "text",
+                   f"The text is {len(self.text):,} characters long; the lab takes at most {MAX_TEXT_CHARS:,}.")
+            _check(bool(self.tokens), "text", "The text is empty: type a few words to attend over.")
+            _check(len(self.tokens) <= MAX_TOKENS, "text",
+                   f"The text has {len(self.tokens)} tokens; the lab shows at most {MAX_TOKENS}. Shorten it.")
+        elif self.source == "random":
+            _check(1 <= self.seq_len <= MAX_TOKENS, "seq_len",
+                   f"The number of tokens must be between 1 and {MAX_TOKENS}, got {self.seq_len}.")
+
+    def _check_mask(self):
+        T = self.num_tokens
+        if self.mask == "window":
+            _check(self.window >= 1, "window", f"The window must be at least 1 token wide, got {self.window}.")
+        if self.mask == "padding":
+            _check(self.pad_length >= 1, "pad_length",
+                   f"At least one token must be real (not padding), got {self.pad_length}.")
+            _check(self.pad_length <= T, "pad_length",
+                   f"The padding length {self.pad_length} is longer than the sequence of {T} tokens.")
+        if self.mask == "custom":
+            _check(len(self.custom_mask) == T and all(len(r) == T for r in self.custom_mask),
+                   "custom_mask", f"The custom mask must be a {T}×{T} grid, one row and column per token.")
+
+    def _check_positional(self):
+        if self.positional == "rotary":
+            d_k = self.d_model // self.num_heads
+            _check(d_k % 2 == 0, "positional",
+                   f"Rotary positions turn pairs of numbers, so each head needs an even size; "
+                   f"d_model {self.d_model} / {self.num_heads} heads = {d_k}.")
+        if self.source == "manual":
+            _check(self.positional in ("none", "rotary"), "positional",
+                   "Hand-entered Q, K, V have no token embeddings to add positions to: "
+                   "choose no positional encoding, or rotary.")
+
+    def _check_matrices(self):
+        for name in ("q", "k", "v"):
+            m = getattr(self, name)
+            label = name.upper()
+            _check(len(m) >= 1, name, f"{label} is empty: enter one row per token.")
+            _check(len(m) <= MAX_TOKENS, name, f"{label} has {len(m)} rows; the lab shows at most {MAX_TOKENS}.")
+            _check(len(m) == len(self.q), name, f"{label} has {len(m)} rows but Q has {len(self.q)}: one row per token.")
+            for i, row in enumerate(m):
+                _check(len(row) == self.d_model, name,
+                       f"{label} row {i + 1} has {len(row)} numbers but d_model is {self.d_model}.")
+                for j, value in enumerate(row):
+                    _check(math.isfinite(value), name,
+                           f"{label} row {i + 1}, column {j + 1} is not a finite number ({value}).")
+
+    # -- derived ---------------------------------------------------------------------------
+    @cached_property
+    def tokens(self) -> list[str]:
+        if self.source == "text":
+            return tokenize(self.text)
+        T = self.seq_len if self.source == "random" else len(self.q)
+        return [f"t{i + 1}" for i in range(T)]
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.num_heads
+
+    def replace(self, **changes) -> "AttentionConfig":
+        return dataclasses.replace(self, **changes)
+
+    # -- serialisation ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, str]:
+        """A flat dict of strings, for URL query parameters."""
+        from .serial import encode_field
+
+        return {f.name: encode_field(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "AttentionConfig":
+        """The inverse of `to_dict`; missing keys take defaults, unknown keys are ignored."""
+        from .serial import decode_fields
+
+        return cls(**decode_fields(values, {f.name: f for f in dataclasses.fields(cls)}))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "AttentionConfig":
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ConfigError(f"The configuration is not valid JSON: {err.msg}.") from None
+        _check(isinstance(values, dict), "", "The configuration must be a JSON object of settings.")
+        return cls.from_dict(values)
+
+    def key(self) -> str:
+        """A stable hash of every setting: the same lesson gives the same key on any machine."""
+        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:16]

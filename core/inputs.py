@@ -1,0 +1,39 @@
+"""Where a lesson's input vectors come from: a sentence, a seed, or hand-entered matrices."""
+
+import hashlib
+import re
+
+import torch
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")  # a word, or one punctuation mark / symbol
+MAX_EMBED_DIM = 1024  # token embeddings are cut from one fixed vector per word
+
+
+def tokenize(text: str) -> list[str]:
+    """Words and punctuation marks, in order: "The cat sat." -> ["The", "cat", "sat", "."]."""
+    return _TOKEN.findall(text)
+
+
+def _word_seed(token: str) -> int:
+    digest = hashlib.sha256(token.lower().encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def embed_tokens(tokens: list[str], d_model: int) -> torch.Tensor:
+    """A fixed vector per word (case-insensitive), the same in every lesson and for every seed.
+
+    Each word's vector is the first d_model entries of one N(0, 1) draw seeded by the word
+    itself, so "cat" keeps its leading entries when d_model grows. Made on the CPU so that
+    every device starts from the same numbers.
+    """
+    rows = []
+    for token in tokens:
+        gen = torch.Generator().manual_seed(_word_seed(token))
+        rows.append(torch.randn(MAX_EMBED_DIM, generator=gen)[:d_model])
+    return torch.stack(rows) if rows else torch.zeros(0, d_model)  # (T, D)
+
+
+def random_inputs(T: int, d_model: int, seed: int) -> torch.Tensor:
+    """T random token vectors N(0, 1) from a seed, made on the CPU."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(T, d_model, generator=gen)  # (T, D)

@@ -1,0 +1,67 @@
+"""Settings as strings and back: "1,0;0,1" for a matrix, "10;11" for a mask, "true" for a flag."""
+
+from .config import ConfigError
+
+_MATRICES = ("q", "k", "v")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+_LABELS = {"seq_len": "The number of tokens", "pad_length": "The padding length",
+           "num_heads": "The number of heads", "d_model": "d_model", "window": "The window",
+           "seed": "The seed", "temperature": "The temperature", "scale": "Divide by √d_k"}
+
+
+def encode_field(name: str, value) -> str:
+    if name in _MATRICES:
+        return ";".join(",".join(repr(float(x)) for x in row) for row in value)
+    if name == "custom_mask":
+        return ";".join("".join("1" if x else "0" for x in row) for row in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _label(name: str) -> str:
+    return _LABELS.get(name, name)
+
+
+def _decode(name: str, kind, raw):
+    text = str(raw).strip()
+    if name in _MATRICES:
+        try:
+            return tuple(tuple(float(x) for x in row.split(",")) for row in text.split(";") if row.strip())
+        except ValueError:
+            raise ConfigError(f"{name.upper()} must be rows of numbers like 1,0;0,1.", name) from None
+    if name == "custom_mask":
+        if any(c not in "01;" for c in text):
+            raise ConfigError("The custom mask must be rows of 0 and 1 like 10;11.", name)
+        return tuple(tuple(c == "1" for c in row) for row in text.split(";") if row)
+    if kind is bool:
+        if text.lower() not in _TRUE + _FALSE:
+            raise ConfigError(f"{_label(name)} must be true or false, got '{text[:40]}'.", name)
+        return text.lower() in _TRUE
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ConfigError(f"{_label(name)} must be a whole number, got '{text[:40]}'.", name) from None
+    if kind is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise ConfigError(f"{_label(name)} must be a number, got '{text[:40]}'.", name) from None
+    return str(raw)
+
+
+def decode_fields(values: dict, fields: dict) -> dict:
+    """Parse the known keys of a flat dict; a list (a repeated URL key) takes its last value."""
+    out = {}
+    for name, raw in values.items():
+        if name not in fields:
+            continue
+        if isinstance(raw, (list, tuple)) and name not in _MATRICES + ("custom_mask",):
+            raw = raw[-1] if raw else ""
+        kind = {"bool": bool, "int": int, "float": float}.get(str(fields[name].type), fields[name].type)
+        if isinstance(raw, (list, tuple)):  # already a matrix
+            out[name] = tuple(tuple(row) for row in raw)
+        else:
+            out[name] = _decode(name, kind, raw)
+    return out

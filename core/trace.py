@@ -1,0 +1,49 @@
+"""`AttentionTrace`: every intermediate of one attention layer on one sequence, as numpy.
+
+Both front ends (the dashboard's charts and the manim scenes) read these arrays and nothing
+else, so a number on screen and a number in a video are the same number.
+"""
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionTrace:
+    tokens: list  # T labels
+    x: np.ndarray  # (T, D) the input after positions (hand-entered lessons: Q as entered)
+    q: np.ndarray  # (H, T, d_k) queries per head (after rotary, if any)
+    k: np.ndarray  # (H, T, d_k) keys per head (after rotary, if any)
+    v: np.ndarray  # (H, T, d_k) values per head
+    scores: np.ndarray  # (H, T, T) q·kᵀ
+    scaled: np.ndarray  # (H, T, T) scores × scale (÷√d_k and ÷temperature)
+    mask: np.ndarray  # (T, T) keep-mask, True = may attend
+    masked: np.ndarray  # (H, T, T) scaled, −inf where blocked
+    weights: np.ndarray  # (H, T, T) softmax; rows sum to 1, or are all 0 when blocked
+    heads: np.ndarray  # (H, T, d_k) weights @ v
+    concat: np.ndarray  # (T, D) heads side by side
+    output: np.ndarray  # (T, D) concat @ W_O (+ bias)
+    w_q: np.ndarray  # (D, D) q = x @ w_q (+ bias); same for k, v, o
+    w_k: np.ndarray
+    w_v: np.ndarray
+    w_o: np.ndarray
+    scale: float  # the factor the scores were multiplied by
+    blocked_rows: np.ndarray  # (T,) True where a query may attend to no key
+    config: object = field(default=None)  # the AttentionConfig, when made by run_trace
+
+    @property
+    def num_heads(self) -> int:
+        return self.q.shape[0]
+
+    @property
+    def d_k(self) -> int:
+        return self.q.shape[-1]
+
+    @property
+    def mean_weights(self) -> np.ndarray:
+        """The weights averaged over heads (T, T), as `nn.MultiheadAttention` reports by default."""
+        return self.weights.mean(axis=0)
+
+    def with_config(self, config) -> "AttentionTrace":
+        return replace(self, config=config)

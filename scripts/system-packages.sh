@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install the system libraries that manim (Cairo, Pango, ffmpeg) and the browser tests
+# (Chromium) need, only when one is missing. On macOS, print the one Homebrew line instead.
+set -euo pipefail
+
+DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium)
+
+if [ "$(uname -s)" = "Darwin" ]; then
+  echo "On macOS, install the system packages with:"
+  echo "  brew install cairo pango pkg-config ffmpeg && brew install --cask chromium"
+  exit 0
+fi
+if ! command -v dpkg >/dev/null 2>&1; then
+  echo "No dpkg here: install ${DEBIAN_PACKAGES[*]} with your package manager." >&2
+  exit 0
+fi
+
+missing=()
+for pkg in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing system packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
