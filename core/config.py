@@ -134,7 +134,8 @@ class AttentionConfig:
             label = name.upper()
             _check(len(m) >= 1, name, f"{label} is empty: enter one row per token.")
             _check(len(m) <= MAX_TOKENS, name, f"{label} has {len(m)} rows; the lab shows at most {MAX_TOKENS}.")
-            _check(len(m) == len(self.q), name, f"{label} has {len(m)} rows but Q has {len(self.q)}: one row per token.")
+            _check(len(m) == len(self.q), name,
+                   f"{label} has {len(m)} rows but Q has {len(self.q)}: one row per token.")
             for i, row in enumerate(m):
                 _check(len(row) == self.d_model, name,
                        f"{label} row {i + 1} has {len(row)} numbers but d_model is {self.d_model}.")

@@ -19,6 +19,6 @@ PRESETS: dict[str, AttentionConfig] = {
                                    d_model=64, num_heads=8, positional="sinusoidal"),
     "sliding-window": AttentionConfig(source="random", seq_len=12, d_model=16, num_heads=2,
                                       mask="window", window=3, positional="rotary"),
-    "padding": AttentionConfig(text="Short sentence padded to eight", d_model=16, num_heads=2,
+    "padding": AttentionConfig(text="Good morning class PAD PAD PAD", d_model=16, num_heads=2,
                                mask="padding", pad_length=3),
 }
