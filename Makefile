@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(REQ_HASH)
 # the multi-GB CUDA download).
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels)
 
-.PHONY: setup system test lint bench
+.PHONY: setup system test lint bench run classroom lecture
 
 setup: $(STAMP)
 
@@ -31,5 +31,16 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest
 
+# The lab on this machine only (loopback).
+run: $(STAMP)
+	$(PY) -m streamlit run dashboard/app.py --server.address 127.0.0.1 --server.port 8501
+
+# The lab for students' laptops on the local network: see the README's reliability section.
+classroom: $(STAMP)
+	$(PY) -m streamlit run dashboard/app.py --server.address 0.0.0.0 --server.port 8501
+
+lecture: $(STAMP)
+	$(PY) -m animations lecture --quality low --out media/lecture
+
 bench: $(STAMP)
-	$(PY) benchmarks/core_bench.py
+	@for b in benchmarks/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -1,0 +1,1 @@
+"""attention-lab's manim scenes. Importing this package does not import manim."""

@@ -1,0 +1,39 @@
+"""The lab's palette, shared by the dashboard (Altair) and the scenes (manim).
+
+Plain hex strings and scheme names only: importing this module imports neither manim nor
+Altair. Every colour is colour-blind safe (Okabe-Ito for roles, viridis for weights and a
+blue-orange diverging scale for raw scores).
+"""
+
+# Roles (Okabe & Ito 2008)
+QUERY = "#0072B2"  # blue
+KEY = "#E69F00"  # orange
+VALUE = "#009E73"  # bluish green
+OUTPUT = "#CC79A7"  # reddish purple
+HIGHLIGHT = "#F0E442"  # yellow
+MASKED = "#7F7F7F"  # grey: a blocked cell
+TEXT_DARK = "#1A1A1A"
+TEXT_LIGHT = "#F5F5F5"
+
+# Altair / Vega scheme names, and the same scales as colour stops for manim to interpolate.
+WEIGHT_SCHEME = "viridis"  # sequential, weights in 0..1
+SCORE_SCHEME = "blueorange"  # diverging, raw and scaled scores around 0
+WEIGHT_STOPS = ("#440154", "#3B528B", "#21918C", "#5EC962", "#FDE725")  # viridis at 0, .25, .5, .75, 1
+SCORE_STOPS = ("#134B85", "#6FA3CE", "#F7F7F7", "#F5A25D", "#A14F0A")  # blue (negative) .. orange (positive)
+
+FONT = "DejaVu Sans"  # present on Debian and legible on a projector
+MONO_FONT = "DejaVu Sans Mono"
+
+
+def _hex_to_rgb(color: str) -> tuple[float, float, float]:
+    color = color.lstrip("#")
+    return tuple(int(color[i : i + 2], 16) / 255 for i in (0, 2, 4))
+
+
+def interpolate(stops, t: float) -> str:
+    """The colour at t in [0, 1] along evenly spaced stops, as a hex string."""
+    t = min(max(float(t), 0.0), 1.0) * (len(stops) - 1)
+    i = min(int(t), len(stops) - 2)
+    a, b = _hex_to_rgb(stops[i]), _hex_to_rgb(stops[i + 1])
+    rgb = (round(255 * (x + (y - x) * (t - i))) for x, y in zip(a, b, strict=True))
+    return "#" + "".join(f"{c:02X}" for c in rgb)
