@@ -1,0 +1,103 @@
+"""`attention` and the masks against `F.scaled_dot_product_attention`."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from core import attention, blocked_rows, causal_mask, from_torch_mask, padding_mask, to_torch_mask, window_mask
+
+
+def _qkv(shape, dtype, device, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    return [torch.randn(*shape, generator=gen, dtype=dtype).to(device) for _ in range(3)]
+
+
+def _masks(T, device):
+    gen = torch.Generator().manual_seed(1)
+    random = torch.rand(T, T, generator=gen) > 0.4
+    random[:, 0] = True  # keep every row alive: SDPA's reference has no blocked row here
+    return {
+        "none": None,
+        "causal": causal_mask(T, device=device),
+        "padding": padding_mask([3, T], T, device=device).unsqueeze(1),  # (B, 1, T, T)
+        "window": window_mask(T, 2, device=device),
+        "symmetric window": window_mask(T, 2, causal=False, device=device),
+        "random": random.to(device),
+    }
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("kind", ["none", "causal", "padding", "window", "symmetric window", "random"])
+def test_matches_sdpa(kind, dtype, device, tolerance):
+    q, k, v = _qkv((2, 3, 6, 8), dtype, device)  # (B, H, T, d_k)
+    mask = _masks(6, device)[kind]
+    out, w = attention(q, k, v, mask)
+    ref = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert out.device == q.device and w.shape == (2, 3, 6, 6)
+    torch.testing.assert_close(out, ref, **tolerance(dtype))
+    torch.testing.assert_close(w.sum(-1), torch.ones_like(w.sum(-1)), **tolerance(dtype))
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.1, 3.0])
+def test_custom_scale_matches_sdpa(scale, device, tolerance):
+    q, k, v = _qkv((4, 5, 16), torch.float64, device)
+    out, _ = attention(q, k, v, scale=scale)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, scale=scale), **tolerance(torch.float64))
+
+
+def test_any_leading_dimensions_and_unbatched():
+    q, k, v = _qkv((5, 4), torch.float64, "cpu")
+    out, w = attention(q, k, v)
+    batched, wb = attention(*(t.expand(2, 3, 5, 4) for t in (q, k, v)))
+    assert out.shape == (5, 4) and batched.shape == (2, 3, 5, 4)
+    torch.testing.assert_close(batched[1, 2], out)
+
+
+def test_weights_by_hand():
+    q = torch.tensor([[1.0, 2.0]])
+    k = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    _, w = attention(q, k, k)
+    s = torch.tensor([1.0, 2.0, 3.0]) / math.sqrt(2)
+    assert torch.allclose(w[0], s.exp() / s.exp().sum())
+
+
+def test_fully_blocked_row_gives_zeros_not_nan(device):
+    q, k, v = _qkv((4, 8), torch.float32, device)
+    for t in (q, k, v):
+        t.requires_grad_(True)
+    mask = causal_mask(4, device=device).clone()
+    mask[2] = False  # query 2 may look at nothing
+    out, w = attention(q, k, v, mask)
+    assert torch.equal(w[2], torch.zeros(4, device=device)) and torch.equal(out[2], torch.zeros(8, device=device))
+    assert torch.isfinite(w).all() and torch.isfinite(out).all()
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
+    out.sum().backward()
+    assert all(torch.isfinite(t.grad).all() for t in (q, k, v))
+    assert blocked_rows(mask).tolist() == [False, False, True, False]
+
+
+def test_integer_mask_is_a_keep_mask():
+    q, k, v = _qkv((3, 4), torch.float64, "cpu")
+    out_int, _ = attention(q, k, v, torch.ones(3, 3).tril())
+    out_bool, _ = attention(q, k, v, causal_mask(3))
+    torch.testing.assert_close(out_int, out_bool)
+
+
+def test_mask_shapes_and_values():
+    assert window_mask(5, 2).int().tolist() == [
+        [1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [0, 1, 1, 0, 0], [0, 0, 1, 1, 0], [0, 0, 0, 1, 1]]
+    assert window_mask(3, 2, causal=False).int().tolist() == [[1, 1, 0], [1, 1, 1], [0, 1, 1]]
+    pad = padding_mask([2, 3], 3)
+    assert pad.shape == (2, 3, 3) and pad[0].int().tolist() == [[1, 1, 0]] * 3
+    with pytest.raises(ValueError, match="at least 1"):
+        window_mask(4, 0)
+
+
+def test_torch_polarity_round_trip():
+    keep = window_mask(6, 3)
+    assert torch.equal(to_torch_mask(keep), ~keep)
+    assert torch.equal(from_torch_mask(to_torch_mask(keep)), keep)
+    additive = torch.zeros(6, 6).masked_fill(~keep, float("-inf"))
+    assert torch.equal(from_torch_mask(additive), keep)
