@@ -1,0 +1,86 @@
+"""`run_trace`: the lesson's numbers, checked against an independent computation."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from core import PRESETS, AttentionConfig, lesson_inputs, lesson_mask, lesson_module, run_trace, sinusoidal_encoding
+from core.analysis import block_stages, positional_similarity, saturation, score_row
+
+
+def test_trace_matches_sdpa_step_by_step():
+    cfg = AttentionConfig(text="the cat sat on the mat", d_model=12, num_heads=3, mask="causal",
+                          positional="sinusoidal", temperature=0.5, seed=4)
+    t = run_trace(cfg)
+    module, x = lesson_module(cfg).requires_grad_(False), lesson_inputs(cfg)
+    q, k, v = ((x @ w.T).reshape(6, 3, 4).transpose(0, 1) for w in module.in_proj.weight.chunk(3))
+    scale = 1 / (math.sqrt(4) * 0.5)
+    heads = F.scaled_dot_product_attention(q, k, v, attn_mask=lesson_mask(cfg), scale=scale)  # (H, T, d_k)
+    np.testing.assert_allclose(t.heads, heads.numpy(), atol=1e-5)
+    np.testing.assert_allclose(t.scores, (q @ k.transpose(-2, -1)).numpy(), atol=1e-5)
+    np.testing.assert_allclose(t.scaled, t.scores * scale, atol=1e-5)
+    assert t.tokens == ["the", "cat", "sat", "on", "the", "mat"]
+    assert t.config == cfg and t.scale == pytest.approx(scale)
+
+
+def test_positions_are_added_to_the_embeddings():
+    base = AttentionConfig(d_model=8, num_heads=2)
+    with_pe = lesson_inputs(base.replace(positional="sinusoidal"))
+    torch.testing.assert_close(with_pe - lesson_inputs(base), sinusoidal_encoding(7, 8))
+    assert not torch.equal(lesson_inputs(base.replace(positional="learned")), lesson_inputs(base))
+
+
+def test_rotary_changes_attention_but_not_values():
+    base = AttentionConfig(d_model=8, num_heads=2)
+    plain, rot = run_trace(base), run_trace(base.replace(positional="rotary"))
+    assert np.array_equal(plain.v, rot.v) and not np.allclose(plain.weights, rot.weights)
+
+
+def test_no_scale_and_custom_mask_with_blocked_row():
+    grid = tuple(tuple(j <= i and i != 1 for j in range(3)) for i in range(3))
+    t = run_trace(AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1, scale=False,
+                                  mask="custom", custom_mask=grid))
+    assert t.scale == 1.0 and np.array_equal(t.scaled, t.scores)
+    assert t.blocked_rows.tolist() == [False, True, False]
+    assert (t.weights[0, 1] == 0).all() and np.isneginf(t.masked[0, 1]).all()
+
+
+def test_every_preset_runs():
+    for name, cfg in PRESETS.items():
+        t = run_trace(cfg)
+        assert t.weights.shape == (cfg.num_heads, cfg.num_tokens, cfg.num_tokens), name
+
+
+def test_run_trace_on_each_device(device):
+    cfg = PRESETS["causal-sentence"]
+    on_device = run_trace(cfg.replace(device=device.type))
+    on_cpu = run_trace(cfg.replace(device="cpu"))
+    np.testing.assert_allclose(on_device.weights, on_cpu.weights, atol=1e-5)
+    np.testing.assert_allclose(on_device.output, on_cpu.output, atol=1e-5)
+
+
+def test_saturation_without_scale_tends_to_one_hot():
+    d_ks = [2, 32, 512]
+    raw, scaled = saturation(d_ks, T=16, seeds=range(5), scaled=False), saturation(d_ks, T=16, seeds=range(5))
+    assert raw["entropy"][0] > raw["entropy"][1] > raw["entropy"][2]
+    assert raw["max_weight"][2] > 0.85 and max(scaled["max_weight"]) < 0.4
+    assert max(scaled["entropy"]) - min(scaled["entropy"]) < 0.2
+    assert scaled["uniform_entropy"] == pytest.approx(math.log(16))
+    row = score_row(8, 5, seed=0, scaled=True)
+    assert row.shape == (5,) and row.sum() == pytest.approx(1, abs=1e-6)
+
+
+def test_positional_similarity_is_one_on_the_diagonal():
+    sim = positional_similarity(10, 16)
+    np.testing.assert_allclose(np.diag(sim), 1, atol=1e-6)
+    assert sim[0, 1] > sim[0, 9]  # near positions look more alike
+
+
+def test_block_stages_sizes_and_formula():
+    stages = block_stages(PRESETS["default"], norm_first=True)
+    assert all(v.shape == (7, 16) for v in stages.values())
+    np.testing.assert_allclose(stages["residual1"], stages["input"] + stages["attention"], atol=1e-6)
+    np.testing.assert_allclose(stages["output"], stages["residual2"])
