@@ -1,0 +1,25 @@
+"""attention-lab's dashboard: `make run` (this machine) or `make classroom` (the local network).
+
+The sidebar holds the lesson (shared by every page, mirrored in the URL); each page in
+`app_pages/` shows one idea about self-attention, drawn from `core.run_trace`.
+"""
+
+import streamlit as st
+
+from dashboard import controls
+
+PAGES = [
+    st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="attention", default=True),
+    st.Page("app_pages/multi_head.py", title="Multi-head attention", url_path="multi-head"),
+    st.Page("app_pages/masking.py", title="Masking", url_path="masking"),
+    st.Page("app_pages/why_scale.py", title="Why divide by √d_k", url_path="why-scale"),
+    st.Page("app_pages/positional.py", title="Positional encoding", url_path="positional"),
+    st.Page("app_pages/block.py", title="Transformer block", url_path="block"),
+    st.Page("app_pages/worked_example.py", title="The article's worked example", url_path="worked-example"),
+    # A "Lecture" page (the rendered animations, issue 5) goes here.
+]
+
+st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide")
+page = st.navigation(PAGES)
+controls.lesson_config()
+page.run()

@@ -1,0 +1,41 @@
+"""Page 7: the article's 2×2 example, reproduced by core."""
+
+import streamlit as st
+
+from core import PRESETS
+from dashboard import charts, controls, data
+from dashboard.ui import dim_labels, labelled, show
+
+st.title("The article's worked example")
+st.markdown(
+    "Two tokens, one head, d_k = 2, with Q = K = the identity and V = diag(10, 20). Each token matches "
+    "itself (score 1) better than the other (score 0); after ÷√2 and the softmax that becomes "
+    "**0.670 / 0.330**, so token 1's output is 0.670·(10, 0) + 0.330·(0, 20) = **(6.70, 6.60)**."
+)
+
+cfg = PRESETS["article-2x2"]
+trace = data.trace(cfg)
+labels = charts.token_labels(trace.tokens)
+dims = dim_labels(cfg.d_model)
+
+cols = st.columns(3)
+for col, name in zip(cols, "qkv", strict=True):
+    with col:
+        values = getattr(trace, name)[0]
+        show(charts.matrix_heatmap(values, labels, dims, name.upper(), f"article-{name}"), f"article_{name}", cfg,
+             labelled(values, labels, dims))
+left, mid, right = st.columns(3)
+with left:
+    show(charts.scores_heatmap(trace, 0, "scaled", "Q·Kᵀ ÷ √2"), "article_scaled", cfg,
+         labelled(trace.scaled[0], labels, labels))
+with mid:
+    show(charts.weights_heatmap(trace, 0, fmt=".3f"), "article_weights", cfg,
+         labelled(trace.weights[0], labels, labels))
+with right:
+    show(charts.matrix_heatmap(trace.output, labels, dims, "output = weights · V", "article-output"),
+         "article_output", cfg, labelled(trace.output, labels, dims))
+
+w, out = trace.weights[0], trace.output
+st.success(f"core computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}** and outputs "
+           f"**{out[0, 0]:.2f} {out[0, 1]:.2f}** / **{out[1, 0]:.2f} {out[1, 1]:.2f}**, as in the article.")
+st.button("Load this example into the sidebar", key="article_load", on_click=controls.load, args=(cfg,))

@@ -1,0 +1,193 @@
+"""Pure functions: numbers from `core` -> Altair charts. Nothing here computes attention.
+
+Every chart carries `usermeta={"lab": name}` so tests (and exports) can tell charts apart,
+and its data as a DataFrame, which Streamlit ships to the browser as Arrow.
+"""
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from animations import style
+
+NUMBERS_UP_TO = 12  # print each cell's number when the sequence is at most this long
+FONT = style.FONT
+
+
+def token_labels(tokens) -> list[str]:
+    """ "1 the", "2 cat", ... "5 the": repeated words stay separate rows and columns."""
+    return [f"{i + 1} {t}" for i, t in enumerate(tokens)]
+
+
+def _cell_px(n: int) -> int:
+    """Cell size: big enough to print a number when short, 64 cells still fit a screen."""
+    if n <= 4:
+        return 56
+    if n <= NUMBERS_UP_TO:
+        return 42
+    return max(10, 640 // n)
+
+
+def _axis(title: str, n: int) -> alt.Axis:
+    return alt.Axis(title=title, labelFontSize=12 if n <= 24 else 9, labelLimit=120, labelAngle=0 if n <= 8 else -60,
+                    titleFontSize=13, labelFont=FONT, titleFont=FONT)
+
+
+# -- tables: one row per cell -----------------------------------------------------------------
+def attention_cells(trace, head: int) -> pd.DataFrame:
+    """One head's T×T cells with every intermediate a tooltip shows."""
+    labels = token_labels(trace.tokens)
+    T = len(labels)
+    qi, ki = np.divmod(np.arange(T * T), T)
+    masked = ~trace.mask.reshape(-1)
+    return pd.DataFrame({
+        "query": np.array(labels)[qi], "key": np.array(labels)[ki], "row": qi, "col": ki,
+        "qk": trace.scores[head].reshape(-1), "scaled": trace.scaled[head].reshape(-1),
+        "masked": masked, "masked_text": np.where(masked, "yes", "no"),
+        "weight": trace.weights[head].reshape(-1),
+    })
+
+
+def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
+    rows, cols = values.shape
+    ri, ci = np.divmod(np.arange(rows * cols), cols)
+    return pd.DataFrame({"row_label": np.array(row_labels)[ri], "col_label": np.array(col_labels)[ci],
+                         "row": ri, "col": ci, "value": values.reshape(-1).astype(float)})
+
+
+# -- heatmaps ---------------------------------------------------------------------------------
+def _tooltip():
+    return [alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
+            alt.Tooltip("qk:Q", title="q·k", format=".3f"), alt.Tooltip("scaled:Q", title="scaled", format=".3f"),
+            alt.Tooltip("masked_text:N", title="masked"), alt.Tooltip("weight:Q", title="weight", format=".3f")]
+
+
+def _grid(df, labels, x_title="key (attended to)", y_title="query (attending)"):
+    n = len(labels)
+    px = _cell_px(n)
+    return alt.Chart(df).encode(
+        x=alt.X("key:N", sort=labels, axis=_axis(x_title, n)),
+        y=alt.Y("query:N", sort=labels, axis=_axis(y_title, n)),
+        tooltip=_tooltip(),
+    ).properties(width=px * n, height=px * n)
+
+
+def _numbers(base, field: str, fmt: str, dark_when: str):
+    return base.mark_text(fontSize=12, font=FONT).encode(
+        text=alt.Text(f"{field}:Q", format=fmt),
+        color=alt.condition(dark_when, alt.value(style.TEXT_DARK), alt.value(style.TEXT_LIGHT)),
+    )
+
+
+def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f") -> alt.Chart:
+    """Weights on the sequential 0..1 scale; blocked cells grey."""
+    labels = token_labels(trace.tokens)
+    base = _grid(attention_cells(trace, head), labels)
+    color = alt.condition("datum.masked", alt.value(style.MASKED),
+                          alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
+                                    legend=alt.Legend(title="weight")))
+    chart = base.mark_rect().encode(color=color)
+    if len(labels) <= NUMBERS_UP_TO:
+        chart = chart + _numbers(base, "weight", fmt, "datum.weight > 0.6")
+    return chart.properties(title=title, usermeta={"lab": "weights", "head": head})
+
+
+def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False) -> alt.Chart:
+    """Raw (q·k) or scaled scores on the diverging scale; with show_mask, blocked cells grey (−∞)."""
+    labels = token_labels(trace.tokens)
+    df = attention_cells(trace, head)
+    base = _grid(df, labels)
+    limit = float(np.abs(df[field]).max()) or 1.0
+    scale = alt.Scale(scheme=style.SCORE_SCHEME, domain=[-limit, limit], domainMid=0)
+    color = alt.Color(f"{field}:Q", scale=scale, legend=alt.Legend(title="q·k" if field == "qk" else "score"))
+    if show_mask:
+        color = alt.condition("datum.masked", alt.value(style.MASKED), color)
+    chart = base.mark_rect().encode(color=color)
+    if len(labels) <= NUMBERS_UP_TO:
+        text = base.mark_text(fontSize=12, font=FONT).encode(
+            text=alt.condition("datum.masked", alt.value("−∞"), alt.Text(f"{field}:Q", format=".2f"))
+            if show_mask else alt.Text(f"{field}:Q", format=".2f"),
+            color=alt.value(style.TEXT_DARK))
+        chart = chart + text
+    meta = "masked" if show_mask else field
+    return chart.properties(title=title or field, usermeta={"lab": meta, "head": head})
+
+
+def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name: str,
+                   scheme: str = style.SCORE_SCHEME, x_title: str = "dimension", y_title: str = "token",
+                   domain=None, max_width: int = 720) -> alt.Chart:
+    """Any (rows, cols) matrix: Q, K, V, head outputs, W_O, positional tables, block stages."""
+    df = matrix_cells(np.asarray(values), row_labels, col_labels)
+    rows, cols = len(row_labels), len(col_labels)
+    px = _cell_px(max(rows, cols))
+    if domain is None:
+        limit = float(np.abs(df["value"]).max()) or 1.0
+        domain = [-limit, limit]
+    scale = alt.Scale(scheme=scheme, domain=domain, **({"domainMid": 0} if scheme == style.SCORE_SCHEME else {}))
+    base = alt.Chart(df).encode(
+        x=alt.X("col_label:N", sort=list(col_labels), axis=_axis(x_title, cols)),
+        y=alt.Y("row_label:N", sort=list(row_labels), axis=_axis(y_title, rows)),
+        tooltip=[alt.Tooltip("row_label:N", title=y_title), alt.Tooltip("col_label:N", title=x_title),
+                 alt.Tooltip("value:Q", format=".3f")],
+    ).properties(width=min(px * cols, max_width), height=px * rows)
+    chart = base.mark_rect().encode(color=alt.Color("value:Q", scale=scale, legend=alt.Legend(title="value")))
+    if max(rows, cols) <= NUMBERS_UP_TO:
+        chart = chart + base.mark_text(fontSize=12, font=FONT).encode(
+            text=alt.Text("value:Q", format=".2f"), color=alt.value(style.TEXT_DARK))
+    return chart.properties(title=title, usermeta={"lab": name})
+
+
+def heads_grid(trace, columns: int = 4) -> alt.Chart:
+    """Every head's weights as small multiples, the same 0..1 scale for all."""
+    labels = token_labels(trace.tokens)
+    frames = [attention_cells(trace, h).assign(head=f"head {h + 1}") for h in range(trace.num_heads)]
+    df = pd.concat(frames, ignore_index=True)
+    n = len(labels)
+    px = max(4, min(_cell_px(n), 300 // n)) if trace.num_heads > 1 else _cell_px(n)
+    show = n <= 24
+    color = alt.condition("datum.masked", alt.value(style.MASKED),
+                          alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
+                                    legend=alt.Legend(title="weight")))
+    return alt.Chart(df).mark_rect().encode(
+        x=alt.X("key:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="key", labelAngle=-60)),
+        y=alt.Y("query:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="query")),
+        color=color, tooltip=[alt.Tooltip("head:N")] + _tooltip(),
+    ).properties(width=px * n, height=px * n).facet(
+        facet=alt.Facet("head:N", sort=[f"head {h + 1}" for h in range(trace.num_heads)], title=None),
+        columns=min(columns, trace.num_heads),
+    ).properties(usermeta={"lab": "heads"})
+
+
+# -- line and bar charts ----------------------------------------------------------------------
+def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> alt.Chart:
+    """Entropy or largest weight against d_k, with and without ÷√d_k (numbers from core)."""
+    rows = [{"d_k": d, metric: v, "scores": label}
+            for data, label in ((scaled, "÷√d_k"), (unscaled, "not scaled"))
+            for d, v in zip(data["d_k"], data[metric], strict=True)]
+    line = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
+        x=alt.X("d_k:Q", scale=alt.Scale(type="log", base=2), title="d_k (log scale)"),
+        y=alt.Y(f"{metric}:Q", title=title),
+        color=alt.Color("scores:N", scale=alt.Scale(domain=["÷√d_k", "not scaled"],
+                                                    range=[style.QUERY, style.KEY])),
+        tooltip=["scores:N", "d_k:Q", alt.Tooltip(f"{metric}:Q", format=".3f")],
+    ).properties(width=420, height=260, title=title)
+    return line.properties(usermeta={"lab": f"saturation-{metric}"})
+
+
+def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = style.QUERY) -> alt.Chart:
+    df = pd.DataFrame({"key": list(labels), "weight": np.asarray(weights, dtype=float)})
+    return alt.Chart(df).mark_bar(color=color).encode(
+        x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-60 if len(labels) > 8 else 0)),
+        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
+        tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
+    ).properties(width=min(40 * len(labels), 640), height=220, title=title, usermeta={"lab": name})
+
+
+def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
+    """Mean row length of each block stage, in order (numbers from core.views.stage_summary)."""
+    df = pd.DataFrame({"stage": [r["stage"] for r in summary], "norm": [r["mean_norm"] for r in summary]})
+    return alt.Chart(df).mark_bar(color=style.OUTPUT).encode(
+        x=alt.X("stage:N", sort=list(df["stage"]), axis=alt.Axis(labelAngle=-30)),
+        y=alt.Y("norm:Q", title="mean ‖row‖"),
+        tooltip=["stage:N", alt.Tooltip("norm:Q", format=".3f")],
+    ).properties(width=420, height=240, title=title, usermeta={"lab": name})
