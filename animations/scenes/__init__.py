@@ -1,0 +1,1 @@
+"""One scene per topic; each draws run_trace(cfg) of its lesson."""

@@ -1,0 +1,105 @@
+"""`LessonScene`: a manim Scene drawn from one `AttentionConfig`.
+
+It runs `core.run_trace` once, and gives every topic scene the same frame: a title, the
+formula of the current step, a footnote, one named section per step, and a subtitle that
+lasts the whole step. It also keeps a record (sections, captions, grids drawn) for tests,
+and reports each finished animation to `progress` (the render worker's hook).
+"""
+
+from manim import DOWN, LEFT, UL, UR, FadeIn, FadeOut, Scene, Transform
+
+from core import PRESETS, AttentionConfig, run_trace
+
+from .. import style
+from ..mobjects import formula, label
+
+TITLE_SIZE = 30
+NOTE_SIZE = 16
+
+
+class LessonScene(Scene):
+    preset = "default"  # the lesson when run by hand (`manim -ql ... Scene`)
+    title = ""
+    reading_pause = 1.5  # seconds of stillness after each step, to read the subtitle
+
+    def __init__(self, cfg: AttentionConfig | None = None, progress=None, **kwargs):
+        self.cfg = cfg if cfg is not None else PRESETS[self.preset]
+        self.trace = run_trace(self.cfg)
+        self.variants = {"main": self.cfg}  # name -> config of every trace the scene draws
+        self.traces = {"main": self.trace}
+        self.section_names: list[str] = []
+        self.captions: list[str] = []
+        self.grids: list = []  # every AttentionGrid / bar row shown, for tests
+        self.progress = progress  # called with the number of animations done (wait counts too)
+        self.animations_done = 0
+        self._caption = None  # (text, start time) of the running step
+        self._formula = None
+        self._note = None
+        super().__init__(**kwargs)
+
+    # -- variants ---------------------------------------------------------------------------
+    def variant(self, name: str, cfg: AttentionConfig):
+        """The trace of a related lesson (same tokens, another mask...), remembered by name."""
+        self.variants[name] = cfg
+        self.traces[name] = run_trace(cfg)
+        return self.traces[name]
+
+    def show(self, grid):
+        """Record a grid as drawn (tests compare its numbers with run_trace) and return it."""
+        self.grids.append(grid)
+        return grid
+
+    # -- the frame --------------------------------------------------------------------------
+    def setup(self):
+        self.camera.background_color = "#111111"
+        self._title = label(self.title, TITLE_SIZE, bold=True).to_corner(UL, buff=0.3)
+        self.add(self._title)
+
+    def step(self, name: str, caption: str, markup: str | None = None, note: str | None = None):
+        """Start a named section with its subtitle, formula (top right) and footnote."""
+        self._close_caption()
+        self.next_section(name)
+        self.section_names.append(name)
+        self.captions.append(caption)
+        self._caption = (caption, self.time)
+        changes = []
+        if markup is not None:
+            new = formula(markup).to_corner(UR, buff=0.3)
+            new.set_color_by_gradient(style.TEXT_LIGHT)
+            changes.append(Transform(self._formula, new) if self._formula else FadeIn(new))
+            self._formula = self._formula or new
+        if note is not None:
+            new = label(note, NOTE_SIZE, color=style.MASKED).to_edge(DOWN, buff=0.15).to_edge(LEFT, buff=0.3)
+            changes.append(Transform(self._note, new) if self._note else FadeIn(new))
+            self._note = self._note or new
+        if changes:
+            self.play(*changes, run_time=0.5)
+
+    def _close_caption(self):
+        if self._caption is not None:
+            text, start = self._caption
+            self.add_subcaption(text, duration=max(self.time - start, 0.1), offset=start - self.time)
+            self._caption = None
+
+    def hold(self, seconds: float | None = None):
+        self.wait(self.reading_pause if seconds is None else seconds)
+
+    def clear_stage(self, *keep):
+        """Fade out everything but the title, the formula, the footnote and `keep`."""
+        fixed = {id(m) for m in (self._title, self._formula, self._note, *keep) if m is not None}
+        gone = [m for m in self.mobjects if id(m) not in fixed]
+        if gone:
+            self.play(*[FadeOut(m) for m in gone], run_time=0.5)
+
+    def tear_down(self):
+        self._close_caption()
+
+    # -- progress ---------------------------------------------------------------------------
+    def play(self, *args, **kwargs):  # Scene.wait plays a Wait, so waits count too
+        super().play(*args, **kwargs)
+        self._tick()
+
+    def _tick(self):
+        self.animations_done += 1
+        if self.progress is not None:
+            self.progress(self.animations_done)

@@ -1,0 +1,74 @@
+"""Scene 4: why √d_k. The same random query and keys at growing d_k, softmaxed with and
+without the scale: without it the weights saturate into one-hot."""
+
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, ReplacementTransform, VGroup
+
+from animations import style
+from animations.mobjects import bar_row, fmt, label, shown
+from animations.scenes.base import LessonScene
+from core.analysis import saturation, score_row
+
+BAR_WIDTH = 5.2
+SEEDS = range(20)
+
+
+class ScalingScene(LessonScene):
+    title = "Why divide by √d_k?"
+    sizes = (4, 16, 64, 256)  # d_k values shown, plus the lesson's own
+
+    def construct(self):
+        self.T = max(2, shown(self.cfg.num_tokens))
+        self.d_ks = sorted({self.cfg.d_k, *self.sizes})
+        bars = None
+        for n, d_k in enumerate(self.d_ks):
+            bars = self.show_size(d_k, bars, first=n == 0)
+        self.summary()
+
+    def bars(self, d_k):
+        seed = self.cfg.seed
+        rows = VGroup()
+        for scaled, color, name in ((False, style.KEY, "without ÷√d_k"), (True, style.QUERY, "with ÷√d_k")):
+            row = bar_row(score_row(d_k, self.T, seed, scaled), width=BAR_WIDTH, height=3.0, color=color,
+                          tag=("score_row", d_k, scaled))
+            row.add(label(name, 22, color=color).next_to(row, UP, buff=0.25))
+            rows.add(self.show(row))
+        rows.arrange(RIGHT, buff=1.4, aligned_edge=DOWN).move_to(DOWN * 0.9)
+        rows.add(label(f"d_k = {d_k}", 26, bold=True).move_to(UP * 2.6))
+        return rows
+
+    def show_size(self, d_k, old, first):
+        if first:
+            caption = (f"One query against {self.T} keys, every number drawn at random with variance 1. "
+                       f"Their dot product then has variance d_k: here d_k = {d_k}.")
+        else:
+            caption = (f"d_k = {d_k}: without the scale the scores spread further apart, and softmax piles "
+                       "almost all the weight on one key. With ÷√d_k the weights keep their shape.")
+        self.step(f"d_k-{d_k}", caption,
+                  "softmax(q·k<sup>T</sup>)  vs  softmax(q·k<sup>T</sup> / √d<sub>k</sub>)",
+                  f"the same seed ({self.cfg.seed}) at every size · {self.T} keys")
+        new = self.bars(d_k)
+        self.play(FadeIn(new) if old is None else ReplacementTransform(old, new), run_time=1.2)
+        self.hold(2.5 if first else 2.0)
+        return new
+
+    def summary(self):
+        self.step("saturation", f"Averaged over {len(SEEDS)} random draws of 16 keys: the largest weight of a row. "
+                  "Without the scale it heads to 1, a one-hot row that passes no gradient to the others; "
+                  "with it, it stays put whatever d_k.",
+                  "mean largest weight in a row")
+        self.clear_stage()
+        raw = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=False)["max_weight"]
+        scaled = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=True)["max_weight"]
+        cells = [label("d_k", 24, bold=True), label("without ÷√d_k", 24, color=style.KEY),
+                 label("with ÷√d_k", 24, color=style.QUERY)]
+        for d_k, a, b in zip(self.d_ks, raw, scaled, strict=True):
+            cells += [label(str(d_k), 24), label(fmt(a), 24, color=style.KEY), label(fmt(b), 24, color=style.QUERY)]
+        table = VGroup(*cells).arrange_in_grid(cols=3, buff=(1.2, 0.35)).move_to(DOWN * 0.4)
+        table.values = {"without": raw, "with": scaled}
+        self.table = table
+        self.play(FadeIn(VGroup(*cells[:3])), run_time=0.5)
+        self.play(FadeIn(VGroup(*cells[3:]), shift=LEFT * 0.2), run_time=1.2)
+        self.hold(3.5)
+
+
+
