@@ -53,8 +53,14 @@ class MultiHeadAttention(nn.Module):
 
     def _project(self, x, qkv=None):
         """1) project: x (B, T, D) -> q, k, v (B, H, T, d_k); or split hand-entered qkv."""
-        q, k, v = self.in_proj(x).chunk(3, dim=-1) if qkv is None else qkv  # 3 × (B, T, D)
-        q, k, v = self._split(q), self._split(k), self._split(v)
+        if qkv is None:
+            B, T, _ = x.shape
+            qkv = F.linear(x, self.in_proj.weight, self.in_proj.bias)  # (B, T, 3D)
+            qkv = qkv.view(B, T, 3, self.num_heads, self.d_k)  # (B, T, 3, H, d_k)
+            # One copy into head-major order spares every later matmul a copy of its own.
+            q, k, v = qkv.permute(2, 0, 3, 1, 4).contiguous().unbind(0)  # 3 × (B, H, T, d_k)
+        else:
+            q, k, v = (self._split(t) for t in qkv)
         if self.rotary:
             q, k = apply_rotary(q), apply_rotary(k)
         return q, k, v
@@ -82,7 +88,7 @@ class MultiHeadAttention(nn.Module):
             heads, weights = attention(q, k, v, mask, scale)  # (B, H, T, d_k), (B, H, T, T)
         else:  # 2) attend on PyTorch's fused kernel; a fully blocked row gives 0 there too
             heads, weights = F.scaled_dot_product_attention(q, k, v, mask, scale=scale), None
-        out = self.out_proj(self._merge(heads))  # (B, T, D)
+        out = F.linear(self._merge(heads), self.out_proj.weight, self.out_proj.bias)  # (B, T, D)
         if unbatched:
             out, weights = out[0], None if weights is None else weights[0]
         return out, weights

@@ -40,6 +40,20 @@ def test_matches_sdpa(kind, dtype, device, tolerance):
     torch.testing.assert_close(w.sum(-1), torch.ones_like(w.sum(-1)), **tolerance(dtype))
 
 
+@pytest.mark.parametrize("T, d_k", [(40, 8), (40, 16), (33, 24), (64, 64)])
+@pytest.mark.parametrize("grad", [False, True])
+def test_long_sequences_with_and_without_autograd(T, d_k, grad, device, tolerance):
+    # Covers the in-place (no autograd) and out-of-place paths, and both orders of weights @ v.
+    q, k, v = _qkv((2, 2, T, d_k), torch.float64, device)
+    mask = causal_mask(T, device=device).clone()
+    mask[5] = False  # one blocked row
+    with torch.set_grad_enabled(grad):
+        q.requires_grad_(grad)
+        out, w = attention(q, k, v, mask)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), **tolerance(torch.float64))
+    assert (w[..., 5, :] == 0).all() and torch.isfinite(w).all()
+
+
 @pytest.mark.parametrize("scale", [1.0, 0.1, 3.0])
 def test_custom_scale_matches_sdpa(scale, device, tolerance):
     q, k, v = _qkv((4, 5, 16), torch.float64, device)
