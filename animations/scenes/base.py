@@ -21,6 +21,7 @@ class LessonScene(Scene):
     preset = "default"  # the lesson when run by hand (`manim -ql ... Scene`)
     title = ""
     reading_pause = 1.5  # seconds of stillness after each step, to read the subtitle
+    counting = False  # True: construct() only counts the animations (the worker's first pass)
 
     def __init__(self, cfg: AttentionConfig | None = None, progress=None, **kwargs):
         self.cfg = cfg if cfg is not None else PRESETS[self.preset]
@@ -58,10 +59,11 @@ class LessonScene(Scene):
     def step(self, name: str, caption: str, markup: str | None = None, note: str | None = None):
         """Start a named section with its subtitle, formula (top right) and footnote."""
         self._close_caption()
-        self.next_section(name)
         self.section_names.append(name)
         self.captions.append(caption)
-        self._caption = (caption, self.time)
+        if not self.counting:
+            self.next_section(name)
+            self._caption = (caption, self.time)
         changes = []
         if markup is not None:
             new = formula(markup).to_corner(UR, buff=0.3)
@@ -90,13 +92,16 @@ class LessonScene(Scene):
         gone = [m for m in self.mobjects if id(m) not in fixed]
         if gone:
             self.play(*[FadeOut(m) for m in gone], run_time=0.5)
+        else:  # always one animation, so that counting (nothing on stage) matches rendering
+            self.wait(0.5)
 
     def tear_down(self):
         self._close_caption()
 
     # -- progress ---------------------------------------------------------------------------
     def play(self, *args, **kwargs):  # Scene.wait plays a Wait, so waits count too
-        super().play(*args, **kwargs)
+        if not self.counting:
+            super().play(*args, **kwargs)
         self._tick()
 
     def _tick(self):

@@ -1,0 +1,86 @@
+"""`python -m animations render|lecture`: lecture videos from the command line.
+
+    python -m animations render --scene masking --preset default --quality low --out DIR
+    python -m animations render --scene scores --config lesson.json --quality medium --out DIR
+    python -m animations lecture --quality low --out media/lecture
+"""
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from core import PRESETS, AttentionConfig, ConfigError
+
+from .catalog import LECTURE, QUALITIES, SCENES
+from .render import DEFAULT_MEDIA, RenderError, outputs, render
+
+BAR = 30
+
+
+def _bar(label: str):
+    """on_progress that draws `label [#####.....] done/total` on the terminal."""
+
+    def show(done, total):
+        filled = BAR * done // total if total else 0
+        sys.stderr.write(f"\r{label:<10} [{'#' * filled}{'.' * (BAR - filled)}] {done}/{total}")
+        sys.stderr.flush()
+
+    return show
+
+
+def export(movie: Path, out: Path, name: str) -> Path:
+    """Copy one render (mp4, .srt, sections) into `out` as `<name>.mp4`, `<name>.srt`, `<name>_sections/`."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = outputs(movie)
+    target = out / f"{name}.mp4"
+    shutil.copyfile(files["video"], target)
+    if files["subtitles"].is_file():
+        shutil.copyfile(files["subtitles"], out / f"{name}.srt")
+    if files["sections_index"] is not None:
+        shutil.copytree(files["sections_index"].parent, out / f"{name}_sections", dirs_exist_ok=True)
+    return target
+
+
+def _config(args) -> AttentionConfig:
+    if args.config:
+        return AttentionConfig.from_json(Path(args.config).read_text(encoding="utf-8"))
+    return PRESETS[args.preset]
+
+
+def _render_one(name, cfg, args) -> Path:
+    movie = render(name, cfg, args.quality, on_progress=_bar(name), timeout=args.timeout, media_dir=args.media)
+    sys.stderr.write("\n")
+    return export(movie, args.out, name)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m animations", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    one = sub.add_parser("render", help="render one scene")
+    one.add_argument("--scene", required=True, choices=sorted(SCENES))
+    source = one.add_mutually_exclusive_group()
+    source.add_argument("--preset", default="default", choices=sorted(PRESETS))
+    source.add_argument("--config", help="a JSON file of lesson settings (AttentionConfig.to_json)")
+    lecture = sub.add_parser("lecture", help="render every scene with the default lesson")
+    for p in (one, lecture):
+        p.add_argument("--quality", default="low", choices=list(QUALITIES))
+        p.add_argument("--out", type=Path, default=Path("media/lecture"))
+        p.add_argument("--media", type=Path, default=DEFAULT_MEDIA, help="render cache folder")
+        p.add_argument("--timeout", type=float, default=600.0, help="seconds per scene")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "render":
+            print(_render_one(args.scene, _config(args), args))
+        else:
+            for name in LECTURE:
+                print(_render_one(name, PRESETS["default"], args))
+    except ConfigError as err:
+        parser.exit(2, f"Bad lesson settings: {err}\n")
+    except (RenderError, OSError) as err:
+        parser.exit(1, f"\n{err}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

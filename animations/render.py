@@ -1,0 +1,174 @@
+"""`render(scene, cfg, quality)`: one lecture video, rendered by manim in a separate process.
+
+Renders are cached under `media_dir/renders/<scene>-<cfg.key()>-<quality>-<code version>/`
+(the mp4, its `.srt` subtitles and its `sections/`); a hit returns at once. A render is
+written in a temporary folder and renamed into place, so a half-written video is never
+returned. Importing this module does not import manim.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import deque
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from core import AttentionConfig, ConfigError
+
+from .catalog import QUALITIES, SCENES, scene_name
+
+DEFAULT_MEDIA = Path("media")
+DEFAULT_TIMEOUT = 600.0  # seconds; the longest scene renders in well under a minute at 480p
+LOG_LINES = 40  # lines of manim's log a RenderError carries
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+class RenderError(RuntimeError):
+    """manim failed or ran out of time; `log` holds the last lines it printed."""
+
+    def __init__(self, message: str, log: str = ""):
+        super().__init__(f"{message}\n--- last lines of manim's log ---\n{log}" if log else message)
+        self.log = log
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of the animation and core sources and manim's version: change any, and renders redo."""
+    digest = hashlib.sha256()
+    for folder in (PACKAGE_DIR, PACKAGE_DIR.parent / "core"):
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(path.relative_to(folder.parent).as_posix().encode())
+            digest.update(path.read_bytes())
+    digest.update(metadata.version("manim").encode())
+    return digest.hexdigest()[:12]
+
+
+def _checked(cfg) -> AttentionConfig:
+    """The config, validated (a dict or JSON is parsed): a bad one raises ConfigError here."""
+    if isinstance(cfg, AttentionConfig):
+        return AttentionConfig.from_json(cfg.to_json())
+    if isinstance(cfg, str):
+        return AttentionConfig.from_json(cfg)
+    if isinstance(cfg, dict):
+        return AttentionConfig.from_dict(cfg)
+    raise ConfigError("The lesson settings must be an AttentionConfig, a dict or JSON.")
+
+
+def cache_dir(scene: str, cfg: AttentionConfig, quality: str, media_dir=DEFAULT_MEDIA) -> Path:
+    return Path(media_dir) / "renders" / f"{scene}-{cfg.key()}-{quality}-{code_version()}"
+
+
+def render(scene: str, cfg, quality: str = "low", on_progress=None, timeout: float = DEFAULT_TIMEOUT,
+           media_dir=DEFAULT_MEDIA) -> Path:
+    """Render `scene` for the lesson `cfg`; returns the mp4 (its `.srt` and `sections/` beside it).
+
+    on_progress(done, total) is called after each animation. Raises ConfigError for a bad
+    lesson (before any process starts), KeyError for an unknown scene or quality, and
+    RenderError when manim fails or takes longer than `timeout` seconds.
+    """
+    name = scene_name(scene)
+    if quality not in QUALITIES:
+        raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
+    cfg = _checked(cfg)
+    final = cache_dir(name, cfg, quality, media_dir)
+    movie = final / f"{name}.mp4"
+    if movie.is_file():
+        return movie
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=final.parent))
+    try:
+        _run_worker(work, name, cfg, quality, on_progress, timeout)
+        staged = _collect(work, name)
+        try:
+            os.replace(staged, final)  # atomic: the folder appears complete or not at all
+        except OSError:
+            if not movie.is_file():  # another render won the race: use its result
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return movie
+
+
+def _run_worker(work: Path, name, cfg, quality, on_progress, timeout):
+    module, cls = SCENES[name]
+    job = {"module": module, "class": cls, "config": cfg.to_json(), "quality": QUALITIES[quality],
+           "media_dir": str(work / "manim"), "output_name": name}
+    job_path = work / "job.json"
+    job_path.write_text(json.dumps(job), encoding="utf-8")
+    argv = [sys.executable, "-m", "animations._worker", str(job_path)]
+    log: deque[str] = deque(maxlen=LOG_LINES)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=PACKAGE_DIR.parent, start_new_session=True, errors="replace")
+    timed_out = threading.Event()
+
+    def kill():
+        timed_out.set()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # manim and any ffmpeg it started
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        for line in proc.stdout:
+            if not _event(line, on_progress):
+                log.append(line.rstrip())
+        code = proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            kill()
+            proc.wait()
+    if timed_out.is_set():
+        raise RenderError(f"Rendering {name} took longer than {timeout:g} s and was stopped.", "\n".join(log))
+    if code != 0:
+        raise RenderError(f"Rendering {name} failed (exit status {code}).", "\n".join(log))
+
+
+def _event(line: str, on_progress) -> bool:
+    """Handle one worker event line; False when the line is manim's log instead."""
+    if not line.startswith("{"):
+        return False
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    if on_progress is not None and event.get("event") in ("total", "progress", "done"):
+        total = event.get("total", 0)
+        on_progress(event.get("done", total if event["event"] == "done" else 0), total)
+    return True
+
+
+def _collect(work: Path, name: str) -> Path:
+    """Gather manim's mp4, subtitles and sections into one folder next to the cache."""
+    found = list((work / "manim" / "videos").rglob(f"{name}.mp4"))
+    if not found:
+        raise RenderError(f"manim finished but wrote no video for {name}.")
+    video_dir = found[0].parent
+    staged = work / "result"
+    staged.mkdir()
+    shutil.move(str(found[0]), staged / f"{name}.mp4")
+    srt = video_dir / f"{name}.srt"
+    if srt.is_file():
+        shutil.move(str(srt), staged / f"{name}.srt")
+    sections = video_dir / "sections"
+    if sections.is_dir():
+        shutil.move(str(sections), staged / "sections")
+    return staged  # inside `work`, itself beside the cache folder: the final rename stays on one disk
+
+
+def outputs(movie: Path) -> dict:
+    """The files of one render: the video, its subtitles and its sections (index and clips)."""
+    folder = movie.parent
+    sections = folder / "sections"
+    index = next(iter(sorted(sections.glob("*.json"))), None) if sections.is_dir() else None
+    return {"video": movie, "subtitles": folder / f"{movie.stem}.srt", "sections_index": index,
+            "sections": json.loads(index.read_text()) if index else []}
