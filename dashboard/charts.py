@@ -19,7 +19,7 @@ def token_labels(tokens) -> list[str]:
     return [f"{i + 1} {t}" for i, t in enumerate(tokens)]
 
 
-def _cell_px(n: int) -> int:
+def cell_px(n: int) -> int:
     """Cell size: big enough to print a number when short, 64 cells still fit a screen."""
     if n <= 4:
         return 56
@@ -28,9 +28,21 @@ def _cell_px(n: int) -> int:
     return max(10, 640 // n)
 
 
+def heatmap_px(n: int) -> int:
+    """About how wide an n×n heatmap is drawn, axis labels and legend included."""
+    return n * cell_px(n) + 170
+
+
 def _axis(title: str, n: int) -> alt.Axis:
-    return alt.Axis(title=title, labelFontSize=12 if n <= 24 else 9, labelLimit=120, labelAngle=0 if n <= 8 else -60,
-                    titleFontSize=13, labelFont=FONT, titleFont=FONT)
+    size = 14 if n <= 16 else (11 if n <= 32 else 9)
+    return alt.Axis(title=title, labelFontSize=size, labelLimit=120, labelAngle=0 if n <= 8 else -60,
+                    titleFontSize=14, labelFont=FONT, titleFont=FONT)
+
+
+def _finish(chart, title: str, **meta):
+    """Title, a name for tests and exports, and sizes in pixels as given (Streamlit would
+    otherwise fit the whole chart, axes and legend included, into the plot's width)."""
+    return chart.properties(title=title, usermeta=meta, autosize=alt.AutoSizeParams(type="pad"))
 
 
 # -- tables: one row per cell -----------------------------------------------------------------
@@ -64,7 +76,7 @@ def _tooltip():
 
 def _grid(df, labels, x_title="key (attended to)", y_title="query (attending)"):
     n = len(labels)
-    px = _cell_px(n)
+    px = cell_px(n)
     return alt.Chart(df).encode(
         x=alt.X("key:N", sort=labels, axis=_axis(x_title, n)),
         y=alt.Y("query:N", sort=labels, axis=_axis(y_title, n)),
@@ -73,7 +85,7 @@ def _grid(df, labels, x_title="key (attended to)", y_title="query (attending)"):
 
 
 def _numbers(base, field: str, fmt: str, dark_when: str):
-    return base.mark_text(fontSize=12, font=FONT).encode(
+    return base.mark_text(fontSize=13, font=FONT).encode(
         text=alt.Text(f"{field}:Q", format=fmt),
         color=alt.condition(dark_when, alt.value(style.TEXT_DARK), alt.value(style.TEXT_LIGHT)),
     )
@@ -89,7 +101,7 @@ def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str =
     chart = base.mark_rect().encode(color=color)
     if len(labels) <= NUMBERS_UP_TO:
         chart = chart + _numbers(base, "weight", fmt, "datum.weight > 0.6")
-    return chart.properties(title=title, usermeta={"lab": "weights", "head": head})
+    return _finish(chart, title, lab="weights", head=head)
 
 
 def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False) -> alt.Chart:
@@ -104,13 +116,13 @@ def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_ma
         color = alt.condition("datum.masked", alt.value(style.MASKED), color)
     chart = base.mark_rect().encode(color=color)
     if len(labels) <= NUMBERS_UP_TO:
-        text = base.mark_text(fontSize=12, font=FONT).encode(
+        text = base.mark_text(fontSize=13, font=FONT).encode(
             text=alt.condition("datum.masked", alt.value("−∞"), alt.Text(f"{field}:Q", format=".2f"))
             if show_mask else alt.Text(f"{field}:Q", format=".2f"),
             color=alt.value(style.TEXT_DARK))
         chart = chart + text
     meta = "masked" if show_mask else field
-    return chart.properties(title=title or field, usermeta={"lab": meta, "head": head})
+    return _finish(chart, title or field, lab=meta, head=head)
 
 
 def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name: str,
@@ -119,7 +131,7 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
     """Any (rows, cols) matrix: Q, K, V, head outputs, W_O, positional tables, block stages."""
     df = matrix_cells(np.asarray(values), row_labels, col_labels)
     rows, cols = len(row_labels), len(col_labels)
-    px = _cell_px(max(rows, cols))
+    px = cell_px(max(rows, cols))
     if domain is None:
         limit = float(np.abs(df["value"]).max()) or 1.0
         domain = [-limit, limit]
@@ -132,9 +144,9 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
     ).properties(width=min(px * cols, max_width), height=px * rows)
     chart = base.mark_rect().encode(color=alt.Color("value:Q", scale=scale, legend=alt.Legend(title="value")))
     if max(rows, cols) <= NUMBERS_UP_TO:
-        chart = chart + base.mark_text(fontSize=12, font=FONT).encode(
-            text=alt.Text("value:Q", format=".2f"), color=alt.value(style.TEXT_DARK))
-    return chart.properties(title=title, usermeta={"lab": name})
+        dark = "datum.value > 0.6" if scheme == style.WEIGHT_SCHEME else "true"
+        chart = chart + _numbers(base, "value", ".2f", dark)
+    return _finish(chart, title, lab=name)
 
 
 def heads_grid(trace, columns: int = 4) -> alt.Chart:
@@ -143,19 +155,21 @@ def heads_grid(trace, columns: int = 4) -> alt.Chart:
     frames = [attention_cells(trace, h).assign(head=f"head {h + 1}") for h in range(trace.num_heads)]
     df = pd.concat(frames, ignore_index=True)
     n = len(labels)
-    px = max(4, min(_cell_px(n), 300 // n)) if trace.num_heads > 1 else _cell_px(n)
+    columns = min(columns, trace.num_heads)
+    px = max(3, min(cell_px(n), (960 // columns - 60) // n))
     show = n <= 24
     color = alt.condition("datum.masked", alt.value(style.MASKED),
                           alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
                                     legend=alt.Legend(title="weight")))
-    return alt.Chart(df).mark_rect().encode(
+    grid = alt.Chart(df).mark_rect().encode(
         x=alt.X("key:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="key", labelAngle=-60)),
         y=alt.Y("query:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="query")),
         color=color, tooltip=[alt.Tooltip("head:N")] + _tooltip(),
     ).properties(width=px * n, height=px * n).facet(
         facet=alt.Facet("head:N", sort=[f"head {h + 1}" for h in range(trace.num_heads)], title=None),
-        columns=min(columns, trace.num_heads),
-    ).properties(usermeta={"lab": "heads"})
+        columns=columns,
+    )
+    return _finish(grid, "", lab="heads")
 
 
 # -- line and bar charts ----------------------------------------------------------------------
@@ -170,24 +184,26 @@ def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> a
         color=alt.Color("scores:N", scale=alt.Scale(domain=["÷√d_k", "not scaled"],
                                                     range=[style.QUERY, style.KEY])),
         tooltip=["scores:N", "d_k:Q", alt.Tooltip(f"{metric}:Q", format=".3f")],
-    ).properties(width=420, height=260, title=title)
-    return line.properties(usermeta={"lab": f"saturation-{metric}"})
+    ).properties(width=420, height=260)
+    return _finish(line, title, lab=f"saturation-{metric}")
 
 
 def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = style.QUERY) -> alt.Chart:
     df = pd.DataFrame({"key": list(labels), "weight": np.asarray(weights, dtype=float)})
-    return alt.Chart(df).mark_bar(color=color).encode(
+    bars = alt.Chart(df).mark_bar(color=color).encode(
         x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-60 if len(labels) > 8 else 0)),
         y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
         tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
-    ).properties(width=min(40 * len(labels), 640), height=220, title=title, usermeta={"lab": name})
+    ).properties(width=min(40 * len(labels), 640), height=220)
+    return _finish(bars, title, lab=name)
 
 
 def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
     """Mean row length of each block stage, in order (numbers from core.views.stage_summary)."""
     df = pd.DataFrame({"stage": [r["stage"] for r in summary], "norm": [r["mean_norm"] for r in summary]})
-    return alt.Chart(df).mark_bar(color=style.OUTPUT).encode(
+    bars = alt.Chart(df).mark_bar(color=style.OUTPUT).encode(
         x=alt.X("stage:N", sort=list(df["stage"]), axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("norm:Q", title="mean ‖row‖"),
         tooltip=["stage:N", alt.Tooltip("norm:Q", format=".3f")],
-    ).properties(width=420, height=240, title=title, usermeta={"lab": name})
+    ).properties(width=420, height=240)
+    return _finish(bars, title, lab=name)

@@ -5,9 +5,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from .charts import heatmap_px
 from .export import export_menu
 
-SIDE_BY_SIDE_UP_TO = 16  # tokens; longer sequences get one full-width chart per row
+MAIN_WIDTH_PX = 1100  # what a wide page's main area holds on a 1600 px screen
 MAX_DRAWN_DIMS = 64  # wider matrices are shown in part (the first columns), and the page says so
 
 
@@ -18,8 +19,8 @@ def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
 
 
 def panels(count: int, num_tokens: int) -> list:
-    """`count` columns when the sequence is short, else full-width containers one under another."""
-    if num_tokens <= SIDE_BY_SIDE_UP_TO:
+    """`count` columns when that many T×T heatmaps fit side by side, else one under another."""
+    if count * heatmap_px(num_tokens) <= MAIN_WIDTH_PX:
         return list(st.columns(count))
     return [st.container() for _ in range(count)]
 

@@ -38,16 +38,15 @@ def compare():
     trace = data.trace(view)
     h = controls.head_control(trace.num_heads)
     labels = charts.token_labels(trace.tokens)
-    before, after, weights = panels(3, len(labels))
+    before, after = panels(2, len(labels))
     with before:
         show(charts.scores_heatmap(trace, h, "scaled", "1. scaled scores"), f"mask_before_{h}", view,
              labelled(trace.scaled[h], labels, labels))
     with after:
         show(charts.scores_heatmap(trace, h, "scaled", "2. after the mask", show_mask=True), f"mask_after_{h}", view,
              labelled(trace.masked[h], labels, labels))
-    with weights:
-        show(charts.weights_heatmap(trace, h, "3. after the softmax"), f"mask_weights_{h}", view,
-             labelled(trace.weights[h], labels, labels))
+    show(charts.weights_heatmap(trace, h, "3. after the softmax"), f"mask_weights_{h}", view,
+         labelled(trace.weights[h], labels, labels))
     explain_blocked(trace, labels)
 
 

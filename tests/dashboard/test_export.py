@@ -1,0 +1,45 @@
+"""Exports: the numbers as CSV, the chart as PNG and SVG (vl-convert, offline), the lesson as JSON."""
+
+import io
+
+import numpy as np
+import pandas as pd
+
+from core import PRESETS, AttentionConfig, run_trace
+from dashboard import charts, export
+
+from .conftest import no_exception
+
+
+def test_chart_renders_to_png_and_svg_on_the_server():
+    trace = run_trace(PRESETS["default"])
+    chart = charts.weights_heatmap(trace, 0)
+    png = export.chart_png(chart)
+    assert png.startswith(b"\x89PNG") and len(png) > 2000
+    svg = export.chart_svg(chart)
+    assert svg.lstrip().startswith("<svg") and "softmax weights" in svg
+
+
+def test_big_multi_head_chart_exports_despite_altairs_row_limit():
+    trace = run_trace(AttentionConfig(source="random", seq_len=64, d_model=64, num_heads=4))
+    assert export.chart_svg(charts.heads_grid(trace)).lstrip().startswith("<svg")
+
+
+def test_csv_holds_the_weights():
+    trace = run_trace(PRESETS["padding"])
+    labels = charts.token_labels(trace.tokens)
+    text = export.table_csv(pd.DataFrame(trace.weights[1], index=labels, columns=labels))
+    back = pd.read_csv(io.StringIO(text), index_col=0)
+    assert list(back.columns) == labels
+    np.testing.assert_allclose(back.to_numpy(), trace.weights[1], rtol=1e-5)
+
+
+def test_every_heatmap_has_its_four_exports(make_app):
+    at = make_app()
+    no_exception(at)
+    buttons = at.get("download_button")
+    heatmaps = at.get("vega_lite_chart")
+    assert len(buttons) == 4 * len(heatmaps)
+    labels = {b.proto.label for b in buttons}
+    assert labels == {"Numbers (CSV)", "Chart (PNG)", "Chart (SVG)", "Lesson settings (JSON)"}
+

@@ -1,0 +1,120 @@
+"""Every page loads and draws charts whose numbers are core's."""
+
+import numpy as np
+import pytest
+
+from core import PRESETS, AttentionConfig, run_trace
+from dashboard.controls import url_params
+
+from .conftest import PAGES, chart, chart_data, no_exception
+
+
+def grid(df, column: str, T: int) -> np.ndarray:
+    """A T×T cell table back into a matrix, by the row/col indices the chart carries."""
+    out = np.full((T, T), np.nan)
+    out[df["row"].to_numpy(), df["col"].to_numpy()] = df[column].to_numpy()
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_loads_with_charts(make_app, page):
+    at = make_app(page=page)
+    no_exception(at)
+    assert at.title, "each page has a title"
+    assert chart_data(at), "each page draws at least one chart"
+    assert any(len(str(m.value)) > 80 for m in at.markdown), "each page explains itself in a few sentences"
+
+
+@pytest.mark.parametrize("preset", ["default", "causal-sentence", "padding", "sliding-window", "eight-heads"])
+def test_attention_charts_equal_run_trace(make_app, preset):
+    cfg = PRESETS[preset]
+    at = make_app(query=url_params(cfg))
+    no_exception(at)
+    trace = run_trace(cfg)
+    T = cfg.num_tokens
+    for lab, field in (("qk", "scores"), ("scaled", "scaled"), ("weights", "weights")):
+        df = chart(at, lab, head=0)
+        np.testing.assert_allclose(grid(df, "weight" if lab == "weights" else lab, T), getattr(trace, field)[0],
+                                   rtol=1e-6, atol=1e-7)
+    df = chart(at, "q-head1")
+    np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), trace.q[0], rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("preset", ["causal-sentence", "padding", "sliding-window"])
+def test_masked_cells_are_zero_and_rows_sum_to_one(make_app, preset):
+    cfg = PRESETS[preset]
+    at = make_app(query=url_params(cfg), page="masking")
+    no_exception(at)
+    df = chart(at, "weights", head=0)
+    T = cfg.num_tokens
+    weights, blocked = grid(df, "weight", T), grid(df, "masked", T).astype(bool)
+    assert blocked.any(), "these presets block some cells"
+    np.testing.assert_array_equal(blocked, ~run_trace(cfg).mask)
+    assert np.all(weights[blocked] == 0)
+    np.testing.assert_allclose(weights.sum(axis=1), 1, rtol=1e-5)
+
+
+def test_multi_head_shows_every_head_and_the_projection(make_app):
+    cfg = PRESETS["eight-heads"]
+    at = make_app(query=url_params(cfg), page="multi_head")
+    no_exception(at)
+    trace = run_trace(cfg)
+    heads = chart(at, "heads")
+    assert sorted(heads["head"].unique()) == sorted(f"head {h + 1}" for h in range(trace.num_heads))
+    for h in range(trace.num_heads):
+        w = heads[heads["head"] == f"head {h + 1}"]
+        np.testing.assert_allclose(grid(w, "weight", cfg.num_tokens), trace.weights[h], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(chart(at, "mean-weights")["value"].to_numpy().reshape(cfg.num_tokens, -1),
+                               trace.mean_weights, rtol=1e-6, atol=1e-7)
+    out = chart(at, "output")["value"].to_numpy().reshape(cfg.num_tokens, -1)
+    np.testing.assert_allclose(out, trace.output, rtol=1e-6, atol=1e-7)
+
+
+def test_worked_example_reproduces_the_article(make_app):
+    at = make_app(page="worked_example")
+    no_exception(at)
+    trace = run_trace(PRESETS["article-2x2"])
+    weights = grid(chart(at, "weights", head=0), "weight", 2)
+    np.testing.assert_allclose(weights, trace.weights[0], rtol=1e-6)
+    output = chart(at, "article-output")["value"].to_numpy().reshape(2, 2)
+    np.testing.assert_allclose(output, trace.output, rtol=1e-6)
+    # The article's printed figures, to the digits it prints.
+    assert [f"{w:.3f}" for w in weights[0]] == ["0.670", "0.330"]
+    assert [f"{x:.2f}" for x in output.reshape(-1)] == ["6.70", "6.60", "3.30", "13.40"]
+    assert "0.670 / 0.330" in at.success[0].value and "13.40" in at.success[0].value
+
+
+def test_a_fully_blocked_row_is_explained_not_nan(make_app):
+    grid_mask = ((False, False, False), (True, True, False), (True, True, True))
+    cfg = AttentionConfig(source="random", seq_len=3, mask="custom", custom_mask=grid_mask)
+    at = make_app(query=url_params(cfg), page="masking")
+    no_exception(at)
+    weights = grid(chart(at, "weights", head=0), "weight", 3)
+    assert not np.isnan(weights).any()
+    np.testing.assert_array_equal(weights[0], 0)
+    np.testing.assert_allclose(weights[1:].sum(axis=1), 1, rtol=1e-5)
+    assert any("Fully blocked row" in str(i.value) for i in at.info)
+
+
+def test_why_scale_plots_core_saturation(make_app):
+    from core.analysis import saturation
+
+    at = make_app(page="why_scale")
+    no_exception(at)
+    df = chart(at, "saturation-entropy")
+    T = at.slider(key="view_sat_keys").value
+    ref = saturation(sorted(df["d_k"].unique()), T=T, seeds=range(20), scaled=False)
+    got = df[df["scores"] == "not scaled"].sort_values("d_k")["entropy"].to_numpy()
+    np.testing.assert_allclose(got, ref["entropy"], rtol=1e-6)
+    assert got[-1] < got[0], "without the scale, entropy falls as d_k grows"
+
+
+def test_block_page_shows_each_stage_size(make_app):
+    from core.analysis import block_stages
+
+    at = make_app(page="block")
+    no_exception(at)
+    stages = block_stages(PRESETS["default"], norm_first=True)
+    norms = chart(at, "norms-pre-LN")
+    assert list(norms["stage"]) == list(stages)
+    np.testing.assert_allclose(norms["norm"], [np.linalg.norm(s, axis=-1).mean() for s in stages.values()], rtol=1e-5)
