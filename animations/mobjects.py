@@ -109,6 +109,8 @@ class AttentionGrid(VGroup):
                                    for i, t in enumerate(row_labels)])
         self.col_labels = VGroup(*[self._col_label(t, j, label_size) for j, t in enumerate(col_labels)])
         self.add(self.row_labels, self.col_labels)
+        # the colours as built: a later Transform of this grid into another one changes the squares
+        self.built_fills = [[sq.get_fill_color().to_hex().upper() for sq in row] for row in self.square_rows]
 
     def _fill(self, v, limit, color):
         if self.kind == "weights":
@@ -135,7 +137,8 @@ class AttentionGrid(VGroup):
         return [[t.text for t in row] for row in self.number_rows]
 
     def fills(self) -> list[list[str]]:
-        return [[sq.get_fill_color().to_hex().upper() for sq in row] for row in self.square_rows]
+        """The cell colours as drawn when the grid was shown."""
+        return self.built_fills
 
 
 def bar_row(weights, width=4.0, height=1.6, color=style.KEY, size=16, tag=None) -> VGroup:

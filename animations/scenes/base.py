@@ -6,7 +6,7 @@ lasts the whole step. It also keeps a record (sections, captions, grids drawn) f
 and reports each finished animation to `progress` (the render worker's hook).
 """
 
-from manim import DOWN, LEFT, UL, UR, FadeIn, FadeOut, Scene, Transform
+from manim import DL, DOWN, LEFT, UL, UR, FadeIn, FadeOut, MarkupText, Scene, Text, Transform
 
 from core import PRESETS, AttentionConfig, run_trace
 
@@ -22,6 +22,7 @@ class LessonScene(Scene):
     title = ""
     reading_pause = 1.5  # seconds of stillness after each step, to read the subtitle
     counting = False  # True: construct() only counts the animations (the worker's first pass)
+    record_layout = False  # True: keep the boxes of every text at the end of each step (tests)
 
     def __init__(self, cfg: AttentionConfig | None = None, progress=None, **kwargs):
         self.cfg = cfg if cfg is not None else PRESETS[self.preset]
@@ -31,6 +32,7 @@ class LessonScene(Scene):
         self.section_names: list[str] = []
         self.captions: list[str] = []
         self.grids: list = []  # every AttentionGrid / bar row shown, for tests
+        self.layouts: list[tuple[str, list]] = []  # (step, [(text, box)]) when record_layout
         self.progress = progress  # called with the number of animations done (wait counts too)
         self.animations_done = 0
         self._caption = None  # (text, start time) of the running step
@@ -59,6 +61,7 @@ class LessonScene(Scene):
     def step(self, name: str, caption: str, markup: str | None = None, note: str | None = None):
         """Start a named section with its subtitle, formula (top right) and footnote."""
         self._close_caption()
+        self._record_layout()
         self.section_names.append(name)
         self.captions.append(caption)
         if not self.counting:
@@ -97,6 +100,19 @@ class LessonScene(Scene):
 
     def tear_down(self):
         self._close_caption()
+        self._record_layout()
+
+    def _record_layout(self):
+        """The text on screen now, as (string, (x0, y0, x1, y1)), to check overlaps and margins."""
+        if not self.record_layout or not self.section_names:
+            return
+        texts = []
+        for mob in self.mobjects:
+            for part in mob.get_family():
+                if isinstance(part, Text | MarkupText) and part.get_fill_opacity() > 0:
+                    (x0, y0, _), (x1, y1, _) = part.get_corner(DL), part.get_corner(UR)
+                    texts.append((part.text, (x0, y0, x1, y1)))
+        self.layouts.append((self.section_names[-1], texts))
 
     # -- progress ---------------------------------------------------------------------------
     def play(self, *args, **kwargs):  # Scene.wait plays a Wait, so waits count too

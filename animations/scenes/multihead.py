@@ -21,6 +21,7 @@ class MultiHeadScene(LessonScene):
         self.h = min(tr.num_heads, MAX_HEADS_SHOWN)
         self.split(tr)
         self.head_grids(tr)
+        self.close_up(tr)
         concat = self.concatenate(tr)
         self.project(tr, concat)
 
@@ -70,9 +71,22 @@ class MultiHeadScene(LessonScene):
                               tag=("main", "weights", k), label_size=14 if cell < 0.5 else 18)
             g.add(label(f"head {k + 1}", 18, color=HEAD_COLORS[k]).next_to(g.squares, UP, buff=0.1))
             grids.add(self.show(g))
+        self.head_grid_list = list(grids)
         grids.arrange_in_grid(rows=rows, cols=per_row, buff=(0.35, 0.35)).move_to(DOWN * 0.4)
         self.play(LaggedStart(*[FadeIn(g) for g in grids], lag_ratio=0.3), run_time=2)
         self.hold(3.0)
+
+    def close_up(self, tr):
+        k = min(1, self.h - 1)
+        self.step("close-up", f"Head {k + 1} up close: its own weights, every row summing to 1. "
+                  "Compare the pattern with the other heads.",
+                  f"head {k + 1}: softmax(Q<sub>{k + 1}</sub>K<sub>{k + 1}</sub><sup>T</sup> / √d<sub>k</sub>)")
+        self.clear_stage()
+        g = AttentionGrid(tr.weights[k, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
+                          cell=cell_size(self.n), mask=tr.mask[: self.n, : self.n], tag=("main", "weights", k))
+        g.add(label(f"head {k + 1}", 20, color=HEAD_COLORS[k]).next_to(g.row_labels, UP, buff=0.2))
+        self.play(FadeIn(self.show(g).move_to(DOWN * 0.6)), run_time=1)
+        self.hold(2.5)
 
     def concatenate(self, tr):
         self.step("concat", "Each head outputs d_k numbers per token. Put side by side, the heads give back "
@@ -104,8 +118,8 @@ class MultiHeadScene(LessonScene):
                   "MultiHead(x) = Concat(head<sub>1</sub>, …, head<sub>h</sub>) W<sub>O</sub>")
         D = tr.output.shape[1]
         room = 4.8
-        small = self.matrix("concat", tr.concat[: self.n], room=room, row_labels=self.tokens, show_numbers=False)
-        out = self.matrix("output", tr.output[: self.n], room=room, show_numbers=False)
+        small = self.matrix("concat", tr.concat[: self.n], room=room, row_labels=self.tokens)  # numbers if they fit
+        out = self.matrix("output", tr.output[: self.n], room=room)
         out.add(label(f"output: {D} per token", 18, color=style.OUTPUT).next_to(out.squares, UP, buff=0.15))
         small.add(label("concat", 18).next_to(small.squares, UP, buff=0.15))
         arrow = Arrow(LEFT * 0.7, RIGHT * 0.7, color=style.TEXT_LIGHT)

@@ -55,7 +55,7 @@ class ScalingScene(LessonScene):
         self.step("saturation", f"Averaged over {len(SEEDS)} random draws of 16 keys: the largest weight of a row. "
                   "Without the scale it heads to 1, a one-hot row that passes no gradient to the others; "
                   "with it, it stays put whatever d_k.",
-                  "mean largest weight in a row")
+                  "mean largest weight in a row", f"{len(SEEDS)} seeds × 16 keys at every size")
         self.clear_stage()
         raw = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=False)["max_weight"]
         scaled = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=True)["max_weight"]

@@ -1,0 +1,62 @@
+"""Scenes rendered under manim's dry_run, once per (scene, lesson), shared by the tests."""
+
+from pathlib import Path
+
+import pytest
+
+from core import PRESETS, AttentionConfig
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "animations"
+
+# the default lesson, a causal one with 5 tokens and 4 heads, and the article's 2x2 example
+LESSONS = {
+    "default": PRESETS["default"],
+    "causal-5x4": AttentionConfig(source="random", seq_len=5, d_model=16, num_heads=4, mask="causal"),
+    "article-2x2": PRESETS["article-2x2"],
+}
+SCENES = ("scores", "masking", "multihead", "scaling")
+
+_rendered: dict = {}
+
+
+def dry_run(scene: str, lesson: str, media_dir: Path):
+    """The scene after a dry run (no video), with its last frame saved as a PNG artifact."""
+    key = (scene, lesson)
+    if key not in _rendered:
+        import importlib
+
+        from manim import tempconfig
+        from PIL import Image
+
+        from animations.catalog import SCENES as CATALOG
+
+        module, cls = CATALOG[scene]
+        scene_class = getattr(importlib.import_module(module), cls)
+        options = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
+                   "verbosity": "WARNING", "media_dir": str(media_dir)}
+        with tempconfig(options):
+            obj = scene_class(LESSONS[lesson])
+            obj.record_layout = True
+            obj.render()
+            obj.renderer.update_frame(obj, ignore_skipping=True)
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(obj.renderer.get_frame()).save(ARTIFACTS / f"{scene}-{lesson}-last.png")
+        _rendered[key] = obj
+    return _rendered[key]
+
+
+@pytest.fixture(scope="session")
+def manim_media(tmp_path_factory):
+    return tmp_path_factory.mktemp("manim-media")
+
+
+@pytest.fixture(params=[(s, lesson) for s in SCENES for lesson in LESSONS], ids=lambda p: f"{p[0]}-{p[1]}")
+def scene(request, manim_media):
+    name, lesson = request.param
+    return dry_run(name, lesson, manim_media)
+
+
+@pytest.fixture(scope="session")
+def dry_scene(manim_media):
+    """dry_scene(scene, lesson) -> the scene after a dry run (shared with the parametrised tests)."""
+    return lambda name, lesson: dry_run(name, lesson, manim_media)
