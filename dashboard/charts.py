@@ -33,9 +33,11 @@ def heatmap_px(n: int) -> int:
     return n * cell_px(n) + 170
 
 
-def _axis(title: str, n: int) -> alt.Axis:
+def _axis(title: str, n: int, across: bool = True) -> alt.Axis:
+    """Labels that stay legible up to 64 tokens; only the bottom axis turns them."""
     size = 14 if n <= 16 else (11 if n <= 32 else 9)
-    return alt.Axis(title=title, labelFontSize=size, labelLimit=120, labelAngle=0 if n <= 8 else -60,
+    angle = 0 if n <= 8 or not across else -60
+    return alt.Axis(title=title, labelFontSize=size, labelLimit=120, labelAngle=angle,
                     titleFontSize=14, labelFont=FONT, titleFont=FONT)
 
 
@@ -68,61 +70,71 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
 
 
 # -- heatmaps ---------------------------------------------------------------------------------
+# Layers carry no data of their own (the table sits once on top) and conditions are plain
+# dicts: Altair then neither hashes the table per layer nor validates each condition, which
+# keeps a rerun fast.
 def _tooltip():
     return [alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
             alt.Tooltip("qk:Q", title="q·k", format=".3f"), alt.Tooltip("scaled:Q", title="scaled", format=".3f"),
             alt.Tooltip("masked_text:N", title="masked"), alt.Tooltip("weight:Q", title="weight", format=".3f")]
 
 
-def _grid(df, labels, x_title="key (attended to)", y_title="query (attending)"):
+def _grid(labels, x_title="key (attended to)", y_title="query (attending)"):
     n = len(labels)
-    px = cell_px(n)
-    return alt.Chart(df).encode(
+    return alt.Chart().encode(
         x=alt.X("key:N", sort=labels, axis=_axis(x_title, n)),
-        y=alt.Y("query:N", sort=labels, axis=_axis(y_title, n)),
+        y=alt.Y("query:N", sort=labels, axis=_axis(y_title, n, across=False)),
         tooltip=_tooltip(),
-    ).properties(width=px * n, height=px * n)
+    )
+
+
+def _layered(df, layers, width: int, height: int, title: str, **meta) -> alt.LayerChart:
+    """One constructor call: each `.properties()` would deep-copy every layer again."""
+    return alt.LayerChart(layer=layers, data=df, width=width, height=height, title=title, usermeta=meta,
+                          autosize=alt.AutoSizeParams(type="pad"))
 
 
 def _numbers(base, field: str, fmt: str, dark_when: str):
     return base.mark_text(fontSize=13, font=FONT).encode(
         text=alt.Text(f"{field}:Q", format=fmt),
-        color=alt.condition(dark_when, alt.value(style.TEXT_DARK), alt.value(style.TEXT_LIGHT)),
+        color=alt.ColorValue(style.TEXT_LIGHT, condition={"test": dark_when, "value": style.TEXT_DARK}),
     )
+
+
+def _weight_color(**legend) -> alt.Color:
+    return alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
+                     legend=alt.Legend(title="weight", **legend),
+                     condition={"test": "datum.masked", "value": style.MASKED})
 
 
 def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f") -> alt.Chart:
     """Weights on the sequential 0..1 scale; blocked cells grey."""
     labels = token_labels(trace.tokens)
-    base = _grid(attention_cells(trace, head), labels)
-    color = alt.condition("datum.masked", alt.value(style.MASKED),
-                          alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
-                                    legend=alt.Legend(title="weight")))
-    chart = base.mark_rect().encode(color=color)
-    if len(labels) <= NUMBERS_UP_TO:
-        chart = chart + _numbers(base, "weight", fmt, "datum.weight > 0.6")
-    return _finish(chart, title, lab="weights", head=head)
+    n, px = len(labels), cell_px(len(labels))
+    base = _grid(labels)
+    layers = [base.mark_rect().encode(color=_weight_color())]
+    if n <= NUMBERS_UP_TO:
+        layers.append(_numbers(base, "weight", fmt, "datum.weight > 0.6"))
+    return _layered(attention_cells(trace, head), layers, px * n, px * n, title, lab="weights", head=head)
 
 
 def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False) -> alt.Chart:
     """Raw (q·k) or scaled scores on the diverging scale; with show_mask, blocked cells grey (−∞)."""
     labels = token_labels(trace.tokens)
+    n, px = len(labels), cell_px(len(labels))
     df = attention_cells(trace, head)
-    base = _grid(df, labels)
+    base = _grid(labels)
     limit = float(np.abs(df[field]).max()) or 1.0
     scale = alt.Scale(scheme=style.SCORE_SCHEME, domain=[-limit, limit], domainMid=0)
-    color = alt.Color(f"{field}:Q", scale=scale, legend=alt.Legend(title="q·k" if field == "qk" else "score"))
-    if show_mask:
-        color = alt.condition("datum.masked", alt.value(style.MASKED), color)
-    chart = base.mark_rect().encode(color=color)
-    if len(labels) <= NUMBERS_UP_TO:
-        text = base.mark_text(fontSize=13, font=FONT).encode(
-            text=alt.condition("datum.masked", alt.value("−∞"), alt.Text(f"{field}:Q", format=".2f"))
-            if show_mask else alt.Text(f"{field}:Q", format=".2f"),
-            color=alt.value(style.TEXT_DARK))
-        chart = chart + text
-    meta = "masked" if show_mask else field
-    return _finish(chart, title or field, lab=meta, head=head)
+    blocked = {"condition": {"test": "datum.masked", "value": style.MASKED}} if show_mask else {}
+    color = alt.Color(f"{field}:Q", scale=scale, legend=alt.Legend(title="q·k" if field == "qk" else "score"),
+                      **blocked)
+    layers = [base.mark_rect().encode(color=color)]
+    if n <= NUMBERS_UP_TO:
+        minus_inf = {"condition": {"test": "datum.masked", "value": "−∞"}} if show_mask else {}
+        layers.append(base.mark_text(fontSize=13, font=FONT).encode(
+            text=alt.Text(f"{field}:Q", format=".2f", **minus_inf), color=alt.value(style.TEXT_DARK)))
+    return _layered(df, layers, px * n, px * n, title or field, lab="masked" if show_mask else field, head=head)
 
 
 def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name: str,
@@ -136,17 +148,17 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
         limit = float(np.abs(df["value"]).max()) or 1.0
         domain = [-limit, limit]
     scale = alt.Scale(scheme=scheme, domain=domain, **({"domainMid": 0} if scheme == style.SCORE_SCHEME else {}))
-    base = alt.Chart(df).encode(
+    base = alt.Chart().encode(
         x=alt.X("col_label:N", sort=list(col_labels), axis=_axis(x_title, cols)),
-        y=alt.Y("row_label:N", sort=list(row_labels), axis=_axis(y_title, rows)),
+        y=alt.Y("row_label:N", sort=list(row_labels), axis=_axis(y_title, rows, across=False)),
         tooltip=[alt.Tooltip("row_label:N", title=y_title), alt.Tooltip("col_label:N", title=x_title),
                  alt.Tooltip("value:Q", format=".3f")],
-    ).properties(width=min(px * cols, max_width), height=px * rows)
-    chart = base.mark_rect().encode(color=alt.Color("value:Q", scale=scale, legend=alt.Legend(title="value")))
+    )
+    layers = [base.mark_rect().encode(color=alt.Color("value:Q", scale=scale, legend=alt.Legend(title="value")))]
     if max(rows, cols) <= NUMBERS_UP_TO:
         dark = "datum.value > 0.6" if scheme == style.WEIGHT_SCHEME else "true"
-        chart = chart + _numbers(base, "value", ".2f", dark)
-    return _finish(chart, title, lab=name)
+        layers.append(_numbers(base, "value", ".2f", dark))
+    return _layered(df, layers, min(px * cols, max_width), px * rows, title, lab=name)
 
 
 def heads_grid(trace, columns: int = 4) -> alt.Chart:
@@ -158,13 +170,10 @@ def heads_grid(trace, columns: int = 4) -> alt.Chart:
     columns = min(columns, trace.num_heads)
     px = max(3, min(cell_px(n), (960 // columns - 60) // n))
     show = n <= 24
-    color = alt.condition("datum.masked", alt.value(style.MASKED),
-                          alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
-                                    legend=alt.Legend(title="weight")))
     grid = alt.Chart(df).mark_rect().encode(
         x=alt.X("key:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="key", labelAngle=-60)),
-        y=alt.Y("query:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="query")),
-        color=color, tooltip=[alt.Tooltip("head:N")] + _tooltip(),
+        y=alt.Y("query:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="query", labelAngle=0)),
+        color=_weight_color(), tooltip=[alt.Tooltip("head:N")] + _tooltip(),
     ).properties(width=px * n, height=px * n).facet(
         facet=alt.Facet("head:N", sort=[f"head {h + 1}" for h in range(trace.num_heads)], title=None),
         columns=columns,
@@ -181,10 +190,10 @@ def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> a
     line = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
         x=alt.X("d_k:Q", scale=alt.Scale(type="log", base=2), title="d_k (log scale)"),
         y=alt.Y(f"{metric}:Q", title=title),
-        color=alt.Color("scores:N", scale=alt.Scale(domain=["÷√d_k", "not scaled"],
-                                                    range=[style.QUERY, style.KEY])),
+        color=alt.Color("scores:N", scale=alt.Scale(domain=["÷√d_k", "not scaled"], range=[style.QUERY, style.KEY]),
+                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=13)),
         tooltip=["scores:N", "d_k:Q", alt.Tooltip(f"{metric}:Q", format=".3f")],
-    ).properties(width=420, height=260)
+    ).properties(width=360, height=240)
     return _finish(line, title, lab=f"saturation-{metric}")
 
 
@@ -194,7 +203,7 @@ def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = st
         x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-60 if len(labels) > 8 else 0)),
         y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
         tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
-    ).properties(width=min(40 * len(labels), 640), height=220)
+    ).properties(width=min(40 * len(labels), 400), height=220)
     return _finish(bars, title, lab=name)
 
 
@@ -205,5 +214,5 @@ def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
         x=alt.X("stage:N", sort=list(df["stage"]), axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("norm:Q", title="mean ‖row‖"),
         tooltip=["stage:N", alt.Tooltip("norm:Q", format=".3f")],
-    ).properties(width=420, height=240)
+    ).properties(width=380, height=240)
     return _finish(bars, title, lab=name)

@@ -289,7 +289,8 @@ def head_control(num_heads: int) -> int:
         raw = st.query_params.get("head", "1")
         st.session_state[key] = int(raw) if raw.isdigit() and 1 <= int(raw) <= num_heads else 1
     st.session_state[key] = min(max(1, st.session_state[key]), num_heads)
-    head = st.slider("Head to inspect", 1, num_heads, key=key)
+    with st.columns([1, 2])[0]:
+        head = st.slider("Head to inspect", 1, num_heads, key=key)
     if st.query_params.get("head") != str(head):
         st.query_params["head"] = str(head)
     return head - 1

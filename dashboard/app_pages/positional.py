@@ -23,7 +23,7 @@ dims = dim_labels(D)
 left, right = panels(2, T)
 with left:
     show(charts.matrix_heatmap(first_dims(table, "The table"), positions, dims[:64], "sinusoidal encoding",
-                               "sinusoidal", y_title="position", max_width=480),
+                               "sinusoidal", y_title="position", max_width=340),
          "sinusoidal", cfg, labelled(table, positions, dims))
 with right:
     show(charts.matrix_heatmap(similarity, positions, positions, "cosine similarity of positions", "similarity",
@@ -38,7 +38,8 @@ def by_encoding():
     traces = data.traces_by_positional(cfg)
     h = controls.head_control(cfg.num_heads)
     labels = charts.token_labels(cfg.tokens)
-    for panel, p in zip(panels(len(POSITIONALS), T), POSITIONALS, strict=True):
+    slots = panels(2, T) + panels(2, T)  # a 2×2 grid when the sequence is short
+    for panel, p in zip(slots, POSITIONALS, strict=True):
         with panel:
             trace = traces[p]
             if isinstance(trace, Exception):
