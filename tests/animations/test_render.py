@@ -1,0 +1,132 @@
+"""The render API and CLI: one real low-quality render, then cache hits, failures and bad configs."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import av
+import pytest
+
+import animations.render as render_module
+from animations.__main__ import main as cli
+from animations.catalog import SCENES
+from animations.render import RenderError, outputs, render
+from core import PRESETS, ConfigError
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "animations"
+SHORTEST = "scaling"  # the shortest scene: the one real render of the suite
+
+
+def _no_process(*args, **kwargs):
+    raise AssertionError("a process was started")
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    media = tmp_path_factory.mktemp("media")
+    progress = []
+    movie = render(SHORTEST, PRESETS["default"], "low", on_progress=lambda d, t: progress.append((d, t)),
+                   media_dir=media)
+    return {"movie": movie, "media": media, "progress": progress}
+
+
+@pytest.mark.render
+def test_real_render_writes_the_video(rendered, dry_scene):
+    scene = dry_scene(SHORTEST, "default")  # the same scene and lesson, not rendered
+    with av.open(str(rendered["movie"])) as container:
+        stream = container.streams.video[0]
+        frames = [frame for frame in container.decode(stream)]
+        duration = float(container.duration / av.time_base)
+        assert (stream.codec_context.width, stream.codec_context.height) == (854, 480)
+        assert float(stream.average_rate) == pytest.approx(15, abs=0.01)
+    assert len(frames) == pytest.approx(scene.time * 15, abs=2)
+    assert duration == pytest.approx(scene.time, abs=0.2)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    frames[len(frames) // 3].to_image().save(ARTIFACTS / f"render-{SHORTEST}-third.png")
+    frames[-1].to_image().save(ARTIFACTS / f"render-{SHORTEST}-last.png")
+
+
+@pytest.mark.render
+def test_render_keeps_sections_and_subtitles(rendered, dry_scene):
+    scene = dry_scene(SHORTEST, "default")
+    files = outputs(rendered["movie"])
+    assert [s["name"] for s in files["sections"]] == scene.section_names
+    assert all((files["sections_index"].parent / s["video"]).is_file() for s in files["sections"])
+    srt = files["subtitles"].read_text(encoding="utf-8")
+    assert all(caption in srt for caption in scene.captions)
+
+
+@pytest.mark.render
+def test_render_reports_progress(rendered, dry_scene):
+    progress = rendered["progress"]
+    total = dry_scene(SHORTEST, "default").animations_done
+    assert progress[-1] == (total, total)
+    assert all(t == total for _, t in progress)
+    done = [d for d, _ in progress]
+    assert done == sorted(done) and len(set(done)) == total + 1  # 0, 1, ..., total
+
+
+@pytest.mark.render
+def test_cache_hit_returns_at_once_without_manim(rendered, monkeypatch):
+    monkeypatch.setattr(render_module.subprocess, "Popen", _no_process)
+    again = render(SHORTEST, PRESETS["default"], "low", media_dir=rendered["media"])
+    assert again == rendered["movie"]
+    other = render_module.cache_dir(SHORTEST, PRESETS["default"].replace(seed=1), "low", rendered["media"])
+    assert not other.exists()  # another lesson has another cache entry
+
+
+@pytest.mark.render
+def test_cli_exports_a_cached_render(rendered, monkeypatch, tmp_path):
+    monkeypatch.setattr(render_module.subprocess, "Popen", _no_process)
+    out = tmp_path / "out"
+    assert cli(["render", "--scene", SHORTEST, "--preset", "default", "--quality", "low", "--out", str(out),
+                "--media", str(rendered["media"])]) == 0
+    assert (out / f"{SHORTEST}.mp4").read_bytes() == rendered["movie"].read_bytes()
+    assert (out / f"{SHORTEST}.srt").is_file()
+    assert json.loads((out / f"{SHORTEST}_sections" / f"{SHORTEST}.json").read_text())
+
+
+def test_failing_render_raises_with_the_log(monkeypatch, tmp_path):
+    monkeypatch.setitem(SCENES, "scores", ("animations.catalog", "NoSuchScene"))
+    with pytest.raises(RenderError) as err:
+        render("scores", PRESETS["default"], "low", media_dir=tmp_path)
+    assert "NoSuchScene" in err.value.log and "NoSuchScene" in str(err.value)
+    assert list((tmp_path / "renders").iterdir()) == []  # no partial render is left behind
+
+
+def test_timeout_kills_the_render(tmp_path):
+    with pytest.raises(RenderError, match="longer than"):
+        render("scores", PRESETS["default"], "low", timeout=0.5, media_dir=tmp_path)
+    assert list((tmp_path / "renders").iterdir()) == []
+
+
+@pytest.mark.parametrize("cfg", [{"d_model": "10", "num_heads": "4"}, '{"mask": "diagonal"}', "not json"])
+def test_bad_config_fails_before_any_process(cfg, monkeypatch, tmp_path):
+    monkeypatch.setattr(render_module.subprocess, "Popen", _no_process)
+    with pytest.raises(ConfigError):
+        render("scores", cfg, "low", media_dir=tmp_path)
+    assert not (tmp_path / "renders").exists()
+
+
+def test_cli_bad_config_says_why(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(render_module.subprocess, "Popen", _no_process)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"d_model": "10", "num_heads": "4"}))
+    with pytest.raises(SystemExit) as exit_:
+        cli(["render", "--scene", "scores", "--config", str(bad), "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "not divisible by 4 heads" in capsys.readouterr().err
+
+
+def test_unknown_scene_or_quality(tmp_path):
+    with pytest.raises(KeyError):
+        render("attention-is-all", PRESETS["default"], media_dir=tmp_path)
+    with pytest.raises(KeyError):
+        render("scores", PRESETS["default"], "4k", media_dir=tmp_path)
+
+
+def test_importing_the_package_does_not_import_manim():
+    code = ("import sys, animations, animations.render, animations.catalog, animations.style; "
+            "sys.exit('manim' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
