@@ -159,15 +159,19 @@ def _fit_grid(grid, T: int) -> np.ndarray:
 
 
 def custom_mask_control(tokens) -> tuple:
-    """A grid of checkboxes: row = the query, column = a key it may attend to."""
+    """A grid of checkboxes, in a popover wide enough for it: row = a query, column = a key."""
     labels = token_labels(tokens)
     grid = _fit_grid(st.session_state.get("lesson_custom_mask", ()), len(labels))
     version = st.session_state.get("mask_editor_version", 0)
-    st.caption("Tick the keys (columns) each query (row) may attend to. Untick a whole row to see a blocked query.")
-    edited = st.data_editor(pd.DataFrame(grid, index=labels, columns=labels),
-                            key=f"ctl_mask_grid_{version}_{len(labels)}", width="stretch")
+    columns = {label: st.column_config.CheckboxColumn(label, width="small") for label in labels}
+    with st.popover("Edit the custom mask", icon=":material/grid_on:", width="stretch"):
+        st.caption("Tick the keys (columns) each query (row) may attend to. "
+                   "Untick a whole row to see a blocked query.")
+        edited = st.data_editor(pd.DataFrame(grid, index=labels, columns=labels), column_config=columns,
+                                key=f"ctl_mask_grid_{version}_{len(labels)}", width="content")
     mask = tuple(tuple(bool(x) for x in row) for row in np.asarray(edited, dtype=bool))
     st.session_state["lesson_custom_mask"] = mask
+    st.caption(f"{sum(map(sum, mask))} of {len(labels) ** 2} cells may attend.")
     return mask
 
 
@@ -225,14 +229,6 @@ def sidebar_values() -> dict:
         else:
             v["q"], v["k"], v["v"] = st.session_state["lesson_qkv"]
             st.caption("Q, K and V as entered by the preset (the article's example).")
-        st.subheader("Model")
-        v["d_model"] = d_model_control()
-        v["num_heads"] = heads_control(v["d_model"])
-        v["positional"] = positional_control()
-        v["scale"] = scale_control()
-        v["temperature"] = temperature_control()
-        v["seed"] = seed_control()
-        v["device"] = device_control()
         st.subheader("Mask")
         v["mask"] = mask_control()
         if v["mask"] == "padding":
@@ -241,6 +237,14 @@ def sidebar_values() -> dict:
             v["window"] = window_control()
         elif v["mask"] == "custom":
             v["custom_mask"] = custom_mask_control(_tokens_of({k: x for k, x in v.items() if k != "custom_mask"}))
+        st.subheader("Model")
+        v["d_model"] = d_model_control()
+        v["num_heads"] = heads_control(v["d_model"])
+        v["positional"] = positional_control()
+        v["scale"] = scale_control()
+        v["temperature"] = temperature_control()
+        v["seed"] = seed_control()
+        v["device"] = device_control()
     return v
 
 
