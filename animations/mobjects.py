@@ -9,7 +9,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Square, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Square, Text, VGroup, VMobject
 
 from . import style
 
@@ -25,16 +25,32 @@ def fmt(value: float) -> str:
     return f"{value:.2f}"
 
 
+class Label(VMobject):
+    """The outlines of a Pango `Text` as one plain VMobject, with the string in `.text`.
+
+    A `Text` is a group of glyph objects whose copy (every Transform and FadeIn copies)
+    costs ~2 ms; one VMobject holding the same outlines copies ~100 times faster.
+    """
+
+    def __init__(self, text: str = "", **kwargs):
+        super().__init__(**kwargs)
+        self.text = text
+
+
 @lru_cache(maxsize=4096)
-def _template(text: str, size: int, font: str, weight: str) -> Text:
-    return Text(text, font=font, font_size=size, weight=weight)
+def _template(text: str, size: int, font: str, weight: str) -> Label:
+    glyphs = Text(text, font=font, font_size=size, weight=weight)
+    mob = Label(text)
+    for glyph in glyphs.family_members_with_points():
+        mob.append_points(glyph.points)  # each glyph (and each hole) stays its own closed subpath
+    return mob.set_stroke(width=0).set_fill(style.TEXT_LIGHT, opacity=1)
 
 
 def label(text: str, size: int = 24, color: str = style.TEXT_LIGHT, mono: bool = False,
-          bold: bool = False) -> Text:
-    """A `Text`, built once per (string, size) and copied afterwards."""
+          bold: bool = False) -> Label:
+    """Text without LaTeX, built once per (string, size) and copied afterwards."""
     font = style.MONO_FONT if mono else style.FONT
-    return _template(str(text), int(size), font, "BOLD" if bold else "NORMAL").copy().set_color(color)
+    return _template(str(text), int(size), font, "BOLD" if bold else "NORMAL").copy().set_fill(color, opacity=1)
 
 
 def formula(markup: str, size: int = 26, color: str = style.TEXT_LIGHT) -> MarkupText:

@@ -11,7 +11,7 @@ from manim import DL, DOWN, LEFT, UL, UR, FadeIn, FadeOut, MarkupText, Scene, Te
 from core import PRESETS, AttentionConfig, run_trace
 
 from .. import style
-from ..mobjects import formula, label
+from ..mobjects import Label, formula, label
 
 TITLE_SIZE = 30
 NOTE_SIZE = 16
@@ -109,7 +109,7 @@ class LessonScene(Scene):
         texts = []
         for mob in self.mobjects:
             for part in mob.get_family():
-                if isinstance(part, Text | MarkupText) and part.get_fill_opacity() > 0:
+                if isinstance(part, Label | Text | MarkupText) and part.get_fill_opacity() > 0:
                     (x0, y0, _), (x1, y1, _) = part.get_corner(DL), part.get_corner(UR)
                     texts.append((part.text, (x0, y0, x1, y1)))
         self.layouts.append((self.section_names[-1], texts))
