@@ -123,3 +123,25 @@ def test_a_bad_link_shows_a_notice_not_a_traceback(server, page):
     notice = page.locator("[data-testid=stAlert]").first
     assert "not divisible by 4 heads" in notice.inner_text()
     assert page.locator("[data-testid=stException]").count() == 0
+
+
+def test_unticking_a_custom_mask_row_blocks_it(server, page):
+    open_settled(page, f"{server}/masking?source=random&seq_len=3&mask=custom&custom_mask=100;110;111")
+    assert page.get_by_text("Fully blocked row").count() == 0
+    page.get_by_text("Edit the custom mask").click()
+    grid = page.locator("[data-testid=stDataFrame] canvas").first
+    grid.wait_for()
+    page.wait_for_timeout(1000)  # the popover slides open
+    box = grid.bounding_box()
+    # 3×3 checkboxes after a narrow index column and a header row: aim at row 1, column 1.
+    page.mouse.click(box["x"] + box["width"] * 0.32, box["y"] + box["height"] * 0.37)
+    page.wait_for_timeout(300)
+    page.keyboard.press(" ")
+    page.wait_for_timeout(300)
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('custom_mask') === '000;110;111'",
+                           timeout=20_000)
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    page.get_by_text("Fully blocked row").first.wait_for(timeout=20_000)
+    page.screenshot(path=str(ARTIFACTS / "custom-mask-blocked-row.png"))
+    assert page.locator("[data-testid=stException]").count() == 0
