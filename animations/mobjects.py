@@ -9,7 +9,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Square, Text, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Text, VGroup, VMobject
 
 from . import style
 
@@ -99,9 +99,11 @@ class AttentionGrid(VGroup):
         self.values = np.asarray(values, dtype=float)
         if self.values.ndim == 1:
             self.values = self.values[None, :]
-        self.kind, self.tag, self.cell = kind, tag, cell
+        self.kind, self.tag = kind, tag
+        cell_w, cell_h = cell if isinstance(cell, tuple) else (cell, cell)  # a pair: wide matrices
+        self.cell = cell_w
         rows, cols = self.values.shape
-        self.font_size = min(20, round(cell * 23))
+        self.font_size = min(20, round(min(cell_w, cell_h * 1.4) * 23))
         self.show_numbers = self.font_size >= MIN_NUMBER_FONT if show_numbers is None else show_numbers
         limit = limit if limit is not None else score_limit(self.values)
         self.squares, self.numbers = VGroup(), VGroup()
@@ -111,8 +113,9 @@ class AttentionGrid(VGroup):
             for j in range(cols):
                 blocked = mask is not None and not mask[i][j]
                 fill = style.MASKED if blocked else self._fill(self.values[i, j], limit, color)
-                sq = Square(side_length=cell, stroke_width=1, stroke_color=style.TEXT_DARK)
-                sq.set_fill(fill, opacity=1).move_to(RIGHT * j * cell + DOWN * i * cell)
+                sq = Rectangle(width=cell_w, height=cell_h, stroke_width=1 if cell_w > 0.2 else 0.5,
+                               stroke_color=style.TEXT_DARK)
+                sq.set_fill(fill, opacity=1).move_to(RIGHT * j * cell_w + DOWN * i * cell_h)
                 row_sq.add(sq)
                 if self.show_numbers:
                     row_num.add(label(fmt(self.values[i, j]), self.font_size, ink_for(fill)).move_to(sq))
@@ -121,6 +124,7 @@ class AttentionGrid(VGroup):
             self.square_rows.append(row_sq)
             self.number_rows.append(row_num)
         self.add(self.squares, self.numbers)
+        label_size = min(label_size, round(cell_h * 40))  # a row label never outgrows its row
         self.row_labels = VGroup(*[label(t, label_size).next_to(self.square_rows[i], LEFT, buff=0.12)
                                    for i, t in enumerate(row_labels)])
         self.col_labels = VGroup(*[self._col_label(t, j, label_size) for j, t in enumerate(col_labels)])
@@ -137,7 +141,7 @@ class AttentionGrid(VGroup):
 
     def _col_label(self, text, j, size):
         mob = label(text, size)
-        if mob.width > self.cell * 0.95:  # long words stand upright above their column
+        if mob.width > self.cell * 0.8:  # long words stand upright above their column
             mob.rotate(math.pi / 2)
         return mob.next_to(self.square_rows[0][j], UP, buff=0.12)
 

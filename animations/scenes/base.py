@@ -15,6 +15,7 @@ from ..mobjects import Label, formula, label
 
 TITLE_SIZE = 30
 NOTE_SIZE = 16
+CONTENT_TOP, CONTENT_BOTTOM, CONTENT_WIDTH = 2.95, -3.5, 13.6  # the frame is 14.2 x 8 units
 
 
 class LessonScene(Scene):
@@ -23,6 +24,7 @@ class LessonScene(Scene):
     reading_pause = 1.5  # seconds of stillness after each step, to read the subtitle
     counting = False  # True: construct() only counts the animations (the worker's first pass)
     record_layout = False  # True: keep the boxes of every text at the end of each step (tests)
+    snapshot_dir = None  # a folder: save the frame at the end of each step there as a PNG (tests)
 
     def __init__(self, cfg: AttentionConfig | None = None, progress=None, **kwargs):
         self.cfg = cfg if cfg is not None else PRESETS[self.preset]
@@ -86,6 +88,14 @@ class LessonScene(Scene):
             self.add_subcaption(text, duration=max(self.time - start, 0.1), offset=start - self.time)
             self._caption = None
 
+    def place(self, group, top=CONTENT_TOP, bottom=CONTENT_BOTTOM, width=CONTENT_WIDTH):
+        """Centre `group` in the content area (below the title, above the footnote), shrunk to fit."""
+        if group.height > top - bottom:
+            group.scale((top - bottom) / group.height)
+        if group.width > width:
+            group.scale(width / group.width)
+        return group.move_to([0, (top + bottom) / 2, 0])
+
     def hold(self, seconds: float | None = None):
         self.wait(self.reading_pause if seconds is None else seconds)
 
@@ -113,6 +123,12 @@ class LessonScene(Scene):
                     (x0, y0, _), (x1, y1, _) = part.get_corner(DL), part.get_corner(UR)
                     texts.append((part.text, (x0, y0, x1, y1)))
         self.layouts.append((self.section_names[-1], texts))
+        if self.snapshot_dir is not None:
+            from PIL import Image
+
+            self.renderer.update_frame(self, ignore_skipping=True)
+            path = f"{self.snapshot_dir}/{type(self).__name__}-{len(self.layouts):02d}-{self.section_names[-1]}.png"
+            Image.fromarray(self.renderer.get_frame()).save(path)
 
     # -- progress ---------------------------------------------------------------------------
     def play(self, *args, **kwargs):  # Scene.wait plays a Wait, so waits count too

@@ -20,8 +20,6 @@ from animations import style
 from animations.mobjects import AttentionGrid, cell_size, label, shown, shown_note
 from animations.scenes.base import LessonScene
 
-GRID_AT = DOWN * 0.6
-
 
 class MaskingScene(LessonScene):
     title = "Masking"
@@ -55,7 +53,7 @@ class MaskingScene(LessonScene):
         mask = tr.mask[: self.n, : self.n] if field == "weights" else None
         g = AttentionGrid(getattr(tr, field)[self.head, : self.n, : self.n], self.tokens, self.tokens, kind=kind,
                           cell=self.cell, tag=(variant, field, self.head), mask=mask, **kw)
-        return self.show(g.move_to(GRID_AT))
+        return self.show(self.place(g))
 
     def footnote(self):
         tr = self.trace
@@ -109,7 +107,7 @@ class MaskingScene(LessonScene):
             g = AttentionGrid(t.weights[h, i, : self.n], [name], self.tokens, kind="weights",
                               mask=t.mask[i : i + 1, : self.n], tag=(variant, "weights", h, i), label_size=20)
             rows.add(self.show(g))
-        rows.arrange(DOWN, buff=1.2, aligned_edge=RIGHT).move_to(DOWN * 0.3)
+        self.place(rows.arrange(DOWN, buff=1.2, aligned_edge=RIGHT))
         self.play(FadeIn(rows[0]), run_time=0.8)
         self.play(ReplacementTransform(rows[0].copy(), rows[1]), run_time=1.2)
         self.hold(3.5)

@@ -32,8 +32,10 @@ class MultiHeadScene(LessonScene):
         return " · ".join(p for p in parts if p)
 
     def matrix(self, field, values, room=11.0, **kw):
-        cols = values.shape[-1]
-        grid = AttentionGrid(values, kind="scores", cell=cell_size(max(cols, self.n), room), **kw)
+        """A (tokens x numbers) matrix in the diverging scale; wide ones get narrow cells."""
+        width = cell_size(values.shape[-1], room)
+        cell = (width, min(0.74, 5.2 / self.n, max(width, 0.45)))
+        grid = AttentionGrid(values, kind="scores", cell=cell, **kw)
         grid.tag = ("main", field, None)
         return self.show(grid)
 
@@ -42,7 +44,7 @@ class MultiHeadScene(LessonScene):
         self.step("split", f"Each token is a vector of d_model = {D} numbers. Multi-head attention cuts its "
                   f"queries, keys and values into {tr.num_heads} heads of d_k = {d_k} numbers each.",
                   f"d<sub>model</sub> = h × d<sub>k</sub>:  {D} = {tr.num_heads} × {d_k}", self.footnote())
-        x = self.matrix("x", tr.x[: self.n], row_labels=self.tokens, show_numbers=False).move_to(DOWN * 0.4)
+        x = self.place(self.matrix("x", tr.x[: self.n], row_labels=self.tokens, show_numbers=False), top=2.5)
         self.play(FadeIn(x), run_time=1)
         bands = VGroup()
         for k in range(self.h):
@@ -72,7 +74,7 @@ class MultiHeadScene(LessonScene):
             g.add(label(f"head {k + 1}", 18, color=HEAD_COLORS[k]).next_to(g.squares, UP, buff=0.1))
             grids.add(self.show(g))
         self.head_grid_list = list(grids)
-        grids.arrange_in_grid(rows=rows, cols=per_row, buff=(0.35, 0.35)).move_to(DOWN * 0.4)
+        self.place(grids.arrange_in_grid(rows=rows, cols=per_row, buff=(0.35, 0.35)))
         self.play(LaggedStart(*[FadeIn(g) for g in grids], lag_ratio=0.3), run_time=2)
         self.hold(3.0)
 
@@ -85,7 +87,7 @@ class MultiHeadScene(LessonScene):
         g = AttentionGrid(tr.weights[k, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
                           cell=cell_size(self.n), mask=tr.mask[: self.n, : self.n], tag=("main", "weights", k))
         g.add(label(f"head {k + 1}", 20, color=HEAD_COLORS[k]).next_to(g.row_labels, UP, buff=0.2))
-        self.play(FadeIn(self.show(g).move_to(DOWN * 0.6)), run_time=1)
+        self.play(FadeIn(self.show(self.place(g))), run_time=1)
         self.hold(2.5)
 
     def concatenate(self, tr):
@@ -96,18 +98,15 @@ class MultiHeadScene(LessonScene):
         d_k = tr.d_k
         parts = VGroup()
         for k in range(self.h):
-            g = self.matrix("heads", tr.heads[k, : self.n], room=11.0 * tr.num_heads / max(self.h, 1),
-                            show_numbers=False)
+            g = self.matrix("heads", tr.heads[k, : self.n], room=11.0 / self.h, show_numbers=False)
             g.tag = ("main", "heads", k)
             g.add(Rectangle(width=g.squares.width, height=g.squares.height, stroke_color=HEAD_COLORS[k],
                             stroke_width=4).move_to(g.squares))
             parts.add(g)
-        parts.arrange(RIGHT, buff=0.4).move_to(DOWN * 0.4)
-        if parts.width > 13:
-            parts.scale_to_fit_width(13)
+        self.place(parts.arrange(RIGHT, buff=0.4))
         self.play(LaggedStart(*[FadeIn(p) for p in parts], lag_ratio=0.2), run_time=1.2)
         concat = self.matrix("concat", tr.concat[: self.n, : self.h * d_k], row_labels=self.tokens, show_numbers=False)
-        concat.move_to(DOWN * 0.4)
+        self.place(concat)
         self.play(ReplacementTransform(parts, concat), run_time=1.5)
         self.hold(2.5)
         return concat
@@ -125,9 +124,7 @@ class MultiHeadScene(LessonScene):
         arrow = Arrow(LEFT * 0.7, RIGHT * 0.7, color=style.TEXT_LIGHT)
         wo = label("× W_O", 22)
         row = VGroup(small, VGroup(wo, arrow).arrange(DOWN, buff=0.1), out).arrange(RIGHT, buff=0.3)
-        if row.width > 13.4:
-            row.scale_to_fit_width(13.4)
-        row.move_to(DOWN * 0.4)
+        self.place(row)
         self.play(ReplacementTransform(concat, small), run_time=1)
         self.play(FadeIn(wo), FadeIn(arrow), FadeIn(out, shift=RIGHT * 0.3), run_time=1.2)
         self.hold(3.5)

@@ -32,7 +32,7 @@ class ScalingScene(LessonScene):
                           tag=("score_row", d_k, scaled))
             row.add(label(name, 22, color=color).next_to(row, UP, buff=0.25))
             rows.add(self.show(row))
-        rows.arrange(RIGHT, buff=1.4, aligned_edge=DOWN).move_to(DOWN * 0.9)
+        self.place(rows.arrange(RIGHT, buff=1.4, aligned_edge=DOWN), top=2.2)
         rows.add(label(f"d_k = {d_k}", 26, bold=True).move_to(UP * 2.6))
         return rows
 
@@ -63,7 +63,7 @@ class ScalingScene(LessonScene):
                  label("with ÷√d_k", 24, color=style.QUERY)]
         for d_k, a, b in zip(self.d_ks, raw, scaled, strict=True):
             cells += [label(str(d_k), 24), label(fmt(a), 24, color=style.KEY), label(fmt(b), 24, color=style.QUERY)]
-        table = VGroup(*cells).arrange_in_grid(cols=3, buff=(1.2, 0.35)).move_to(DOWN * 0.4)
+        table = self.place(VGroup(*cells).arrange_in_grid(cols=3, buff=(1.2, 0.35)))
         table.values = {"without": raw, "with": scaled}
         self.table = table
         self.play(FadeIn(VGroup(*cells[:3])), run_time=0.5)

@@ -51,7 +51,7 @@ class ScoresScene(LessonScene):
                               cell=cell_size(self.n, 5.0), tag=("main", name.lower(), h))
             g.add(label(name, 26, color=color, bold=True).next_to(g.squares, UP, buff=0.15))
             grids.add(self.show(g))
-        grids.arrange(RIGHT, buff=1.3).move_to(DOWN * 0.2)
+        self.place(grids.arrange(RIGHT, buff=1.3), bottom=-2.95)  # room for the dot product
         self.play(LaggedStart(*[FadeIn(g) for g in grids], lag_ratio=0.4), run_time=2)
         self.hold(2.5)
         return grids
@@ -86,7 +86,7 @@ class ScoresScene(LessonScene):
         self.clear_stage()
         grid = self.show(AttentionGrid(tr.scores[h, : self.n, : self.n], self.tokens, self.tokens, kind="scores",
                                        cell=cell_size(self.n), tag=("main", "scores", h)))
-        grid.move_to(DOWN * 0.5)
+        self.place(grid)
         self.play(FadeIn(VGroup(grid.row_labels, grid.col_labels)), run_time=0.5)
         self.play(LaggedStart(*[FadeIn(grid.row(i)) for i in range(self.n)], lag_ratio=0.5), run_time=2)
         self.hold(2.0)
@@ -103,7 +103,7 @@ class ScoresScene(LessonScene):
         new = self.show(AttentionGrid(getattr(tr, field)[h, : self.n, : self.n], self.tokens, self.tokens,
                                       kind="scores",
                                       cell=cell_size(self.n), tag=("main", field, h)))
-        new.move_to(grid)
+        self.place(new)
         self.play(ReplacementTransform(grid, new), run_time=1.5)
         self.hold(2.5)
         return new
@@ -115,7 +115,7 @@ class ScoresScene(LessonScene):
                   "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub>)")
         new = self.show(AttentionGrid(tr.weights[h, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
                                       cell=cell_size(self.n), tag=("main", "weights", h), mask=tr.mask))
-        new.move_to(grid)
+        self.place(new)
         self.play(ReplacementTransform(grid, new), run_time=1.5)
         box = SurroundingRectangle(new.row(i), color=style.HIGHLIGHT, buff=0.04)
         total = label("sums to 1", 20, color=style.HIGHLIGHT).next_to(box, RIGHT, buff=0.15)
@@ -140,8 +140,9 @@ class ScoresScene(LessonScene):
         out.add(label("output", 24, color=style.OUTPUT, bold=True).next_to(out.squares, UP, buff=0.15))
         times = label("×", 36)
         equals = label("=", 36)
-        VGroup(weights, times, values, equals, out).arrange(RIGHT, buff=0.4).move_to(DOWN * 0.4 + LEFT * 0.3)
+        VGroup(weights, times, values, equals, out).arrange(RIGHT, buff=0.4)
         values.shift(UP * (weights.squares.get_top()[1] - values.squares.get_top()[1]))
+        self.place(VGroup(weights, times, values, equals, out))
         self.play(FadeIn(weights), FadeIn(times), FadeIn(values), run_time=1)
         self.play(FadeIn(equals), FadeIn(out, shift=LEFT * 0.3), run_time=1)
         self.hold(3.0)

@@ -8,11 +8,12 @@ from core import PRESETS, AttentionConfig
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "animations"
 
-# the default lesson, a causal one with 5 tokens and 4 heads, and the article's 2x2 example
+# the default lesson, a causal one with 5 tokens and 4 heads, the article's 2x2 example, and a wide one
 LESSONS = {
     "default": PRESETS["default"],
     "causal-5x4": AttentionConfig(source="random", seq_len=5, d_model=16, num_heads=4, mask="causal"),
     "article-2x2": PRESETS["article-2x2"],
+    "eight-heads": PRESETS["eight-heads"],  # 10 tokens (8 shown), long words, 8 heads
 }
 SCENES = ("scores", "masking", "multihead", "scaling")
 
@@ -37,6 +38,8 @@ def dry_run(scene: str, lesson: str, media_dir: Path):
         with tempconfig(options):
             obj = scene_class(LESSONS[lesson])
             obj.record_layout = True
+            obj.snapshot_dir = ARTIFACTS / "steps" / lesson
+            obj.snapshot_dir.mkdir(parents=True, exist_ok=True)
             obj.render()
             obj.renderer.update_frame(obj, ignore_skipping=True)
             ARTIFACTS.mkdir(parents=True, exist_ok=True)

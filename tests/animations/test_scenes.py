@@ -85,7 +85,7 @@ def test_a_blocked_row_is_all_zero(dry_scene):
     assert set(grid.texts()[0]) == {"0.00"}
 
 
-@pytest.mark.parametrize("lesson", ["default", "causal-5x4", "article-2x2"])
+@pytest.mark.parametrize("lesson", ["default", "causal-5x4", "article-2x2", "eight-heads"])
 def test_one_grid_per_head(dry_scene, lesson):
     scene = dry_scene("multihead", lesson)
     h = scene.trace.num_heads
