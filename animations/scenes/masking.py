@@ -20,6 +20,13 @@ from animations import style
 from animations.mobjects import AttentionGrid, cell_size, label, shown, shown_note
 from animations.scenes.base import LessonScene
 
+WHY = {  # one sentence per mask kind, for the step where the lesson's own mask arrives
+    "causal": "A causal mask hides the future: each token sees itself and the tokens before it.",
+    "padding": "A padding mask hides the padded keys, which carry no meaning.",
+    "window": "A window mask lets each token see only its nearest predecessors.",
+    "custom": "This mask was drawn by hand, cell by cell.",
+}
+
 
 class MaskingScene(LessonScene):
     title = "Masking"
@@ -42,9 +49,11 @@ class MaskingScene(LessonScene):
                                  f"Padding: a batch pads short sentences; here only the first {pad} tokens are real, "
                                  "and every query ignores the padded keys.",
                                  f"mask: key j is real (j ≤ {pad})", None)
-        grid = self.show_variant("window", cfg.replace(mask="window", window=min(cfg.window, T)),
-                                 "A sliding window: each query sees only its nearest neighbours, a band around the "
-                                 "diagonal.", f"mask: |i − j| within the window ({min(cfg.window, T)})", grid)
+        w = min(cfg.window, T)
+        grid = self.show_variant("window", cfg.replace(mask="window", window=w),
+                                 f"A sliding window: each query sees only itself and the {w - 1} tokens before it, "
+                                 "a band along the diagonal, so the cost grows with T × w instead of T².",
+                                 f"mask: key j within i − {w - 1} … i", grid)
         self.blocked_row(cfg, grid)
 
     def grid(self, variant, field, **kw):
@@ -71,8 +80,7 @@ class MaskingScene(LessonScene):
     def slide_mask(self, tr, grid):
         kind = self.variants["masked"].mask
         self.step("mask", f"The {kind} mask slides over the grid: grey cells are pairs that may not attend. "
-                  "A causal mask hides the future: each token sees itself and the tokens before it.",
-                  "Q·K<sup>T</sup> / √d<sub>k</sub> + M")
+                  + WHY.get(kind, ""), "Q·K<sup>T</sup> / √d<sub>k</sub> + M")
         cover = VGroup(*[Square(self.cell, stroke_width=0).set_fill(style.MASKED, opacity=0.9)
                          .move_to(grid.square_rows[i][j]) for i in range(self.n) for j in range(self.n)
                          if not tr.mask[i, j]])
@@ -109,7 +117,7 @@ class MaskingScene(LessonScene):
             rows.add(self.show(g))
         self.place(rows.arrange(DOWN, buff=1.2, aligned_edge=RIGHT))
         self.play(FadeIn(rows[0]), run_time=0.8)
-        self.play(ReplacementTransform(rows[0].copy(), rows[1]), run_time=1.2)
+        self.play(FadeIn(rows[1], shift=DOWN * 0.4), run_time=1.2)
         self.hold(3.5)
         self.clear_stage()
 

@@ -86,7 +86,7 @@ class MultiHeadScene(LessonScene):
         self.clear_stage()
         g = AttentionGrid(tr.weights[k, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
                           cell=cell_size(self.n), mask=tr.mask[: self.n, : self.n], tag=("main", "weights", k))
-        g.add(label(f"head {k + 1}", 20, color=HEAD_COLORS[k]).next_to(g.row_labels, UP, buff=0.2))
+        g.add(label(f"head {k + 1}", 22, color=HEAD_COLORS[k], bold=True).next_to(g, UP, buff=0.15))
         self.play(FadeIn(self.show(self.place(g))), run_time=1)
         self.hold(2.5)
 
