@@ -77,7 +77,7 @@ def render(scene: str, cfg, quality: str = "low", on_progress=None, timeout: flo
     if quality not in QUALITIES:
         raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
     cfg = _checked(cfg)
-    final = cache_dir(name, cfg, quality, media_dir)
+    final = cache_dir(name, cfg, quality, Path(media_dir).resolve())  # the worker runs elsewhere
     movie = final / f"{name}.mp4"
     if movie.is_file():
         return movie

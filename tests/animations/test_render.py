@@ -1,6 +1,7 @@
 """The render API and CLI: one real low-quality render, then cache hits, failures and bad configs."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,11 +25,17 @@ def _no_process(*args, **kwargs):
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    media = tmp_path_factory.mktemp("media")
+    here = tmp_path_factory.mktemp("cwd")
     progress = []
-    movie = render(SHORTEST, PRESETS["default"], "low", on_progress=lambda d, t: progress.append((d, t)),
-                   media_dir=media)
-    return {"movie": movie, "media": media, "progress": progress}
+    cwd = os.getcwd()
+    os.chdir(here)  # a relative media folder is relative to the caller, not to the worker
+    try:
+        movie = render(SHORTEST, PRESETS["default"], "low", on_progress=lambda d, t: progress.append((d, t)),
+                       media_dir="media")
+    finally:
+        os.chdir(cwd)
+    assert movie.is_absolute() and movie.is_relative_to(here / "media")
+    return {"movie": movie, "media": here / "media", "progress": progress}
 
 
 @pytest.mark.render
