@@ -137,3 +137,42 @@ def test_importing_the_package_does_not_import_manim():
     code = ("import sys, animations, animations.render, animations.catalog, animations.style; "
             "sys.exit('manim' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_lecture_exports_every_scene_with_a_progress_bar(monkeypatch, tmp_path, capsys):
+    import animations.__main__ as main_module
+
+    def fake_render(name, cfg, quality, on_progress=None, timeout=None, media_dir=None):
+        assert cfg == PRESETS["default"] and quality == "low"
+        folder = tmp_path / "cache" / name
+        (folder / "sections").mkdir(parents=True)
+        (folder / f"{name}.mp4").write_bytes(name.encode())
+        (folder / f"{name}.srt").write_text("1\n00:00:00,000 --> 00:00:01,000\nhi\n")
+        (folder / "sections" / f"{name}.json").write_text("[]")
+        on_progress(2, 2)
+        return folder / f"{name}.mp4"
+
+    monkeypatch.setattr(main_module, "render", fake_render)
+    out = tmp_path / "lecture"
+    assert cli(["lecture", "--quality", "low", "--out", str(out)]) == 0
+    for name in SCENES:
+        assert (out / f"{name}.mp4").read_bytes() == name.encode()
+        assert (out / f"{name}.srt").is_file() and (out / f"{name}_sections" / f"{name}.json").is_file()
+    assert capsys.readouterr().err.count("2/2") == len(SCENES)
+
+
+@pytest.mark.parametrize("name", sorted(SCENES))
+def test_scene_files_load_by_path_with_a_default_lesson(name):
+    """What `manim -ql animations/scenes/<file>.py <Scene>` does: import the file alone, no arguments."""
+    import importlib.util
+
+    from manim import tempconfig
+
+    module_name, cls = SCENES[name]
+    path = Path(render_module.PACKAGE_DIR, *module_name.split(".")[1:]).with_suffix(".py")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with tempconfig({"dry_run": True, "disable_caching": True}):
+        scene = getattr(module, cls)()
+    assert scene.cfg == PRESETS[scene.preset] and scene.trace.tokens == scene.cfg.tokens
