@@ -71,8 +71,9 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
 
 # -- heatmaps ---------------------------------------------------------------------------------
 # Layers carry no data of their own (the table sits once on top) and conditions are plain
-# dicts: Altair then neither hashes the table per layer nor validates each condition, which
-# keeps a rerun fast.
+# dicts: Altair then neither hashes the table per layer nor validates each condition. Specs
+# hold nothing computed from the numbers (diverging scales centre on 0 by `domainMid`), so
+# when a slider moves the browser swaps the data in place instead of rebuilding the chart.
 def _tooltip():
     return [alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
             alt.Tooltip("qk:Q", title="q·k", format=".3f"), alt.Tooltip("scaled:Q", title="scaled", format=".3f"),
@@ -124,8 +125,7 @@ def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_ma
     n, px = len(labels), cell_px(len(labels))
     df = attention_cells(trace, head)
     base = _grid(labels)
-    limit = float(np.abs(df[field]).max()) or 1.0
-    scale = alt.Scale(scheme=style.SCORE_SCHEME, domain=[-limit, limit], domainMid=0)
+    scale = alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0)
     blocked = {"condition": {"test": "datum.masked", "value": style.MASKED}} if show_mask else {}
     color = alt.Color(f"{field}:Q", scale=scale, legend=alt.Legend(title="q·k" if field == "qk" else "score"),
                       **blocked)
@@ -144,10 +144,8 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
     df = matrix_cells(np.asarray(values), row_labels, col_labels)
     rows, cols = len(row_labels), len(col_labels)
     px = cell_px(max(rows, cols))
-    if domain is None:
-        limit = float(np.abs(df["value"]).max()) or 1.0
-        domain = [-limit, limit]
-    scale = alt.Scale(scheme=scheme, domain=domain, **({"domainMid": 0} if scheme == style.SCORE_SCHEME else {}))
+    extra = {"domainMid": 0} if scheme == style.SCORE_SCHEME else {}
+    scale = alt.Scale(scheme=scheme, **({"domain": list(domain)} if domain is not None else {}), **extra)
     base = alt.Chart().encode(
         x=alt.X("col_label:N", sort=list(col_labels), axis=_axis(x_title, cols)),
         y=alt.Y("row_label:N", sort=list(row_labels), axis=_axis(y_title, rows, across=False)),

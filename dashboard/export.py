@@ -27,9 +27,12 @@ def table_csv(table: pd.DataFrame) -> str:
 
 
 def export_menu(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
-    """A small popover; each file is built by a callable only when its button is clicked."""
+    """A popover whose buttons exist only while it is open; each file is made only when clicked."""
     stem = f"attention-lab-{name}-{cfg.key()}"
-    with st.popover("Export", icon=":material/download:"):
+    menu = st.popover("Export", icon=":material/download:", key=f"export_{name}", on_change="rerun")
+    if not menu.open:
+        return
+    with menu:
         st.download_button("Numbers (CSV)", partial(table_csv, table), f"{stem}.csv", "text/csv",
                            key=f"export_{name}_csv", on_click="ignore")
         st.download_button("Chart (PNG)", partial(chart_png, chart), f"{stem}.png", "image/png",

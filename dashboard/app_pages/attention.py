@@ -16,24 +16,36 @@ st.markdown(
 )
 
 
+STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]
+
+
 @st.fragment
 def one_head():
     cfg = controls.current()
     trace = data.trace(cfg)
     h = controls.head_control(trace.num_heads)
     labels = charts.token_labels(trace.tokens)
-    dims = dim_labels(trace.d_k)
+    # One step at a time (only the open tab is computed and drawn): legible on a projector, fast.
+    tabs = st.tabs(STEPS, default=STEPS[2], key="step", on_change="rerun", bind="query-params")
+    for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):
+        if tab.open:
+            with tab:
+                step(cfg, trace, h, labels)
 
-    st.subheader("1. Project every token to Q, K and V")
-    st.caption(f"Each is {len(labels)} tokens × d_k = {trace.d_k} numbers for this head.")
-    for col, name in zip(st.columns(3), "qkv", strict=True):
+
+def projections(cfg, trace, h, labels):
+    st.caption(f"Each token's vector times W_Q, W_K, W_V gives {len(labels)} tokens × d_k = {trace.d_k} "
+               "numbers per head.")
+    dims = dim_labels(trace.d_k)
+    for col, name in zip(panels(3, len(labels)), "qkv", strict=True):
         with col:
             values = getattr(trace, name)[h]
             chart = charts.matrix_heatmap(first_dims(values, name.upper()), labels, dims[:64], name.upper(),
                                           f"{name}-head{h + 1}", max_width=320)
             show(chart, f"{name}_{h}", cfg, labelled(values, labels, dims))
 
-    st.subheader("2. Scores Q·Kᵀ, then scaled")
+
+def scores(cfg, trace, h, labels):
     factor = f"÷ √{trace.d_k} = ÷ {math.sqrt(trace.d_k):.2f}" if cfg.scale else "not divided by √d_k"
     st.caption(f"Scaled = q·k × {trace.scale:.4f} ({factor}, ÷ temperature {cfg.temperature:g}).")
     left, right = panels(2, len(labels))
@@ -44,7 +56,8 @@ def one_head():
         show(charts.scores_heatmap(trace, h, "scaled", "scaled scores"), f"scaled_{h}", cfg,
              labelled(trace.scaled[h], labels, labels))
 
-    st.subheader("3. Mask, then softmax")
+
+def softmax(cfg, trace, h, labels):
     st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Each row of weights sums to 1.")
     left, right = panels(2, len(labels))
     with left:
@@ -55,9 +68,12 @@ def one_head():
     if trace.blocked_rows.any():
         st.info("A query row has no key left to attend to: its weights and output are 0 (see the Masking page).")
 
-    st.subheader("4. Weights · V: the head's output")
+
+def output(cfg, trace, h, labels):
+    st.caption("Each token's output is its row of weights times V: a weighted average of the values.")
+    dims = dim_labels(trace.d_k)
     chart = charts.matrix_heatmap(first_dims(trace.heads[h], "The output"), labels, dims[:64],
-                                  "weights · V", f"head-output-{h + 1}")
+                                  "weights · V", f"output-head{h + 1}")
     show(chart, f"head_output_{h}", cfg, labelled(trace.heads[h], labels, dims))
 
 

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]  # page 1's tabs
 PAGES = ["attention", "multi_head", "masking", "why_scale", "positional", "block", "worked_example"]
 
 

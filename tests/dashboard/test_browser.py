@@ -98,7 +98,7 @@ def test_every_page_renders_without_an_exception_box(server, page, path):
 def test_a_keyboard_slider_move_redraws_the_weights(server, page):
     open_settled(page, server)
     charts = page.locator("[data-testid=stVegaLiteChart]")
-    weights = charts.nth(charts.count() - 2)  # step 3's softmax weights, above the head output
+    weights = charts.nth(charts.count() - 1)  # step 3 (the tab open by default): the softmax weights
     weights.scroll_into_view_if_needed()
     before = weights.screenshot()
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")

@@ -34,12 +34,17 @@ def test_csv_holds_the_weights():
     np.testing.assert_allclose(back.to_numpy(), trace.weights[1], rtol=1e-5)
 
 
-def test_every_heatmap_has_its_four_exports(make_app):
+def test_every_heatmap_has_an_export_menu_built_only_when_open(make_app):
     at = make_app()
     no_exception(at)
-    buttons = at.get("download_button")
-    heatmaps = at.get("vega_lite_chart")
-    assert len(buttons) == 4 * len(heatmaps)
-    labels = {b.proto.label for b in buttons}
-    assert labels == {"Numbers (CSV)", "Chart (PNG)", "Chart (SVG)", "Lesson settings (JSON)"}
-
+    menus = at.get("popover")
+    assert len(menus) == len(at.get("vega_lite_chart"))
+    assert not at.get("download_button"), "closed menus make no files"
+    for menu in menus:
+        key = menu.proto.id.rsplit("-", 1)[-1]
+        at.session_state[key] = True
+        at.run()
+        no_exception(at)
+        labels = [b.proto.label for b in at.get("download_button")]
+        assert labels == ["Numbers (CSV)", "Chart (PNG)", "Chart (SVG)", "Lesson settings (JSON)"], key
+        at.session_state[key] = False

@@ -6,7 +6,7 @@ import pytest
 from core import PRESETS, AttentionConfig, run_trace
 from dashboard.controls import url_params
 
-from .conftest import PAGES, chart, chart_data, no_exception
+from .conftest import PAGES, STEPS, chart, chart_data, no_exception
 
 
 def grid(df, column: str, T: int) -> np.ndarray:
@@ -30,14 +30,28 @@ def test_attention_charts_equal_run_trace(make_app, preset):
     cfg = PRESETS[preset]
     at = make_app(query=url_params(cfg))
     no_exception(at)
-    trace = run_trace(cfg)
-    T = cfg.num_tokens
-    for lab, field in (("qk", "scores"), ("scaled", "scaled"), ("weights", "weights")):
-        df = chart(at, lab, head=0)
-        np.testing.assert_allclose(grid(df, "weight" if lab == "weights" else lab, T), getattr(trace, field)[0],
-                                   rtol=1e-6, atol=1e-7)
-    df = chart(at, "q-head1")
-    np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), trace.q[0], rtol=1e-6, atol=1e-7)
+    trace, T = run_trace(cfg), cfg.num_tokens
+    h = trace.num_heads - 1
+    if h:
+        at.slider(key="view_head").set_value(h + 1).run()
+    checked = set()
+    for step in STEPS:  # one tab at a time is drawn
+        at.session_state["step"] = step
+        at.run()
+        no_exception(at)
+        for meta, df in chart_data(at):
+            lab = meta["lab"]
+            if lab in ("qk", "scaled", "masked", "weights"):
+                assert meta["head"] == h
+                field = {"qk": "scores", "masked": "scaled"}.get(lab, lab)
+                column = {"weights": "weight", "masked": "scaled"}.get(lab, lab)
+                np.testing.assert_allclose(grid(df, column, T), getattr(trace, field)[h], rtol=1e-6, atol=1e-7)
+            else:
+                name, _ = lab.split("-head")
+                array = trace.heads if name == "output" else getattr(trace, name)
+                np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), array[h], rtol=1e-6, atol=1e-7)
+            checked.add(lab.split("-head")[0] if "-head" in lab else lab)
+    assert checked == {"q", "k", "v", "qk", "scaled", "masked", "weights", "output"}
 
 
 @pytest.mark.parametrize("preset", ["causal-sentence", "padding", "sliding-window"])

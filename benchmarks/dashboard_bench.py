@@ -1,0 +1,165 @@
+"""How fast does the dashboard answer a slider, next to the floor Streamlit itself sets?
+
+In headless Chromium (Debian's, driven by Playwright): the time from a keyboard slider move to
+the page settled (the script finished and the browser painted the redrawn charts), median of
+several moves, for
+- the lab's main page at the default lesson, and at 64 tokens × d_model 512 × 16 heads;
+- a bare Streamlit app with one slider and one heatmap of the same size (the floor),
+plus the server-side rerun time via AppTest (default lesson, a slider change each rerun).
+Goals (issue 3): ≤ 1.3× the floor at the default lesson, ≤ 2× at the large one, AppTest ≤ 50 ms.
+
+    python benchmarks/dashboard_bench.py [--repeats 9]
+"""
+
+import argparse
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+LARGE = "source=random&seq_len=64&d_model=512&num_heads=16"
+
+BARE_APP = '''
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+T = int(st.query_params.get("T", "7"))
+t = st.slider("Softmax temperature", 0.05, 5.0, 1.0, step=0.05, key="t")
+rng = np.random.default_rng(0)
+w = np.exp(rng.standard_normal((T, T)) / t)
+w /= w.sum(axis=1, keepdims=True)
+q, k = np.divmod(np.arange(T * T), T)
+df = pd.DataFrame({"query": q, "key": k, "weight": w.reshape(-1)})
+st.altair_chart(alt.Chart(df).mark_rect().encode(x="key:O", y="query:O", color="weight:Q")
+                .properties(width=10 * T, height=10 * T), width="content")
+'''
+
+# Arms a promise that resolves with the milliseconds from the next key press to the first
+# paint after the script settled (ran, then stopped).
+ARM_JS = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  window.__done = new Promise((resolve, reject) => {
+    let t0 = null, ran = false;
+    document.addEventListener('keydown', () => { t0 = performance.now(); }, {once: true, capture: true});
+    const obs = new MutationObserver(records => {
+      // A fast run can flip running -> notRunning between two callbacks: read every record.
+      ran = ran || records.some(r => r.oldValue === 'running')
+                || app.getAttribute('data-test-script-state') === 'running';
+      if (ran && app.getAttribute('data-test-script-state') === 'notRunning') {
+        obs.disconnect();
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
+      }
+    });
+    obs.observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state']});
+    setTimeout(() => reject(new Error('the app did not settle within 30 s')), 30000);
+  });
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(script: Path):
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+            return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError(f"{script} did not start")
+
+
+def slider_times(browser, url: str, repeats: int) -> list[float]:
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page.goto(url)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
+    page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=60_000)
+    page.wait_for_timeout(1500)
+    slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
+    times = []
+    for i in range(repeats + 1):  # the first move warms caches and is dropped
+        page.evaluate(ARM_JS)
+        slider.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        times.append(page.evaluate("window.__done"))
+        page.wait_for_timeout(300)
+    page.close()
+    return times[1:]
+
+
+def browser_medians(repeats: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = Path(tmp) / "bare_app.py"
+        bare.write_text(BARE_APP)
+        lab, lab_url = serve(ROOT / "dashboard" / "app.py")
+        floor, floor_url = serve(bare)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                out = {
+                    "default lesson": (slider_times(browser, lab_url + "/", repeats),
+                                       slider_times(browser, floor_url + "/?T=7", repeats)),
+                    "64 tokens × 512 × 16 heads": (slider_times(browser, f"{lab_url}/?{LARGE}", repeats),
+                                                   slider_times(browser, floor_url + "/?T=64", repeats)),
+                }
+                browser.close()
+        finally:
+            for proc in (lab, floor):
+                proc.terminate()
+                proc.wait(timeout=20)
+    return {k: (statistics.median(a), statistics.median(b)) for k, (a, b) in out.items()}
+
+
+def apptest_median(repeats: int, query: dict | None = None) -> float:
+    """Server-side seconds per rerun after a temperature change (the trace is recomputed)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at.query_params = dict(query or {})
+    at.run()
+    times = []
+    for i in range(repeats + 1):
+        at.sidebar.slider(key="ctl_temperature").set_value(1.0 + 0.05 * (i + 1))
+        t0 = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - t0)
+        assert not at.exception
+    return statistics.median(times[1:])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=9)
+    args = parser.parse_args()
+    server_default = apptest_median(args.repeats)
+    print(f"AppTest rerun, default lesson: {server_default * 1000:.0f} ms median (goal ≤ 50 ms)", flush=True)
+    server_large = apptest_median(args.repeats, dict(p.split("=") for p in LARGE.split("&")))
+    print(f"AppTest rerun, 64 × 512 × 16:  {server_large * 1000:.0f} ms median", flush=True)
+    medians = browser_medians(args.repeats)
+    print(f"{'case':<30}{'lab (ms)':>10}{'floor (ms)':>12}{'ratio':>8}{'goal':>7}")
+    for (case, (lab, floor)), goal in zip(medians.items(), (1.3, 2.0), strict=True):
+        print(f"{case:<30}{lab:>10.0f}{floor:>12.0f}{lab / floor:>8.2f}{goal:>7.1f}")
+
+
+if __name__ == "__main__":
+    main()
