@@ -145,3 +145,20 @@ def test_unticking_a_custom_mask_row_blocks_it(server, page):
     page.get_by_text("Fully blocked row").first.wait_for(timeout=20_000)
     page.screenshot(path=str(ARTIFACTS / "custom-mask-blocked-row.png"))
     assert page.locator("[data-testid=stException]").count() == 0
+
+
+def test_export_menu_downloads_a_png_rendered_on_the_server(server, browser):
+    context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
+    page = context.new_page()
+    try:
+        open_settled(page, server)
+        page.get_by_role("button", name="Export").last.click()
+        button = page.get_by_role("button", name="Chart (PNG)")
+        button.wait_for(timeout=20_000)
+        with page.expect_download(timeout=30_000) as info:
+            button.click()
+        path = info.value.path()
+        assert info.value.suggested_filename.endswith(".png")
+        assert Path(path).read_bytes().startswith(b"\x89PNG")
+    finally:
+        context.close()
