@@ -76,7 +76,10 @@ class LessonScene(Scene):
             changes.append(Transform(self._formula, new) if self._formula else FadeIn(new))
             self._formula = self._formula or new
         if note is not None:
-            new = label(note, NOTE_SIZE, color=style.MASKED).to_edge(DOWN, buff=0.15).to_edge(LEFT, buff=0.3)
+            new = label(note, NOTE_SIZE, color=style.MASKED)
+            if new.width > CONTENT_WIDTH:
+                new.scale_to_fit_width(CONTENT_WIDTH)
+            new.to_edge(DOWN, buff=0.15).to_edge(LEFT, buff=0.3)
             changes.append(Transform(self._note, new) if self._note else FadeIn(new))
             self._note = self._note or new
         if changes:

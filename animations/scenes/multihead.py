@@ -1,6 +1,7 @@
 """Scene 3: multi-head attention. d_model splits into h heads of d_k; each head has its own
 weight grid; the head outputs are concatenated back to d_model and projected by W_O."""
 
+import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, LaggedStart, Rectangle, ReplacementTransform, VGroup
 
 from animations import style
@@ -8,6 +9,7 @@ from animations.mobjects import AttentionGrid, cell_size, label, shown, shown_no
 from animations.scenes.base import LessonScene
 
 MAX_HEADS_SHOWN = 8
+MAX_COLUMNS = 64  # numbers per token drawn; wider matrices show the first few of each head
 HEAD_COLORS = (style.QUERY, style.KEY, style.VALUE, style.OUTPUT, style.HIGHLIGHT, "#56B4E9", "#D55E00", "#FFFFFF")
 
 
@@ -19,6 +21,9 @@ class MultiHeadScene(LessonScene):
         T = len(tr.tokens)
         self.n, self.tokens = shown(T), tr.tokens[: shown(T)]
         self.h = min(tr.num_heads, MAX_HEADS_SHOWN)
+        d_k = tr.d_k
+        self.per_head = min(d_k, max(1, MAX_COLUMNS // self.h))  # columns drawn of each head
+        self.columns = np.concatenate([np.arange(k * d_k, k * d_k + self.per_head) for k in range(self.h)])
         self.split(tr)
         self.head_grids(tr)
         self.close_up(tr)
@@ -28,27 +33,31 @@ class MultiHeadScene(LessonScene):
     def footnote(self):
         tr = self.trace
         parts = [f"d_model = {tr.x.shape[1]}", f"{tr.num_heads} heads of d_k = {tr.d_k}", shown_note(len(tr.tokens)),
-                 f"first {MAX_HEADS_SHOWN} heads shown" if tr.num_heads > MAX_HEADS_SHOWN else ""]
+                 f"heads 1–{MAX_HEADS_SHOWN} shown" if tr.num_heads > MAX_HEADS_SHOWN else "",
+                 f"{self.per_head} of {tr.d_k} numbers per head shown" if self.per_head < tr.d_k else ""]
         return " · ".join(p for p in parts if p)
 
-    def matrix(self, field, values, room=11.0, **kw):
+    def matrix(self, field, values, room=11.0, columns=None, **kw):
         """A (tokens x numbers) matrix in the diverging scale; wide ones get narrow cells."""
+        if columns is not None:
+            values = values[:, columns]
         width = cell_size(values.shape[-1], room)
         cell = (width, min(0.74, 5.2 / self.n, max(width, 0.45)))
         grid = AttentionGrid(values, kind="scores", cell=cell, **kw)
-        grid.tag = ("main", field, None)
+        grid.tag, grid.columns = ("main", field, None), columns
         return self.show(grid)
 
     def split(self, tr):
-        D, d_k = tr.x.shape[1], tr.d_k
+        D, d_k, w = tr.x.shape[1], tr.d_k, self.per_head
         self.step("split", f"Each token is a vector of d_model = {D} numbers. Multi-head attention cuts its "
                   f"queries, keys and values into {tr.num_heads} heads of d_k = {d_k} numbers each.",
                   f"d<sub>model</sub> = h × d<sub>k</sub>:  {D} = {tr.num_heads} × {d_k}", self.footnote())
-        x = self.place(self.matrix("x", tr.x[: self.n], row_labels=self.tokens, show_numbers=False), top=2.5)
+        x = self.matrix("x", tr.x[: self.n], row_labels=self.tokens, show_numbers=False, columns=self.columns)
+        self.place(x, top=2.5)
         self.play(FadeIn(x), run_time=1)
         bands = VGroup()
         for k in range(self.h):
-            cols = VGroup(*[x.square_rows[i][j] for i in range(self.n) for j in range(k * d_k, (k + 1) * d_k)])
+            cols = VGroup(*[x.square_rows[i][j] for i in range(self.n) for j in range(k * w, (k + 1) * w)])
             band = Rectangle(width=cols.width, height=cols.height, stroke_color=HEAD_COLORS[k], stroke_width=4)
             band.move_to(cols)
             tag = label(f"head {k + 1}", 16, color=HEAD_COLORS[k])
@@ -95,17 +104,17 @@ class MultiHeadScene(LessonScene):
                   "one vector of d_model numbers per token.",
                   "Concat(head<sub>1</sub>, …, head<sub>h</sub>)")
         self.clear_stage()
-        d_k = tr.d_k
         parts = VGroup()
         for k in range(self.h):
-            g = self.matrix("heads", tr.heads[k, : self.n], room=11.0 / self.h, show_numbers=False)
+            g = self.matrix("heads", tr.heads[k, : self.n, : self.per_head], room=11.0 / self.h, show_numbers=False)
             g.tag = ("main", "heads", k)
             g.add(Rectangle(width=g.squares.width, height=g.squares.height, stroke_color=HEAD_COLORS[k],
                             stroke_width=4).move_to(g.squares))
             parts.add(g)
         self.place(parts.arrange(RIGHT, buff=0.4))
         self.play(LaggedStart(*[FadeIn(p) for p in parts], lag_ratio=0.2), run_time=1.2)
-        concat = self.matrix("concat", tr.concat[: self.n, : self.h * d_k], row_labels=self.tokens, show_numbers=False)
+        concat = self.matrix("concat", tr.concat[: self.n], row_labels=self.tokens, show_numbers=False,
+                             columns=self.columns)
         self.place(concat)
         self.play(ReplacementTransform(parts, concat), run_time=1.5)
         self.hold(2.5)
@@ -117,9 +126,10 @@ class MultiHeadScene(LessonScene):
                   "MultiHead(x) = Concat(head<sub>1</sub>, …, head<sub>h</sub>) W<sub>O</sub>")
         D = tr.output.shape[1]
         room = 4.8
-        small = self.matrix("concat", tr.concat[: self.n], room=room, row_labels=self.tokens)  # numbers if they fit
-        out = self.matrix("output", tr.output[: self.n], room=room)
-        out.add(label(f"output: {D} per token", 18, color=style.OUTPUT).next_to(out.squares, UP, buff=0.15))
+        small = self.matrix("concat", tr.concat[: self.n], room=room, row_labels=self.tokens, columns=self.columns)
+        out = self.matrix("output", tr.output[: self.n, :MAX_COLUMNS], room=room)  # numbers if they fit
+        title = f"output: {D} per token" if D <= MAX_COLUMNS else f"output: first {MAX_COLUMNS} of {D} per token"
+        out.add(label(title, 18, color=style.OUTPUT).next_to(out.squares, UP, buff=0.15))
         small.add(label("concat", 18).next_to(small.squares, UP, buff=0.15))
         arrow = Arrow(LEFT * 0.7, RIGHT * 0.7, color=style.TEXT_LIGHT)
         wo = label("× W_O", 22)

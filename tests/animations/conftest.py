@@ -15,6 +15,7 @@ LESSONS = {
     "article-2x2": PRESETS["article-2x2"],
     "eight-heads": PRESETS["eight-heads"],  # 10 tokens (8 shown), long words, 8 heads
 }
+WIDE = AttentionConfig(source="random", seq_len=12, d_model=256, num_heads=16)  # 8 of 16 heads, 8 of 16 columns each
 SCENES = ("scores", "masking", "multihead", "scaling")
 
 _rendered: dict = {}
@@ -36,7 +37,7 @@ def dry_run(scene: str, lesson: str, media_dir: Path):
         options = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                    "verbosity": "WARNING", "media_dir": str(media_dir)}
         with tempconfig(options):
-            obj = scene_class(LESSONS[lesson])
+            obj = scene_class(LESSONS[lesson] if lesson in LESSONS else WIDE)
             obj.record_layout = True
             obj.snapshot_dir = ARTIFACTS / "steps" / lesson
             obj.snapshot_dir.mkdir(parents=True, exist_ok=True)
@@ -53,7 +54,8 @@ def manim_media(tmp_path_factory):
     return tmp_path_factory.mktemp("manim-media")
 
 
-@pytest.fixture(params=[(s, lesson) for s in SCENES for lesson in LESSONS], ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.fixture(params=[(s, lesson) for s in SCENES for lesson in LESSONS] + [("multihead", "wide")],
+                ids=lambda p: f"{p[0]}-{p[1]}")
 def scene(request, manim_media):
     name, lesson = request.param
     return dry_run(name, lesson, manim_media)

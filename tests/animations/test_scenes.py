@@ -23,6 +23,8 @@ def source_array(scene, grid):
     arr = getattr(run_trace(scene.variants[variant]), field)
     if head is not None:
         arr = arr[head]
+    if getattr(grid, "columns", None) is not None:  # a wide matrix shows chosen columns
+        arr = arr[..., grid.columns]
     if row:
         arr = arr[row[0]]
     r, c = grid.values.shape
@@ -85,7 +87,7 @@ def test_a_blocked_row_is_all_zero(dry_scene):
     assert set(grid.texts()[0]) == {"0.00"}
 
 
-@pytest.mark.parametrize("lesson", ["default", "causal-5x4", "article-2x2", "eight-heads"])
+@pytest.mark.parametrize("lesson", ["default", "causal-5x4", "article-2x2", "eight-heads", "wide"])
 def test_one_grid_per_head(dry_scene, lesson):
     scene = dry_scene("multihead", lesson)
     h = scene.trace.num_heads
