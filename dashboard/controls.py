@@ -295,6 +295,8 @@ def head_control(num_heads: int) -> int:
     st.session_state[key] = min(max(1, st.session_state[key]), num_heads)
     with st.columns([1, 2])[0]:
         head = st.slider("Head to inspect", 1, num_heads, key=key)
-    if st.query_params.get("head") != str(head):
+    if head == 1:
+        st.query_params.pop("head", None)  # the default stays out of the link
+    elif st.query_params.get("head") != str(head):
         st.query_params["head"] = str(head)
     return head - 1

@@ -1,5 +1,7 @@
 """Every control through its range; bad settings give messages; the URL holds the lesson."""
 
+import math
+
 import pytest
 
 from core import MAX_TOKENS, PRESETS, AttentionConfig
@@ -155,3 +157,42 @@ def test_controls_write_the_url_and_the_url_reproduces_them(make_app):
     again = make_app(query=dict(at.query_params))
     assert lesson(again) == cfg
     assert chart(again, "weights", head=0).equals(chart(at, "weights", head=0))
+
+
+# -- the pages' own controls --------------------------------------------------------------------
+@pytest.mark.parametrize("preset", ["default", "padding"])
+def test_masking_page_through_every_mask_kind(make_app, preset):
+    at = make_app(query=url_params(PRESETS[preset]), page="masking")
+    for kind in at.button_group(key="view_mask").options:
+        at.button_group(key="view_mask").set_value(kind).run()
+        no_exception(at)
+        weights = chart(at, "weights", head=0)
+        blocked = weights[weights["masked"]]
+        assert (blocked["weight"] == 0).all()
+        if kind == "none":
+            assert blocked.empty
+        if kind == "custom" and PRESETS[preset].mask != "custom":
+            assert "Fully blocked row" in messages(at), "the custom demo blocks a whole row and says why"
+
+
+def test_why_scale_sliders_at_their_extremes(make_app):
+    at = make_app(page="why_scale")
+    for keys in (2, 64):
+        at.slider(key="view_sat_keys").set_value(keys).run()
+        no_exception(at)
+        assert chart(at, "saturation-entropy")["entropy"].max() <= math.log(keys) + 1e-6
+    row = at.select_slider(key="view_row_dk")
+    for d_k in (row.options[0], row.options[-1]):
+        at.select_slider(key="view_row_dk").set_value(int(d_k)).run()
+        no_exception(at)
+        assert abs(chart(at, "row-scaled")["weight"].sum() - 1) < 1e-5
+
+
+def test_block_page_every_stage_of_both_layouts(make_app):
+    at = make_app(page="block")
+    for kind in ("post-LN", "pre-LN"):
+        at.radio(key="view_block_kind").set_value(kind).run()
+        for stage in at.selectbox(key="view_block_stage").options:
+            at.selectbox(key="view_block_stage").set_value(stage).run()
+            no_exception(at)
+            assert len(chart(at, f"stage-{stage}")) == PRESETS["default"].num_tokens * PRESETS["default"].d_model
