@@ -87,7 +87,11 @@ def open_settled(page, url: str):
 
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_renders_without_an_exception_box(server, page, path):
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
     open_settled(page, f"{server}/{path}")
+    outside = [u for u in requested if not u.startswith((server, "data:", "blob:"))]
+    assert not outside, f"the page fetched from outside the lab: {outside[:3]}"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"page-{path or 'attention'}.png"))
     assert page.locator("[data-testid=stException]").count() == 0
