@@ -4,6 +4,9 @@ Every chart carries `usermeta={"lab": name}` so tests (and exports) can tell cha
 and its data as a DataFrame, which Streamlit ships to the browser as Arrow.
 """
 
+import hashlib
+from functools import lru_cache
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -89,10 +92,17 @@ def _grid(labels, x_title="key (attended to)", y_title="query (attending)"):
     )
 
 
-def _layered(df, layers, width: int, height: int, title: str, **meta) -> alt.LayerChart:
-    """One constructor call: each `.properties()` would deep-copy every layer again."""
-    return alt.LayerChart(layer=layers, data=df, width=width, height=height, title=title, usermeta=meta,
+def _layered(layers, width: int, height: int, title: str, **meta) -> alt.LayerChart:
+    """One constructor call, no data: each `.properties()` would deep-copy every layer again."""
+    return alt.LayerChart(layer=layers, width=width, height=height, title=title, usermeta=meta,
                           autosize=alt.AutoSizeParams(type="pad"))
+
+
+def with_data(template: alt.TopLevelMixin, df: pd.DataFrame) -> alt.TopLevelMixin:
+    """A cached, data-free template plus this rerun's table (a shallow copy: cheap)."""
+    chart = template.copy(deep=False)
+    chart.data = df
+    return chart
 
 
 def _numbers(base, field: str, fmt: str, dark_when: str):
@@ -108,23 +118,29 @@ def _weight_color(**legend) -> alt.Color:
                      condition={"test": "datum.masked", "value": style.MASKED})
 
 
-def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f") -> alt.Chart:
-    """Weights on the sequential 0..1 scale; blocked cells grey."""
-    labels = token_labels(trace.tokens)
+# Templates depend on labels and options only, so they are built once (lru_cache) and every
+# rerun just attaches its numbers; `usermeta["template"]` names the template for ui.draw.
+@lru_cache(maxsize=256)
+def _weights_template(labels: tuple, title: str, fmt: str, head: int) -> alt.LayerChart:
     n, px = len(labels), cell_px(len(labels))
-    base = _grid(labels)
+    base = _grid(list(labels))
     layers = [base.mark_rect().encode(color=_weight_color())]
     if n <= NUMBERS_UP_TO:
         layers.append(_numbers(base, "weight", fmt, "datum.weight > 0.6"))
-    return _layered(attention_cells(trace, head), layers, px * n, px * n, title, lab="weights", head=head)
+    key = ("weights", labels, title, fmt, head)
+    return _layered(layers, px * n, px * n, title, lab="weights", head=head, template=_hash(key))
 
 
-def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False) -> alt.Chart:
-    """Raw (q·k) or scaled scores on the diverging scale; with show_mask, blocked cells grey (−∞)."""
-    labels = token_labels(trace.tokens)
+def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f") -> alt.Chart:
+    """Weights on the sequential 0..1 scale; blocked cells grey."""
+    template = _weights_template(tuple(token_labels(trace.tokens)), title, fmt, head)
+    return with_data(template, attention_cells(trace, head))
+
+
+@lru_cache(maxsize=256)
+def _scores_template(labels: tuple, field: str, title: str, show_mask: bool, head: int) -> alt.LayerChart:
     n, px = len(labels), cell_px(len(labels))
-    df = attention_cells(trace, head)
-    base = _grid(labels)
+    base = _grid(list(labels))
     scale = alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0)
     blocked = {"condition": {"test": "datum.masked", "value": style.MASKED}} if show_mask else {}
     color = alt.Color(f"{field}:Q", scale=scale, legend=alt.Legend(title="q·k" if field == "qk" else "score"),
@@ -134,14 +150,20 @@ def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_ma
         minus_inf = {"condition": {"test": "datum.masked", "value": "−∞"}} if show_mask else {}
         layers.append(base.mark_text(fontSize=13, font=FONT).encode(
             text=alt.Text(f"{field}:Q", format=".2f", **minus_inf), color=alt.value(style.TEXT_DARK)))
-    return _layered(df, layers, px * n, px * n, title or field, lab="masked" if show_mask else field, head=head)
+    key = ("scores", labels, field, title, show_mask, head)
+    return _layered(layers, px * n, px * n, title, lab="masked" if show_mask else field, head=head,
+                    template=_hash(key))
 
 
-def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name: str,
-                   scheme: str = style.SCORE_SCHEME, x_title: str = "dimension", y_title: str = "token",
-                   domain=None, max_width: int = 720) -> alt.Chart:
-    """Any (rows, cols) matrix: Q, K, V, head outputs, W_O, positional tables, block stages."""
-    df = matrix_cells(np.asarray(values), row_labels, col_labels)
+def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False) -> alt.Chart:
+    """Raw (q·k) or scaled scores on the diverging scale; with show_mask, blocked cells grey (−∞)."""
+    template = _scores_template(tuple(token_labels(trace.tokens)), field, title or field, show_mask, head)
+    return with_data(template, attention_cells(trace, head))
+
+
+@lru_cache(maxsize=256)
+def _matrix_template(row_labels: tuple, col_labels: tuple, title: str, name: str, scheme: str, x_title: str,
+                     y_title: str, domain, max_width: int) -> alt.LayerChart:
     rows, cols = len(row_labels), len(col_labels)
     px = cell_px(max(rows, cols))
     extra = {"domainMid": 0} if scheme == style.SCORE_SCHEME else {}
@@ -156,7 +178,21 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
     if max(rows, cols) <= NUMBERS_UP_TO:
         dark = "datum.value > 0.6" if scheme == style.WEIGHT_SCHEME else "true"
         layers.append(_numbers(base, "value", ".2f", dark))
-    return _layered(df, layers, min(px * cols, max_width), px * rows, title, lab=name)
+    key = ("matrix", row_labels, col_labels, title, name, scheme, x_title, y_title, domain, max_width)
+    return _layered(layers, min(px * cols, max_width), px * rows, title, lab=name, template=_hash(key))
+
+
+def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name: str,
+                   scheme: str = style.SCORE_SCHEME, x_title: str = "dimension", y_title: str = "token",
+                   domain=None, max_width: int = 720) -> alt.Chart:
+    """Any (rows, cols) matrix: Q, K, V, head outputs, W_O, positional tables, block stages."""
+    template = _matrix_template(tuple(row_labels), tuple(col_labels), title, name, scheme, x_title, y_title,
+                                None if domain is None else tuple(domain), max_width)
+    return with_data(template, matrix_cells(np.asarray(values), row_labels, col_labels))
+
+
+def _hash(key: tuple) -> str:
+    return hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:16]
 
 
 def heads_grid(trace, columns: int = 4) -> alt.Chart:

@@ -1,5 +1,7 @@
 """Layout helpers shared by the pages: a chart with its export menu, side-by-side panels."""
 
+import copy
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -12,12 +14,30 @@ MAIN_WIDTH_PX = 1100  # what a wide page's main area holds on a 1600 px screen
 MAX_DRAWN_DIMS = 64  # wider matrices are shown in part (the first columns), and the page says so
 
 
+_SPECS: dict[str, dict] = {}  # a template's Vega-Lite spec (no data), by its name
+_MAX_SPECS = 512
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart's spec without its data; built once per template (Altair's to_dict is slow)."""
+    meta = getattr(chart, "usermeta", None)
+    name = meta.get("template") if isinstance(meta, dict) else None
+    if name is None or name not in _SPECS:
+        light = chart.copy(deep=False)
+        light.data = alt.NamedData(name="cells")
+        spec = light.to_dict(validate=False)
+        if name is None:
+            return spec
+        if len(_SPECS) >= _MAX_SPECS:
+            _SPECS.clear()
+        _SPECS[name] = spec
+    return copy.deepcopy(_SPECS[name])
+
+
 def draw(chart: alt.TopLevelMixin, key: str):
-    """`st.altair_chart`, minus its schema validation (tens of ms a chart): the chart's one table
-    travels as a named dataset, which Streamlit sends to the browser as Arrow."""
-    light = chart.copy(deep=False)
-    light.data = alt.NamedData(name="cells")
-    spec = light.to_dict(validate=False)
+    """`st.altair_chart`, minus its schema validation and rebuilding (tens of ms a chart): the
+    chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow."""
+    spec = _spec(chart)
     spec["datasets"] = {"cells": chart.data}
     st.vega_lite_chart(spec, width="content", theme=None, key=key)
 
