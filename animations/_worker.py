@@ -25,6 +25,7 @@ def count_animations(cls, cfg) -> int:
     scene.counting = True
     scene.setup()
     scene.construct()
+    scene.tear_down()  # the last step's closing pause
     return scene.animations_done
 
 

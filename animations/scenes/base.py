@@ -15,6 +15,7 @@ from ..mobjects import Label, formula, label
 
 TITLE_SIZE = 30
 NOTE_SIZE = 16
+READING_RATE = 18  # characters per second: a step lasts at least as long as its subtitle takes to read
 CONTENT_TOP, CONTENT_BOTTOM, CONTENT_WIDTH = 2.95, -3.5, 13.6  # the frame is 14.2 x 8 units
 
 
@@ -66,9 +67,9 @@ class LessonScene(Scene):
         self._record_layout()
         self.section_names.append(name)
         self.captions.append(caption)
+        self._caption = (caption, 0.0 if self.counting else self.time)
         if not self.counting:
             self.next_section(name)
-            self._caption = (caption, self.time)
         changes = []
         if markup is not None:
             new = formula(markup).to_corner(UR, buff=0.3)
@@ -86,10 +87,15 @@ class LessonScene(Scene):
             self.play(*changes, run_time=0.5)
 
     def _close_caption(self):
+        """End the running step: a pause until its subtitle can be read, then the subtitle itself."""
         if self._caption is not None:
             text, start = self._caption
-            self.add_subcaption(text, duration=max(self.time - start, 0.1), offset=start - self.time)
+            reading = len(text) / READING_RATE - (0.0 if self.counting else self.time - start)
+            self.wait(max(reading, 0.2))  # always one wait, so that counting matches rendering
             self._caption = None
+            if self.counting:
+                return
+            self.add_subcaption(text, duration=max(self.time - start, 0.1), offset=start - self.time)
 
     def place(self, group, top=CONTENT_TOP, bottom=CONTENT_BOTTOM, width=CONTENT_WIDTH):
         """Centre `group` in the content area (below the title, above the footnote), shrunk to fit."""

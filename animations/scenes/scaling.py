@@ -41,8 +41,8 @@ class ScalingScene(LessonScene):
             caption = (f"One query against {self.T} keys, every number drawn at random with variance 1. "
                        f"Their dot product then has variance d_k: here d_k = {d_k}.")
         else:
-            caption = (f"d_k = {d_k}: without the scale the scores spread further apart, and softmax piles "
-                       "almost all the weight on one key. With ÷√d_k the weights keep their shape.")
+            caption = (f"d_k = {d_k}: unscaled, the scores spread further and softmax piles the weight "
+                       "on one key; scaled, the row keeps its shape.")
         self.step(f"d_k-{d_k}", caption,
                   "softmax(q·k<sup>T</sup>)  vs  softmax(q·k<sup>T</sup> / √d<sub>k</sub>)",
                   f"the same seed ({self.cfg.seed}) at every size · {self.T} keys")

@@ -118,3 +118,15 @@ def test_text_stays_in_frame_and_does_not_overlap(scene):
         for n, (ta, a) in enumerate(texts):
             for tb, b in texts[n + 1 :]:
                 assert not _overlap(a, b), f"'{ta}' overlaps '{tb}' in step {step}"
+
+
+@pytest.mark.parametrize("name", ["scores", "masking", "multihead", "scaling"])
+def test_counting_pass_matches_the_render(dry_scene, name, manim_media):
+    """The worker's progress total (a construct that plays nothing) equals the animations played."""
+    from manim import tempconfig
+
+    from animations._worker import count_animations
+
+    scene = dry_scene(name, "default")
+    with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media)}):
+        assert count_animations(type(scene), scene.cfg) == scene.animations_done
