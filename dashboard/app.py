@@ -5,6 +5,7 @@ The sidebar holds the lesson (shared by every page, mirrored in the URL); each p
 """
 
 import streamlit as st
+import torch
 
 from dashboard import controls
 
@@ -19,6 +20,7 @@ PAGES = [
     # A "Lecture" page (the rendered animations, issue 5) goes here.
 ]
 
+torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
 st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide")
 page = st.navigation(PAGES)
 controls.lesson_config()
