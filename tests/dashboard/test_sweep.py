@@ -5,11 +5,11 @@ import random
 import numpy as np
 import pytest
 
-from core import AttentionConfig, ConfigError, run_trace
+from core import PRESETS, AttentionConfig, ConfigError, run_trace
 from core.config import MASKS, POSITIONALS
 from dashboard.controls import url_params
 
-from .conftest import PAGES, chart_data, no_exception
+from .conftest import PAGES, chart_data, no_exception, page_path
 
 
 def random_lessons(n: int, seed: int = 3) -> list[AttentionConfig]:
@@ -45,3 +45,13 @@ def test_random_lessons_on_every_page(make_app, page):
                 np.testing.assert_allclose(w, trace.weights[h], rtol=1e-5, atol=1e-6)
                 sums = w.sum(axis=1)
                 assert np.allclose(sums[~trace.blocked_rows], 1, atol=1e-5) and np.all(sums[trace.blocked_rows] == 0)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_on_every_page(make_app, preset):
+    at = make_app(query=url_params(PRESETS[preset]))
+    for page in PAGES:
+        at.switch_page(page_path(page)).run()
+        no_exception(at)
+        assert at.session_state["lesson_cfg"] == PRESETS[preset]
+        assert chart_data(at) or at.info, f"{page} draws charts or says why not"
