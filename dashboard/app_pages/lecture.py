@@ -28,8 +28,13 @@ def _video_of(scene: str):
     """The finished video of `scene` for the chosen lesson, or None while it is being made."""
     slot = f"lecture_{scene}_{lesson.key()}"
     job = st.session_state.get(f"studio_job_{slot}")
+    shared = lesson_name == "the default lesson"
     if job is None or (job.state == "done" and not job.path.is_file()):
-        studio.request(scene, lesson, slot, shared=lesson_name == "the default lesson")
+        if shared:  # made on first need, for everyone
+            studio.request(scene, lesson, slot, shared=True)
+        else:
+            st.button(f"Render {scene} with my settings", key=f"lecture_render_{scene}",
+                      on_click=studio.request, args=(scene, lesson, slot))
         job = st.session_state.get(f"studio_job_{slot}")
     if job is not None and job.state == "done":
         return job.path
