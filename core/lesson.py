@@ -44,7 +44,12 @@ def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
 
 
 def lesson_inputs(cfg: AttentionConfig, device=None) -> torch.Tensor:
-    """The token vectors x (T, D) after positions are added."""
+    """The token vectors x (T, D) after positions are added.
+
+    Hand-entered lessons have no embeddings: x is the entered Q, as in their trace.
+    """
+    if cfg.source == "manual":
+        return torch.tensor(cfg.q, dtype=torch.float32, device=device)  # positions: none or rotary
     if cfg.source == "text":
         x = embed_tokens(cfg.tokens, cfg.d_model)
     else:

@@ -84,3 +84,10 @@ def test_block_stages_sizes_and_formula():
     assert all(v.shape == (7, 16) for v in stages.values())
     np.testing.assert_allclose(stages["residual1"], stages["input"] + stages["attention"], atol=1e-6)
     np.testing.assert_allclose(stages["output"], stages["residual2"])
+
+
+def test_hand_entered_lessons_feed_their_q_to_the_block():
+    cfg = PRESETS["article-2x2"]
+    np.testing.assert_array_equal(lesson_inputs(cfg).numpy(), np.array(cfg.q, dtype=np.float32))
+    np.testing.assert_array_equal(run_trace(cfg).x, lesson_inputs(cfg).numpy())
+    assert block_stages(cfg)["output"].shape == (2, 2)
