@@ -210,7 +210,7 @@ def device_control() -> str:
 def _tokens_of(values: dict) -> list[str]:
     """The tokens the chosen inputs give, or the last lesson's if they cannot work yet."""
     try:
-        return AttentionConfig(**{**values, "mask": "none", "positional": "none"}).tokens
+        return current().replace(**{**_clean(values), "mask": "none", "positional": "none"}).tokens
     except ConfigError:
         return current().tokens
 
@@ -236,7 +236,7 @@ def sidebar_values() -> dict:
         elif v["mask"] == "window":
             v["window"] = window_control()
         elif v["mask"] == "custom":
-            v["custom_mask"] = custom_mask_control(_tokens_of({k: x for k, x in v.items() if k != "custom_mask"}))
+            v["custom_mask"] = custom_mask_control(_tokens_of(v))
         st.subheader("Model")
         v["d_model"] = d_model_control()
         v["num_heads"] = heads_control(v["d_model"])
