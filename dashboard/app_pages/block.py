@@ -15,9 +15,7 @@ st.markdown(
 
 cfg = controls.current()
 if cfg.source == "manual":
-    st.info("A block starts from token embeddings, and hand-entered Q, K, V have none: choose a sentence "
-            "or random tokens in the sidebar to walk through a block.")
-    st.stop()
+    st.caption("Hand-entered Q, K, V have no token embeddings: the block's input is the entered Q.")
 post, pre = data.block(cfg, False), data.block(cfg, True)
 left, right = st.columns(2)
 for col, (_, summary), name in ((left, post, "post-LN"), (right, pre, "pre-LN")):
