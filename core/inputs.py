@@ -14,9 +14,21 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def _hash_seed(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+
+
 def _word_seed(token: str) -> int:
-    digest = hashlib.sha256(token.lower().encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "little")
+    return _hash_seed(token.lower())
+
+
+def generator(seed: int, stream: str) -> torch.Generator:
+    """A CPU generator for one use of a lesson's seed ("inputs", "weights", "positions").
+
+    Separate streams keep those draws independent: one generator seeded alike for inputs
+    and weights would make W_Q's first rows a copy of x, and q = x·xᵀ a bright diagonal.
+    """
+    return torch.Generator().manual_seed(_hash_seed(f"{stream}:{seed}"))
 
 
 def embed_tokens(tokens: list[str], d_model: int) -> torch.Tensor:
@@ -35,5 +47,4 @@ def embed_tokens(tokens: list[str], d_model: int) -> torch.Tensor:
 
 def random_inputs(T: int, d_model: int, seed: int) -> torch.Tensor:
     """T random token vectors N(0, 1) from a seed, made on the CPU."""
-    gen = torch.Generator().manual_seed(seed)
-    return torch.randn(T, d_model, generator=gen)  # (T, D)
+    return torch.randn(T, d_model, generator=generator(seed, "inputs"))  # (T, D)

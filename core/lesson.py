@@ -7,7 +7,7 @@ import torch
 
 from .config import MAX_TOKENS, AttentionConfig
 from .device import resolve_device
-from .inputs import embed_tokens, random_inputs
+from .inputs import embed_tokens, generator, random_inputs
 from .masks import causal_mask, padding_mask, window_mask
 from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, sinusoidal_encoding
@@ -36,7 +36,7 @@ def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
     """
     D = cfg.d_model
     module = MultiHeadAttention(D, cfg.num_heads, bias=False, rotary=cfg.positional == "rotary")
-    gen = torch.Generator().manual_seed(cfg.seed)
+    gen = generator(cfg.seed, "weights")
     with torch.no_grad():
         module.in_proj.weight.copy_(torch.randn(3 * D, D, generator=gen) / math.sqrt(D))
         module.out_proj.weight.copy_(torch.randn(D, D, generator=gen) / math.sqrt(D))
@@ -59,7 +59,7 @@ def lesson_inputs(cfg: AttentionConfig, device=None) -> torch.Tensor:
         x = x + sinusoidal_encoding(T, cfg.d_model)
     elif cfg.positional == "learned":
         table = LearnedPositionalEncoding(MAX_TOKENS, cfg.d_model)
-        gen = torch.Generator().manual_seed(cfg.seed + 1)  # independent of the projections
+        gen = generator(cfg.seed, "positions")
         with torch.no_grad():
             table.table.weight.copy_(torch.randn(MAX_TOKENS, cfg.d_model, generator=gen))
             x = table(x)

@@ -31,3 +31,12 @@ def test_projections_follow_the_seed():
 def test_random_inputs_follow_the_seed():
     assert torch.equal(random_inputs(4, 8, 3), random_inputs(4, 8, 3))
     assert not torch.equal(random_inputs(4, 8, 3), random_inputs(4, 8, 4))
+
+
+def test_inputs_and_weights_are_independent_draws():
+    # One generator for both would make W_Q's first rows equal x / √D: q = x·xᵀ / √D.
+    cfg = AttentionConfig(source="random", seq_len=4, d_model=8, num_heads=1)
+    x, w_q = lesson_inputs(cfg), lesson_module(cfg).in_proj.weight[:8]
+    assert not torch.allclose(w_q[:4] * 8**0.5, x)
+    corr = torch.corrcoef(torch.stack([x.flatten(), (w_q[:4] * 8**0.5).flatten()]))[0, 1]
+    assert abs(corr) < 0.6
