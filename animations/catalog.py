@@ -8,6 +8,12 @@ SCENES: dict[str, tuple[str, str]] = {
     "scaling": ("animations.scenes.scaling", "ScalingScene"),
 }
 LECTURE = tuple(SCENES)
+DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
+    "scores": "Tokens become Q, K and V; each query meets every key; ÷√d_k; softmax; the weights mix V.",
+    "masking": "A mask blocks keys: −∞ before the softmax, weight 0 after; causal, padding, window.",
+    "multihead": "d_model splits into h heads, each with its own weights; concatenated, then mixed by W_O.",
+    "scaling": "Why divide by √d_k: without it, softmax saturates into one-hot as d_k grows.",
+}
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality"}
 
 

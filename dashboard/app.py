@@ -7,7 +7,7 @@ The sidebar holds the lesson (shared by every page, mirrored in the URL); each p
 import streamlit as st
 import torch
 
-from dashboard import controls
+from dashboard import controls, studio
 
 PAGES = [
     st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="attention", default=True),
@@ -17,11 +17,13 @@ PAGES = [
     st.Page("app_pages/positional.py", title="Positional encoding", url_path="positional"),
     st.Page("app_pages/block.py", title="Transformer block", url_path="block"),
     st.Page("app_pages/worked_example.py", title="The article's worked example", url_path="worked-example"),
-    # A "Lecture" page (the rendered animations, issue 5) goes here.
+    st.Page("app_pages/lecture.py", title="Lecture videos", url_path="lecture"),
 ]
 
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
 st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide")
 page = st.navigation(PAGES)
-controls.lesson_config()
+cfg = controls.lesson_config()
+with st.sidebar:
+    studio.render_with_my_settings(cfg)
 page.run()

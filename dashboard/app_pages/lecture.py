@@ -1,0 +1,75 @@
+"""Page 8: the lecture videos, and a presenter mode that steps through one scene."""
+
+import streamlit as st
+
+from animations.catalog import DESCRIPTIONS, LECTURE
+from animations.sections import steps
+from core import PRESETS
+from dashboard import controls, studio
+
+st.title("Lecture")
+st.markdown(
+    "Each scene animates the numbers of one lesson, computed by the same code as the other pages. "
+    "The default lesson's videos are made the first time someone opens this page and kept afterwards; "
+    "**Render with my settings** in the sidebar makes one of the lesson on your screen."
+)
+missing = studio.videos_available()
+if missing:
+    st.info(missing)
+    st.stop()
+
+LESSONS = {"the default lesson": PRESETS["default"], "my settings": None}
+lesson_name = st.segmented_control("Lesson", list(LESSONS), default="the default lesson", key="lecture_lesson")
+lesson = LESSONS.get(lesson_name) or controls.current()
+presenting = st.toggle("Presenter mode: step through one scene", key="lecture_presenter")
+
+
+def _video_of(scene: str):
+    """The finished video of `scene` for the chosen lesson, or None while it is being made."""
+    slot = f"lecture_{scene}_{lesson.key()}"
+    job = st.session_state.get(f"studio_job_{slot}")
+    shared = lesson_name == "the default lesson"
+    if job is None or (job.state == "done" and not job.path.is_file()):
+        if shared:  # made on first need, for everyone
+            studio.request(scene, lesson, slot, shared=True)
+        else:
+            st.button(f"Render {scene} with my settings", key=f"lecture_render_{scene}",
+                      on_click=studio.request, args=(scene, lesson, slot))
+        job = st.session_state.get(f"studio_job_{slot}")
+    if job is not None and job.state == "done":
+        return job.path
+    studio.job_panel(slot)
+    return None
+
+
+def _presenter(scene: str):
+    movie = _video_of(scene)
+    if movie is None:
+        return
+    parts = steps(movie)
+    if not parts:
+        st.warning("This video has no steps to present.")
+        return
+    key = f"presenter_step_{scene}"
+    step = min(st.session_state.get(key, 0), len(parts) - 1)
+    back, where, forward = st.columns([1, 4, 1], vertical_alignment="center")
+    back.button("◀ Back", key="presenter_back", disabled=step == 0, shortcut="Left",
+                on_click=lambda: st.session_state.update({key: step - 1}), width="stretch")
+    where.markdown(f"**Step {step + 1} of {len(parts)}: {parts[step].name.replace('-', ' ')}**")
+    forward.button("Next ▶", key="presenter_next", disabled=step == len(parts) - 1, shortcut="Right",
+                   on_click=lambda: st.session_state.update({key: step + 1}), width="stretch")
+    st.video(str(parts[step].clip), autoplay=True)
+    st.markdown(f"### {parts[step].caption}" if parts[step].caption else "")
+
+
+if presenting:
+    scene = st.selectbox("Scene", LECTURE, key="presenter_scene", format_func=lambda s: f"{s}: {DESCRIPTIONS[s]}")
+    st.caption("← and → step back and forward (click the page first, outside any field).")
+    _presenter(scene)
+else:
+    for scene in LECTURE:
+        st.subheader(scene.capitalize())
+        st.caption(DESCRIPTIONS[scene])
+        movie = _video_of(scene)
+        if movie is not None:
+            studio.play(movie)

@@ -1,0 +1,71 @@
+"""The dashboard with its render service pointed at a temporary cache (and, if asked, a fake manim)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from animations.render import RenderError, cache_dir
+from dashboard import studio
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+
+SRT = "1\n00:00:00,000 --> 00:00:02,000\nFirst, project.\n\n2\n00:00:02,000 --> 00:00:03,500\nThen, the scores.\n"
+
+
+def fake_render(fail: bool = False):
+    """A render_fn that writes a finished render folder (video, subtitles, two sections) at once."""
+
+    def render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None):
+        if fail:
+            raise RenderError(f"Rendering {scene} failed (exit status 1).", "Traceback\nValueError: no frames")
+        folder = cache_dir(scene, cfg, quality, media_dir)
+        (folder / "sections").mkdir(parents=True, exist_ok=True)
+        (folder / f"{scene}.mp4").write_bytes(b"\0\0\0\x18ftypmp42")
+        (folder / f"{scene}.srt").write_text(SRT, encoding="utf-8")
+        index = [{"name": "project", "video": f"{scene}_0000_project.mp4", "duration": "2.0"},
+                 {"name": "scores", "video": f"{scene}_0001_scores.mp4", "duration": "1.5"}]
+        for section in index:
+            (folder / "sections" / section["video"]).write_bytes(b"\0\0\0\x18ftypmp42")
+        (folder / "sections" / f"{scene}.json").write_text(json.dumps(index), encoding="utf-8")
+        if on_progress:
+            on_progress(2, 2)
+        return folder / f"{scene}.mp4"
+
+    return render
+
+
+@pytest.fixture
+def studio_app(tmp_path, monkeypatch):
+    """`studio_app(render_fn=None, query=None)`: the app after its first run, with a fresh service."""
+    monkeypatch.setenv("ATTENTION_LAB_MEDIA", str(tmp_path))
+    made = []
+
+    def make(render_fn=None, query=None) -> AppTest:
+        if render_fn is not None:
+            real = studio.RenderService
+            monkeypatch.setattr(studio, "RenderService", lambda **kw: real(render_fn=render_fn, **kw))
+        studio.service.clear()
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        if query:
+            at.query_params = dict(query)
+        made.append(at)
+        return at.run()
+
+    yield make
+    if studio.service.__wrapped__ is not None:  # leave no worker threads behind
+        studio.service().shutdown(wait=True)
+    studio.service.clear()
+
+
+def run_until(at: AppTest, done, seconds: float = 120.0) -> AppTest:
+    """Rerun the app (as the page's polling would) until `done(at)` or the time is up."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not done(at):
+        assert time.monotonic() < deadline, "the page never reached the expected state"
+        time.sleep(0.3)
+        at.run()
+    return at
