@@ -81,3 +81,17 @@ def test_my_settings_on_the_lecture_page_render_on_request(studio_app):
     at.button(key="lecture_render_masking").click().run()
     run_until(at, lambda a: len(_videos(a)) == 1)
     _no_exception(at)
+
+
+def test_without_manim_the_lab_runs_and_says_what_to_install(studio_app, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "manim" else real(name, *a))
+    at = studio_app(render_fn=fake_render())
+    _no_exception(at)
+    assert at.get("vega_lite_chart"), "the lesson's charts still show"
+    assert any("need manim" in c.value for c in at.sidebar.caption)
+    at.switch_page("app_pages/lecture.py").run()
+    _no_exception(at)
+    assert any("need manim" in i.value for i in at.info) and not _videos(at)
