@@ -22,7 +22,8 @@ MAX_TEXT_CHARS = 2000
 MAX_D_MODEL = 1024
 MAX_HEADS = 64
 MAX_SEED = 2**32 - 1
-MAX_TEMPERATURE = 100.0
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0  # below 0.01 the scaled scores can overflow float32
+MAX_ENTRY = 1e4  # hand-entered numbers: q·k stays far from float32's overflow (3e38)
 
 
 class ConfigError(ValueError):
@@ -88,9 +89,9 @@ class AttentionConfig:
         _check(self.d_model % self.num_heads == 0, "num_heads",
                f"d_model {self.d_model} is not divisible by {self.num_heads} heads: each head "
                f"gets an equal share of the dimensions.")
-        _check(math.isfinite(self.temperature) and 0 < self.temperature <= MAX_TEMPERATURE,
-               "temperature",
-               f"The temperature must be above 0 and at most {MAX_TEMPERATURE:g}, got {self.temperature}.")
+        _check(math.isfinite(self.temperature) and MIN_TEMPERATURE <= self.temperature <= MAX_TEMPERATURE,
+               "temperature", f"The temperature must be between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g}, "
+               f"got {self.temperature}.")
         _check(0 <= self.seed <= MAX_SEED, "seed", f"The seed must be between 0 and {MAX_SEED}, got {self.seed}.")
 
     def _check_tokens(self):
@@ -142,6 +143,8 @@ class AttentionConfig:
                 for j, value in enumerate(row):
                     _check(math.isfinite(value), name,
                            f"{label} row {i + 1}, column {j + 1} is not a finite number ({value}).")
+                    _check(abs(value) <= MAX_ENTRY, name, f"{label} row {i + 1}, column {j + 1} is {value:g}; "
+                           f"the lab takes numbers between -{MAX_ENTRY:,.0f} and {MAX_ENTRY:,.0f}.")
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
