@@ -1,0 +1,404 @@
+"""A classroom at once: 30 student sessions on one lab server, some of them rendering videos.
+
+Starts the lab (`streamlit run dashboard/app.py`, as `make classroom` does, but bound to
+127.0.0.1 on a free port, with its render cache in a temporary folder), then:
+
+1. memory: server RSS (from /proc) with 0 sessions (after one warm-up session, so that
+   modules and shared caches are loaded), then with N idle sessions; the difference / N is
+   the idle memory of one session;
+2. load: every session changes a sidebar control (temperature, seed, ÷√d_k, the sentence,
+   d_model) every 1-3 s for `--seconds`; `--renderers` of them first press "Render with my
+   settings", each with a lesson of its own (a different seed), and keep moving controls;
+3. drain: waits (bounded) for every requested video to appear in the cache.
+
+Reported: p50/p95/max time from a change sent to that rerun finished (`script_finished`),
+errors (exceptions or `st.error` on the page, dropped connections, reruns that never
+finished), server RSS in total and per session, the render queue over time (finished mp4s
+and running renders, i.e. `.`-prefixed temporary folders, in the cache; waiting = requested
+- finished - running), and whether each renderer's page showed its video.
+
+The client: Streamlit's own websocket protocol (`/_stcore/stream`, protobuf `BackMsg` /
+`ForwardMsg` from `streamlit.proto`), not browser pages. Measured here (2 cores): 5 lab pages
+in one headless Chromium take ~1.1 GB (PSS) and ~40 % of a core while each moves a slider every
+2 s, so 30 pages would need ~2.4 cores for Chromium alone and the figures would measure
+Chromium starving the server. The protocol client sends what the browser sends (a
+`rerun_script` with the changed widget's state, the page and the query string; the
+fragments' auto-reruns that poll render progress), all 30 sessions in one asyncio process at a
+few % of a core (printed). Its "settled" is the server's side: the rerun's last delta and
+`script_finished` received; the browser's paint adds tens of ms (benchmarks/dashboard_bench.py).
+
+The server runs with `--server.fileWatcherType none`: with Streamlit's default watcher, any
+edit of a dashboard module while the class runs (a `git pull`, a teacher's fix, other people
+working in the same checkout while this ran) makes every session re-import the dashboard on
+its next rerun; under 30 sessions that took seconds per change and some reruns failed with
+`KeyError: 'dashboard.studio'` in the import machinery. `--server-option
+server.fileWatcherType=auto` measures the default.
+
+    python benchmarks/classroom_load.py [--sessions 30] [--seconds 60] [--renderers 4]
+
+Loopback only; every loop is bounded; the server is stopped at the end.
+"""
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTRA: list[str] = []  # extra `streamlit run` options (--server-option)
+RUN_TIMEOUT = 30.0  # a rerun that has not finished by then counts as an error
+EARLY = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+TEXTS = ["The cat sat on the mat.", "Attention is all you need.", "A student moves a slider.",
+         "Queries meet keys and mix values.", "Thirty laptops, one lab."]
+
+
+# -- the server -----------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(media: Path):
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none", *EXTRA]
+    env = {**os.environ, "ATTENTION_LAB_MEDIA": str(media)}
+    log = open(media / "server.log", "wb")  # noqa: SIM115 (the server writes it until it stops)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(200):
+        if proc.poll() is not None:
+            raise RuntimeError("the lab exited before serving")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+            return proc, port
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError("the lab did not start")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def render_state(media: Path) -> tuple[int, int]:
+    """(finished videos, renders running) as the cache folder shows them."""
+    renders = media / "renders"
+    if not renders.is_dir():
+        return 0, 0
+    finished = len(list(renders.glob("*/*.mp4")))
+    running = sum(1 for d in renders.iterdir() if d.is_dir() and d.name.startswith("."))
+    return finished, running
+
+
+# -- one student ----------------------------------------------------------------------------
+class Session:
+    """One browser tab, as Streamlit's websocket protocol sees it."""
+
+    def __init__(self, port: int, name: int, stats: dict):
+        self.port, self.name, self.stats = port, name, stats
+        self.ws = None
+        self.widgets: dict[str, str] = {}  # key -> widget id
+        self.page_hash, self.query = "", ""
+        self.fragments: dict[str, float] = {}  # fragment id -> auto-rerun interval (s)
+        self.finished = asyncio.Queue()
+        self.saw_video = self.saw_failure = False
+        self.reader = None
+
+    async def connect(self):
+        self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", max_size=None,
+                                           ping_interval=None)
+        self.reader = asyncio.create_task(self._read())
+        await self.rerun({})
+
+    async def close(self):
+        self.reader.cancel()
+        try:
+            await asyncio.wait_for(self.ws.close(), 5)
+        except (TimeoutError, websockets.WebSocketException):
+            pass
+
+    async def _read(self):
+        try:
+            async for raw in self.ws:
+                msg = ForwardMsg()
+                msg.ParseFromString(raw)
+                self._handle(msg)
+        except websockets.ConnectionClosed:
+            pass
+        if not self.stats.get("stopping"):
+            self.error("connection closed by the server")
+        self.finished.put_nowait(None)
+
+    def _handle(self, msg):
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.page_hash = msg.new_session.page_script_hash
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+        elif kind == "auto_rerun":
+            self.fragments[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+        elif kind == "script_finished":
+            if msg.script_finished != EARLY:
+                self.finished.put_nowait(msg.script_finished)
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            self._element(msg.delta.new_element)
+
+    def _element(self, el):
+        kind = el.WhichOneof("type")
+        widget = getattr(el, kind)
+        if hasattr(widget, "id") and "-" in getattr(widget, "id", ""):
+            self.widgets[widget.id.rsplit("-", 1)[-1]] = widget.id
+        if kind == "exception":
+            self.error(f"exception: {el.exception.type}: {el.exception.message[:120]} "
+                       f"{' | '.join(el.exception.stack_trace)[-300:]}")
+        elif kind == "alert" and el.alert.format == el.alert.ERROR:
+            if "could not be made" in el.alert.body:
+                self.saw_failure = True
+            self.error(f"error on the page: {el.alert.body[:120]}")
+        elif kind == "video":
+            self.saw_video = True
+
+    def error(self, text: str):
+        self.stats["errors"].append(f"session {self.name}: {text}")
+
+    async def rerun(self, states: dict, fragment: str = "") -> float | None:
+        """Send one rerun with these widget states; seconds until it finished, None on failure."""
+        msg = BackMsg()
+        client = msg.rerun_script
+        client.query_string, client.page_script_hash = self.query, self.page_hash
+        if fragment:
+            client.fragment_id, client.is_auto_rerun = fragment, True
+        for key, value in states.items():
+            w = client.widget_states.widgets.add()
+            w.id = self.widgets[key]
+            if key == "ctl_temperature":
+                w.double_array_value.data.append(value)
+            elif isinstance(value, bool) and key.endswith(("_render",)):
+                w.trigger_value = value
+            elif isinstance(value, bool):
+                w.bool_value = value
+            elif isinstance(value, (int, float)):
+                w.double_value = value
+            else:
+                w.string_value = value
+        while not self.finished.empty():  # a run we did not ask for (a fragment's st.rerun)
+            self.finished.get_nowait()
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        try:
+            status = await asyncio.wait_for(self.finished.get(), RUN_TIMEOUT)
+        except TimeoutError:
+            self.error("a rerun did not finish within 30 s")
+            return None
+        if status is None:
+            return None
+        if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+            self.error("the script failed to compile")
+        return time.perf_counter() - t0
+
+    def random_change(self, rng: random.Random) -> dict:
+        key = rng.choice(["ctl_temperature", "ctl_temperature", "ctl_seed", "ctl_scale", "ctl_text", "ctl_d_model"])
+        value = {"ctl_temperature": round(rng.uniform(0.05, 5.0) / 0.05) * 0.05, "ctl_seed": rng.randrange(1000),
+                 "ctl_scale": rng.random() < 0.5, "ctl_text": rng.choice(TEXTS),
+                 "ctl_d_model": rng.choice([8, 16, 32, 64])}[key]
+        return {key: value}
+
+    async def think(self, seconds: float):
+        """Wait like a student reads the screen, running the page's auto-reruns (render progress)."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            if not self.fragments:
+                await asyncio.sleep(left)
+                break
+            fragment, interval = next(iter(self.fragments.items()))
+            await asyncio.sleep(min(interval, left))
+            self.fragments.pop(fragment, None)  # the run re-registers it while the panel is showing
+            await self.rerun({}, fragment=fragment)
+
+
+async def student(s: Session, stop_at: float, seed: int, render_seed: int | None):
+    rng = random.Random(seed)
+    if render_seed is not None:  # a lesson of its own, then the button
+        await s.rerun({"ctl_seed": render_seed})
+        await s.rerun({"studio_render": True})
+        s.stats["requested"] += 1
+    while time.monotonic() < stop_at and not s.stats.get("stopping"):
+        await s.think(rng.uniform(1.0, 3.0))
+        if time.monotonic() >= stop_at:
+            break
+        change = s.random_change(rng)
+        if render_seed is not None and "ctl_seed" in change:
+            change = {"ctl_temperature": 1.0}  # keep the seed its video was made with
+        took = await s.rerun(change)
+        if took is not None:
+            s.stats["times"].append(took)
+
+
+# -- the run --------------------------------------------------------------------------------
+async def sample_queue(media: Path, stats: dict, until):
+    t0 = time.monotonic()
+    while not until():
+        finished, running = render_state(media)
+        waiting = max(0, stats["requested"] - finished - running)
+        stats["queue"].append((time.monotonic() - t0, finished, running, waiting))
+        await asyncio.sleep(1.0)
+
+
+async def classroom(port: int, pid: int, media: Path, args) -> dict:
+    stats = {"errors": [], "times": [], "queue": [], "requested": 0}
+    warm = Session(port, -1, stats)
+    await warm.connect()
+    await warm.close()
+    await asyncio.sleep(3)
+    rss0 = rss_mb(pid)
+    sessions = [Session(port, i, stats) for i in range(args.sessions)]
+    for s in sessions:  # one after another, as students arrive
+        await s.connect()
+    await asyncio.sleep(5)
+    rss_idle = rss_mb(pid)
+    stats["rss"] = {"no sessions": rss0, "idle": rss_idle, "per idle session": (rss_idle - rss0) / args.sessions}
+
+    stop_at = time.monotonic() + args.seconds
+    drained = False
+    sampler = asyncio.create_task(sample_queue(media, stats, lambda: drained))
+    peak = [rss_idle]
+
+    async def watch_rss():
+        while not drained:
+            peak[0] = max(peak[0], rss_mb(pid))
+            await asyncio.sleep(0.5)
+
+    async def progress():
+        t0, cpu0 = time.monotonic(), cpu_seconds(pid)
+        while not drained:
+            await asyncio.sleep(5)
+            t, cpu = time.monotonic(), cpu_seconds(pid)
+            print(f"  {t - t0:4.0f} s: {len(stats['times'])} changes, {len(stats['errors'])} errors, server "
+                  f"{rss_mb(pid):.0f} MB, {100 * (cpu - cpu0) / 5:.0f} % CPU, renders {render_state(media)}",
+                  file=sys.stderr, flush=True)
+            cpu0 = cpu
+
+    watcher = asyncio.gather(watch_rss(), progress())
+    renderers = set(range(0, args.sessions, max(1, args.sessions // max(1, args.renderers)))[:args.renderers])
+    await asyncio.gather(*(student(s, stop_at, i, 1000 + i if i in renderers else None)
+                           for i, s in enumerate(sessions)))
+    stats["rss"]["after load"] = rss_mb(pid)
+    deadline = time.monotonic() + args.render_wait
+    while time.monotonic() < deadline and render_state(media)[0] < stats["requested"]:
+        await asyncio.sleep(1.0)
+    for i in renderers:  # what each renderer's page shows now
+        await sessions[i].rerun({})
+    stats["videos shown"] = sum(sessions[i].saw_video for i in renderers)
+    stats["render failed on page"] = sum(sessions[i].saw_failure for i in renderers)
+    drained = True
+    await asyncio.gather(sampler, watcher)
+    stats["rss"]["peak"] = peak[0]
+    stats["stopping"] = True
+    return stats, sessions
+
+
+def report(stats: dict, args, seconds: float):
+    times = sorted(stats["times"])
+    p = (lambda q: times[min(len(times) - 1, int(q * len(times)))] * 1000) if times else (lambda q: float("nan"))
+    finished = stats["queue"][-1][1] if stats["queue"] else 0
+    rss = stats["rss"]
+    print(f"\n{args.sessions} sessions × {args.seconds:g} s, {args.renderers} rendering (wall {seconds:.0f} s)")
+    print("| figure | value | goal |\n| --- | --- | --- |")
+    print(f"| control changes measured | {len(times)} | |")
+    print(f"| load client CPU (30 sessions, one process) | {100 * stats['client cpu'] / seconds:.0f} % of a core | |")
+    print(f"| change → settled p50 / p95 / max | {p(0.5):.0f} / {p(0.95):.0f} / {p(1.0) if times else 0:.0f} ms"
+          f" | p95 < 1000 ms |")
+    print(f"| errors | {len(stats['errors'])} | 0 |")
+    print(f"| server RSS: no sessions / {args.sessions} idle / peak under load | {rss['no sessions']:.0f} / "
+          f"{rss['idle']:.0f} / {rss['peak']:.0f} MB | |")
+    print(f"| server RSS per idle session | {rss['per idle session']:.1f} MB | < 20 MB |")
+    print(f"| server RSS per session under load (peak - none) / N | "
+          f"{(rss['peak'] - rss['no sessions']) / args.sessions:.1f} MB | |")
+    print(f"| renders requested / finished / shown on the page | {stats['requested']} / {finished} / "
+          f"{stats['videos shown']} | all |")
+    print("\nrender queue (t s: finished, running, waiting):")
+    changes = [row for i, row in enumerate(stats["queue"]) if i == 0 or row[1:] != stats["queue"][i - 1][1:]]
+    print("  " + "; ".join(f"{t:.0f}: {f}, {r}, {w}" for t, f, r, w in changes))
+    for line in stats["errors"][:20]:
+        print("  error:", line)
+    if times:
+        print(f"\n(mean {statistics.mean(times) * 1000:.0f} ms over {len(times)} changes)")
+
+
+def server_tracebacks(log: Path, most: int = 3):
+    """The server's distinct tracebacks (their last lines), to say what the errors were."""
+    seen: dict[str, str] = {}
+    for block in log.read_text(errors="replace").split("Traceback (most recent call last):")[1:]:
+        lines = [ln for ln in block.strip().splitlines() if ln.strip()]
+        seen.setdefault(lines[-1] if lines else "", "\n".join(lines[-8:]))
+    print(f"\nserver tracebacks: {len(seen)} distinct")
+    for text in list(seen.values())[:most]:
+        print(text, "\n")
+
+
+async def run_and_report(port, pid, media, args, t0):
+    cpu0 = time.process_time()
+    stats, sessions = await classroom(port, pid, media, args)
+    stats["client cpu"] = time.process_time() - cpu0
+    report(stats, args, time.monotonic() - t0)
+    if stats["errors"]:
+        server_tracebacks(media / "server.log")
+    if args.keep_log:
+        Path(args.keep_log).write_bytes((media / "server.log").read_bytes())
+    await asyncio.gather(*(s.close() for s in sessions))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--renderers", type=int, default=4, help="sessions that also request a video")
+    parser.add_argument("--render-wait", type=float, default=600.0, help="at most this long for renders to finish")
+    parser.add_argument("--server-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a `streamlit run` option, e.g. runner.postScriptGC=false (repeatable)")
+    parser.add_argument("--keep-log", metavar="PATH", help="copy the server's log here")
+    args = parser.parse_args()
+    for option in args.server_option:
+        name, _, value = option.partition("=")
+        EXTRA.extend([f"--{name.removeprefix('--')}", value])
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; server options: "
+          f"--server.fileWatcherType none {' '.join(EXTRA)}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="classroom-") as tmp:
+        media = Path(tmp)
+        proc, port = start_server(media)
+        t0 = time.monotonic()
+        try:
+            asyncio.run(run_and_report(port, proc.pid, media, args, t0))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+if __name__ == "__main__":
+    main()
