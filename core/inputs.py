@@ -2,6 +2,7 @@
 
 import hashlib
 import re
+import unicodedata
 
 import torch
 
@@ -10,8 +11,13 @@ MAX_EMBED_DIM = 1024  # token embeddings are cut from one fixed vector per word
 
 
 def tokenize(text: str) -> list[str]:
-    """Words and punctuation marks, in order: "The cat sat." -> ["The", "cat", "sat", "."]."""
-    return _TOKEN.findall(text)
+    """Words and punctuation marks, in order: "The cat sat." -> ["The", "cat", "sat", "."].
+
+    Control and format characters (NUL, escapes, direction overrides) are not tokens: they
+    would be invisible labels on every chart.
+    """
+    visible = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text)
+    return _TOKEN.findall(visible)
 
 
 def _hash_seed(text: str) -> int:

@@ -10,6 +10,11 @@ def test_tokenize_words_and_punctuation():
     assert tokenize("  ") == []
 
 
+def test_control_and_format_characters_are_not_tokens():
+    assert tokenize("before\x00after\x1b[31mred\u202eevil\x07") == ["before", "after", "[", "31mred", "evil"]
+    assert tokenize("\x00\u200b\x7f") == []
+
+
 def test_same_word_same_vector_whatever_the_seed_or_sentence():
     a = lesson_inputs(AttentionConfig(text="the cat sat", seed=0))
     b = lesson_inputs(AttentionConfig(text="a cat ran", seed=99))
