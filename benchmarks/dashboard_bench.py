@@ -5,6 +5,8 @@ the page settled (the script finished and the browser painted the redrawn charts
 several moves, for
 - the lab's main page at the default lesson, and at 64 tokens × d_model 512 × 16 heads;
 - a bare Streamlit app with one slider and one heatmap of the same size (the floor),
+  both served the same way (same flags, same working directory, so the same
+  .streamlit/config.toml) and measured move for move in turn,
 plus the server-side rerun time via AppTest (default lesson, a slider change each rerun).
 Goals (issue 3): ≤ 1.3× the floor at the default lesson, ≤ 2× at the large one, AppTest ≤ 50 ms.
 
@@ -90,26 +92,45 @@ def serve(script: Path):
     raise RuntimeError(f"{script} did not start")
 
 
-def slider_times(browser, url: str, repeats: int) -> list[float]:
+def open_app(browser, url: str):
+    """A page at `url`, settled, and its temperature slider."""
     page = browser.new_page(viewport={"width": 1600, "height": 1000})
     page.goto(url)
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=60_000)
     page.wait_for_timeout(1500)
-    slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
-    times, missed = [], 0
-    for i in range(repeats + 1):  # the first move warms caches and is dropped
-        page.evaluate(ARM_JS)
-        slider.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
-        try:
-            times.append(page.evaluate("window.__done"))
-        except PlaywrightError:  # a move that never reached the server: note it, measure the next
-            missed += 1
+    return page, page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
+
+
+def move(page, slider, key: str) -> float | None:
+    """Milliseconds from one key press to the page settled, or None if the move never settled."""
+    page.evaluate(ARM_JS)
+    slider.press(key)
+    try:
+        return page.evaluate("window.__done")
+    except PlaywrightError:  # a move that never reached the server: note it, measure the next
+        return None
+    finally:
         page.wait_for_timeout(300)
-    page.close()
-    if missed:
-        print(f"  ({missed} of {repeats + 1} moves at {url} did not settle and were left out)", flush=True)
-    return times[1:]
+
+
+def paired_times(browser, lab_url: str, floor_url: str, repeats: int) -> tuple[list[float], list[float]]:
+    """Slider moves on the lab and on the floor, one after the other (lab, floor, lab, ...), so a
+    busy spell of the machine falls on both alike. The first move of each warms caches, dropped."""
+    apps = [open_app(browser, lab_url), open_app(browser, floor_url)]
+    times, missed = ([], []), [0, 0]
+    for i in range(repeats + 1):
+        for j, (page, slider) in enumerate(apps):
+            t = move(page, slider, "ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            if t is None:
+                missed[j] += 1
+            elif i > 0:
+                times[j].append(t)
+    for (page, _), url, n in zip(apps, (lab_url, floor_url), missed, strict=True):
+        page.close()
+        if n:
+            print(f"  ({n} of {repeats + 1} moves at {url} did not settle and were left out)", flush=True)
+    return times
 
 
 def browser_medians(repeats: int) -> dict:
@@ -124,10 +145,9 @@ def browser_medians(repeats: int) -> dict:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 out = {
-                    "default lesson": (slider_times(browser, lab_url + "/", repeats),
-                                       slider_times(browser, floor_url + "/?T=7", repeats)),
-                    "64 tokens × 512 × 16 heads": (slider_times(browser, f"{lab_url}/?{LARGE}", repeats),
-                                                   slider_times(browser, floor_url + "/?T=64", repeats)),
+                    "default lesson": paired_times(browser, lab_url + "/", floor_url + "/?T=7", repeats),
+                    "64 tokens × 512 × 16 heads": paired_times(browser, f"{lab_url}/?{LARGE}",
+                                                               floor_url + "/?T=64", repeats),
                 }
                 browser.close()
         finally:
