@@ -27,12 +27,18 @@ fragments' auto-reruns that poll render progress), all 30 sessions in one asynci
 few % of a core (printed). Its "settled" is the server's side: the rerun's last delta and
 `script_finished` received; the browser's paint adds tens of ms (benchmarks/dashboard_bench.py).
 
-The server runs with `--server.fileWatcherType none`: with Streamlit's default watcher, any
-edit of a dashboard module while the class runs (a `git pull`, a teacher's fix, other people
-working in the same checkout while this ran) makes every session re-import the dashboard on
-its next rerun; under 30 sessions that took seconds per change and some reruns failed with
-`KeyError: 'dashboard.studio'` in the import machinery. `--server-option
-server.fileWatcherType=auto` measures the default.
+What it found (2-core machine, 30 × 60 s, 4 renders):
+- Streamlit's `gc.collect()` after every run (runner.postScriptGC) walks the ~250 000 objects
+  torch, Altair and pandas leave loaded: ~160 ms of server time per change, so 30 students
+  saturate the one core the server's Python can use (p50 5.4 s, p95 7.1 s). With those
+  objects frozen once (`gc.freeze()` after the first run) the same load gives p50 36 ms,
+  p95 119 ms.
+- Streamlit's file watcher (on by default) re-imports the dashboard in every session after a
+  dashboard module changes on disk (a `git pull` or an edit during class); with 30 sessions
+  some of those reruns failed with `KeyError: 'dashboard.studio'` inside the import
+  machinery. This script serves with `--server.fileWatcherType none` so that edits in the
+  checkout cannot leak into the figures; `--server-option server.fileWatcherType=auto`
+  measures the default (without edits it costs nothing measurable).
 
     python benchmarks/classroom_load.py [--sessions 30] [--seconds 60] [--renderers 4]
 
