@@ -36,8 +36,10 @@ run: $(STAMP)
 	$(PY) -m streamlit run dashboard/app.py --server.address 127.0.0.1 --server.port 8501
 
 # The lab for students' laptops on the local network: see the README's reliability section.
+# No file watcher: an edit or a git pull during class would re-import the app under every session.
 classroom: $(STAMP)
-	$(PY) -m streamlit run dashboard/app.py --server.address 0.0.0.0 --server.port 8501
+	$(PY) -m streamlit run dashboard/app.py --server.address 0.0.0.0 --server.port 8501 \
+		--server.fileWatcherType none
 
 lecture: $(STAMP)
 	$(PY) -m animations lecture --quality low --out media/lecture

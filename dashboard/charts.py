@@ -58,17 +58,22 @@ def attention_cells(trace, head: int) -> pd.DataFrame:
     qi, ki = np.divmod(np.arange(T * T), T)
     masked = ~trace.mask.reshape(-1)
     return pd.DataFrame({
-        "query": np.array(labels)[qi], "key": np.array(labels)[ki], "row": qi, "col": ki,
+        "query": _labels(labels)[qi], "key": _labels(labels)[ki], "row": qi, "col": ki,
         "qk": trace.scores[head].reshape(-1), "scaled": trace.scaled[head].reshape(-1),
         "masked": masked, "masked_text": np.where(masked, "yes", "no"),
         "weight": trace.weights[head].reshape(-1),
     })
 
 
+def _labels(labels) -> np.ndarray:
+    """Labels as Python strings: numpy's fixed-width strings would drop a trailing NUL."""
+    return np.array(list(labels), dtype=object)
+
+
 def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
     rows, cols = values.shape
     ri, ci = np.divmod(np.arange(rows * cols), cols)
-    return pd.DataFrame({"row_label": np.array(row_labels)[ri], "col_label": np.array(col_labels)[ci],
+    return pd.DataFrame({"row_label": _labels(row_labels)[ri], "col_label": _labels(col_labels)[ci],
                          "row": ri, "col": ci, "value": values.reshape(-1).astype(float)})
 
 
