@@ -43,10 +43,21 @@ def load(cfg: AttentionConfig):
 
 def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
     """The lesson a link describes, or the defaults and a notice saying why not."""
+    values = {k: v for k, v in params.items() if k in CONFIG_FIELDS}
     try:
-        return AttentionConfig.from_dict({k: v for k, v in params.items() if k in CONFIG_FIELDS}), ""
-    except (ConfigError, ValueError, TypeError) as err:
+        return AttentionConfig.from_dict(values), ""
+    except ConfigError as err:
+        if err.field == "device":  # a link made on a machine with a GPU: same lesson, another device
+            fallback, notice = config_from_url({**values, "device": "auto"})
+            if not notice:
+                return fallback, f"{err} The lesson runs on the {fallback_device()} instead."
         return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
+    except (ValueError, TypeError) as err:
+        return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
+
+
+def fallback_device() -> str:
+    return {"cuda": "GPU", "mps": "Apple GPU"}.get(available_devices()[0], "CPU")
 
 
 def url_params(cfg: AttentionConfig) -> dict[str, str]:

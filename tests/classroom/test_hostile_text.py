@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from animations.render import cache_dir
@@ -188,3 +189,15 @@ def test_non_finite_or_huge_hand_entered_numbers_give_a_notice(matrix, bad):
     for spec, df in charts(at):
         numbers = df.select_dtypes("number").to_numpy(dtype=float)
         assert np.isfinite(numbers).all(), spec["usermeta"]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_link_asking_for_cuda_keeps_its_lesson_on_the_cpu():
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params = {"device": "cuda", "d_model": "32", "num_heads": "8", "mask": "causal"}
+    at.run()
+    assert not at.exception
+    notices = " ".join(str(w.value) for w in at.warning)
+    assert "'cuda' was asked for" in notices and "runs on the CPU instead" in notices
+    cfg = at.session_state["lesson_cfg"]
+    assert (cfg.d_model, cfg.num_heads, cfg.mask, cfg.device) == (32, 8, "causal", "auto")
