@@ -58,16 +58,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit_client import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRA: list[str] = []  # extra `streamlit run` options (--server-option)
-RUN_TIMEOUT = 30.0  # a rerun that has not finished by then counts as an error
-EARLY = ForwardMsg.FINISHED_EARLY_FOR_RERUN
-TEXTS = ["The cat sat on the mat.", "Attention is all you need.", "A student moves a slider.",
-         "Queries meet keys and mix values.", "Thirty laptops, one lab."]
 
 
 # -- the server -----------------------------------------------------------------------------
@@ -117,132 +111,6 @@ def render_state(media: Path) -> tuple[int, int]:
     finished = len(list(renders.glob("*/*.mp4")))
     running = sum(1 for d in renders.iterdir() if d.is_dir() and d.name.startswith("."))
     return finished, running
-
-
-# -- one student ----------------------------------------------------------------------------
-class Session:
-    """One browser tab, as Streamlit's websocket protocol sees it."""
-
-    def __init__(self, port: int, name: int, stats: dict):
-        self.port, self.name, self.stats = port, name, stats
-        self.ws = None
-        self.widgets: dict[str, str] = {}  # key -> widget id
-        self.page_hash, self.query = "", ""
-        self.fragments: dict[str, float] = {}  # fragment id -> auto-rerun interval (s)
-        self.finished = asyncio.Queue()
-        self.saw_video = self.saw_failure = False
-        self.reader = None
-
-    async def connect(self):
-        self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", max_size=None,
-                                           ping_interval=None)
-        self.reader = asyncio.create_task(self._read())
-        await self.rerun({})
-
-    async def close(self):
-        self.reader.cancel()
-        try:
-            await asyncio.wait_for(self.ws.close(), 5)
-        except (TimeoutError, websockets.WebSocketException):
-            pass
-
-    async def _read(self):
-        try:
-            async for raw in self.ws:
-                msg = ForwardMsg()
-                msg.ParseFromString(raw)
-                self._handle(msg)
-        except websockets.ConnectionClosed:
-            pass
-        if not self.stats.get("stopping"):
-            self.error("connection closed by the server")
-        self.finished.put_nowait(None)
-
-    def _handle(self, msg):
-        kind = msg.WhichOneof("type")
-        if kind == "new_session":
-            self.page_hash = msg.new_session.page_script_hash
-        elif kind == "page_info_changed":
-            self.query = msg.page_info_changed.query_string
-        elif kind == "auto_rerun":
-            self.fragments[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
-        elif kind == "script_finished":
-            if msg.script_finished != EARLY:
-                self.finished.put_nowait(msg.script_finished)
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            self._element(msg.delta.new_element)
-
-    def _element(self, el):
-        kind = el.WhichOneof("type")
-        widget = getattr(el, kind)
-        if hasattr(widget, "id") and "-" in getattr(widget, "id", ""):
-            self.widgets[widget.id.rsplit("-", 1)[-1]] = widget.id
-        if kind == "exception":
-            self.error(f"exception: {el.exception.type}: {el.exception.message[:120]} "
-                       f"{' | '.join(el.exception.stack_trace)[-300:]}")
-        elif kind == "alert" and el.alert.format == el.alert.ERROR:
-            if "could not be made" in el.alert.body:
-                self.saw_failure = True
-            self.error(f"error on the page: {el.alert.body[:120]}")
-        elif kind == "video":
-            self.saw_video = True
-
-    def error(self, text: str):
-        self.stats["errors"].append(f"session {self.name}: {text}")
-
-    async def rerun(self, states: dict, fragment: str = "") -> float | None:
-        """Send one rerun with these widget states; seconds until it finished, None on failure."""
-        msg = BackMsg()
-        client = msg.rerun_script
-        client.query_string, client.page_script_hash = self.query, self.page_hash
-        if fragment:
-            client.fragment_id, client.is_auto_rerun = fragment, True
-        for key, value in states.items():
-            w = client.widget_states.widgets.add()
-            w.id = self.widgets[key]
-            if key == "ctl_temperature":
-                w.double_array_value.data.append(value)
-            elif isinstance(value, bool) and key.endswith(("_render",)):
-                w.trigger_value = value
-            elif isinstance(value, bool):
-                w.bool_value = value
-            elif isinstance(value, (int, float)):
-                w.double_value = value
-            else:
-                w.string_value = value
-        while not self.finished.empty():  # a run we did not ask for (a fragment's st.rerun)
-            self.finished.get_nowait()
-        t0 = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        try:
-            status = await asyncio.wait_for(self.finished.get(), RUN_TIMEOUT)
-        except TimeoutError:
-            self.error("a rerun did not finish within 30 s")
-            return None
-        if status is None:
-            return None
-        if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
-            self.error("the script failed to compile")
-        return time.perf_counter() - t0
-
-    def random_change(self, rng: random.Random) -> dict:
-        key = rng.choice(["ctl_temperature", "ctl_temperature", "ctl_seed", "ctl_scale", "ctl_text", "ctl_d_model"])
-        value = {"ctl_temperature": round(rng.uniform(0.05, 5.0) / 0.05) * 0.05, "ctl_seed": rng.randrange(1000),
-                 "ctl_scale": rng.random() < 0.5, "ctl_text": rng.choice(TEXTS),
-                 "ctl_d_model": rng.choice([8, 16, 32, 64])}[key]
-        return {key: value}
-
-    async def think(self, seconds: float):
-        """Wait like a student reads the screen, running the page's auto-reruns (render progress)."""
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            if not self.fragments:
-                await asyncio.sleep(left)
-                break
-            fragment, interval = next(iter(self.fragments.items()))
-            await asyncio.sleep(min(interval, left))
-            self.fragments.pop(fragment, None)  # the run re-registers it while the panel is showing
-            await self.rerun({}, fragment=fragment)
 
 
 async def student(s: Session, stop_at: float, seed: int, render_seed: int | None):
@@ -334,7 +202,8 @@ def report(stats: dict, args, seconds: float):
     print(f"\n{args.sessions} sessions × {args.seconds:g} s, {args.renderers} rendering (wall {seconds:.0f} s)")
     print("| figure | value | goal |\n| --- | --- | --- |")
     print(f"| control changes measured | {len(times)} | |")
-    print(f"| load client CPU (30 sessions, one process) | {100 * stats['client cpu'] / seconds:.0f} % of a core | |")
+    cpu = 100 * stats["client cpu"] / seconds
+    print(f"| load client CPU ({args.sessions} sessions, one process) | {cpu:.0f} % of a core | |")
     print(f"| change → settled p50 / p95 / max | {p(0.5):.0f} / {p(0.95):.0f} / {p(1.0) if times else 0:.0f} ms"
           f" | p95 < 1000 ms |")
     print(f"| errors | {len(stats['errors'])} | 0 |")

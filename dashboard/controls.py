@@ -13,12 +13,8 @@ from core import MAX_TOKENS, PRESETS, AttentionConfig, ConfigError, available_de
 from core.config import MASKS, MAX_D_MODEL, MAX_HEADS, MAX_SEED, POSITIONALS
 
 from .charts import token_labels
+from .links import DEFAULT, WIDGET_FIELDS, config_from_url, sync_url
 
-DEFAULT = PRESETS["default"]
-WIDGET_FIELDS = ("source", "text", "seq_len", "d_model", "num_heads", "mask", "pad_length", "window",
-                 "positional", "scale", "temperature", "seed", "device")
-MATRIX_FIELDS = ("custom_mask", "q", "k", "v")
-CONFIG_FIELDS = WIDGET_FIELDS + MATRIX_FIELDS
 SOURCE_LABELS = {"text": "a sentence", "random": "random tokens", "manual": "hand-entered Q, K, V"}
 MASK_LABELS = {"none": "none", "causal": "causal (no peeking ahead)", "padding": "padding",
                "window": "sliding window", "custom": "custom grid"}
@@ -39,40 +35,6 @@ def load(cfg: AttentionConfig):
     ss["lesson_qkv"] = (cfg.q, cfg.k, cfg.v)
     ss["lesson_cfg"] = cfg
     ss["mask_editor_version"] = ss.get("mask_editor_version", 0) + 1
-
-
-def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
-    """The lesson a link describes, or the defaults and a notice saying why not."""
-    values = {k: v for k, v in params.items() if k in CONFIG_FIELDS}
-    try:
-        return AttentionConfig.from_dict(values), ""
-    except ConfigError as err:
-        if err.field == "device":  # a link made on a machine with a GPU: same lesson, another device
-            fallback, notice = config_from_url({**values, "device": "auto"})
-            if not notice:
-                return fallback, f"{err} The lesson runs on the {fallback_device()} instead."
-        return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
-    except (ValueError, TypeError) as err:
-        return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
-
-
-def fallback_device() -> str:
-    return {"cuda": "GPU", "mps": "Apple GPU"}.get(available_devices()[0], "CPU")
-
-
-def url_params(cfg: AttentionConfig) -> dict[str, str]:
-    """Only the settings that differ from the defaults: short links, same lesson."""
-    default = DEFAULT.to_dict()
-    return {k: v for k, v in cfg.to_dict().items() if v != default[k]}
-
-
-def sync_url(cfg: AttentionConfig):
-    want = url_params(cfg)
-    for name in CONFIG_FIELDS:
-        if name in want and st.query_params.get(name) != want[name]:
-            st.query_params[name] = want[name]
-        elif name not in want and name in st.query_params:
-            del st.query_params[name]
 
 
 def current() -> AttentionConfig:

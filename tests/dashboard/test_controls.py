@@ -6,7 +6,7 @@ import pytest
 
 from core import MAX_TOKENS, PRESETS, AttentionConfig
 from core.config import MASKS, MAX_SEED, POSITIONALS
-from dashboard.controls import url_params
+from dashboard.links import url_params
 
 from .conftest import chart, messages, no_exception
 

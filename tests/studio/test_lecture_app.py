@@ -2,7 +2,7 @@
 
 import pytest
 
-from dashboard.controls import url_params
+from dashboard.links import url_params
 
 from .conftest import fake_render, run_until
 
