@@ -49,46 +49,24 @@ import argparse
 import asyncio
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from lab_server import start_streamlit
 from streamlit_client import Session
 
-ROOT = Path(__file__).resolve().parents[1]
 EXTRA: list[str] = []  # extra `streamlit run` options (--server-option)
 
 
 # -- the server -----------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(media: Path):
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", *EXTRA]
-    env = {**os.environ, "ATTENTION_LAB_MEDIA": str(media)}
     log = open(media / "server.log", "wb")  # noqa: SIM115 (the server writes it until it stops)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(200):
-        if proc.poll() is not None:
-            raise RuntimeError("the lab exited before serving")
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-            return proc, port
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise RuntimeError("the lab did not start")
+    return start_streamlit("dashboard/app.py", ("--server.fileWatcherType", "none", *EXTRA),
+                           env={"ATTENTION_LAB_MEDIA": str(media)}, log=log)
 
 
 def rss_mb(pid: int) -> float:

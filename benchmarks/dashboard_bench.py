@@ -14,18 +14,14 @@ Goals (issue 3): ≤ 1.3× the floor at the default lesson, ≤ 2× at the large
 """
 
 import argparse
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from lab_server import ROOT, start_streamlit
 from playwright.sync_api import Error as PlaywrightError
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
@@ -70,26 +66,9 @@ ARM_JS = """() => {
 }"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def serve(script: Path):
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-            return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise RuntimeError(f"{script} did not start")
+    proc, port = start_streamlit(script)
+    return proc, f"http://127.0.0.1:{port}"
 
 
 def open_app(browser, url: str):

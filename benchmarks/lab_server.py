@@ -1,0 +1,37 @@
+"""A Streamlit app served for a benchmark: on 127.0.0.1 only, on a free port, until stopped."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_streamlit(script, options=(), env=None, log=None) -> tuple[subprocess.Popen, int]:
+    """`streamlit run script` from the repo root; returns (process, port) once it answers."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+           *options]
+    out = log if log is not None else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
+    for _ in range(200):
+        if proc.poll() is not None:
+            raise RuntimeError(f"{script} exited before serving")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+            return proc, port
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError(f"{script} did not start")
