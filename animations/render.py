@@ -50,6 +50,14 @@ def code_version() -> str:
     return digest.hexdigest()[:12]
 
 
+def checked_request(scene: str, cfg, quality: str) -> tuple[str, AttentionConfig]:
+    """(catalogue scene name, validated config) of a render request, or the reason it cannot be:
+    KeyError for an unknown scene or quality, ConfigError for bad settings."""
+    if quality not in QUALITIES:
+        raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
+    return scene_name(scene), _checked(cfg)
+
+
 def _checked(cfg) -> AttentionConfig:
     """The config, validated (a dict or JSON is parsed): a bad one raises ConfigError here."""
     if isinstance(cfg, AttentionConfig):
@@ -73,10 +81,7 @@ def render(scene: str, cfg, quality: str = "low", on_progress=None, timeout: flo
     lesson (before any process starts), KeyError for an unknown scene or quality, and
     RenderError when manim fails or takes longer than `timeout` seconds.
     """
-    name = scene_name(scene)
-    if quality not in QUALITIES:
-        raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
-    cfg = _checked(cfg)
+    name, cfg = checked_request(scene, cfg, quality)
     final = cache_dir(name, cfg, quality, Path(media_dir).resolve())  # the worker runs elsewhere
     movie = final / f"{name}.mp4"
     if movie.is_file():

@@ -22,8 +22,7 @@ from pathlib import Path
 
 from core import AttentionConfig
 
-from .catalog import QUALITIES, scene_name
-from .render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, RenderError, _checked, cache_dir, render
+from .render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, RenderError, cache_dir, checked_request, render
 
 DEFAULT_CAP_BYTES = 2 * 1024**3
 
@@ -138,7 +137,9 @@ class RenderService:
 
     def cached(self, scene: str, cfg, quality: str = "low") -> Path | None:
         """The finished video for this request, if the cache holds one (counts as a use)."""
-        name, cfg = scene_name(scene), _checked(cfg)
+        return self._hit(*checked_request(scene, cfg, quality), quality)
+
+    def _hit(self, name: str, cfg: AttentionConfig, quality: str) -> Path | None:
         movie = cache_dir(name, cfg, quality, self.media_dir) / f"{name}.mp4"
         if not movie.is_file():
             return None
@@ -150,15 +151,13 @@ class RenderService:
 
         Raises ConfigError for bad settings and QueueFull past the limits, before queueing.
         """
-        name, cfg = scene_name(scene), _checked(cfg)
-        if quality not in QUALITIES:
-            raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
+        name, cfg = checked_request(scene, cfg, quality)
         key = self.job_key(name, cfg, quality)
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and (job.active or (job.state == "done" and job.path.is_file())):
                 return job
-            hit = self.cached(name, cfg, quality)
+            hit = self._hit(name, cfg, quality)
             if hit is not None:  # rendered before, perhaps before a restart: no queue, no worker
                 job = self._jobs[key] = Job(key, name, cfg, quality, session, state="done", path=hit)
                 job.finished.set()
