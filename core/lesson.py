@@ -28,6 +28,42 @@ def lesson_mask(cfg: AttentionConfig, device=None) -> torch.Tensor:
     return torch.ones(T, T, dtype=torch.bool, device=device)
 
 
+PAD_TOKEN = "PAD"
+DEMO_PADDING = 2  # padding tokens a demo appends to a lesson that has none
+
+
+def with_mask(cfg: AttentionConfig, kind: str) -> AttentionConfig:
+    """The lesson under another mask kind, by one rule for the dashboard and the videos.
+
+    - padding: a lesson without padding gets DEMO_PADDING padding tokens appended ("PAD"
+      words, random rows or zero rows), so that real tokens are never called padding;
+    - custom: a lesson without a custom grid gets a causal one whose first query may see
+      nothing, to show a fully blocked row;
+    - the others keep every other setting.
+    """
+    if kind == cfg.mask:
+        return cfg
+    if kind == "padding":
+        return _padded(cfg)
+    if kind == "custom":
+        T = cfg.num_tokens
+        grid = tuple(tuple(0 < i and j <= i for j in range(T)) for i in range(T))
+        return cfg.replace(mask="custom", custom_mask=grid)
+    return cfg.replace(mask=kind, custom_mask=())
+
+
+def _padded(cfg: AttentionConfig) -> AttentionConfig:
+    T = cfg.num_tokens
+    extra = min(DEMO_PADDING, MAX_TOKENS - T)
+    base = dict(mask="padding", pad_length=T, custom_mask=())
+    if cfg.source == "text":
+        return cfg.replace(text=cfg.text.rstrip() + f" {PAD_TOKEN}" * extra, **base)
+    if cfg.source == "random":
+        return cfg.replace(seq_len=T + extra, **base)
+    zeros = ((0.0,) * cfg.d_model,) * extra  # hand-entered: padding rows of zeros
+    return cfg.replace(q=cfg.q + zeros, k=cfg.k + zeros, v=cfg.v + zeros, **base)
+
+
 def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
     """W_Q, W_K, W_V, W_O drawn N(0, 1/D) from the seed (no biases, as in the article).
 

@@ -91,3 +91,33 @@ def test_hand_entered_lessons_feed_their_q_to_the_block():
     np.testing.assert_array_equal(lesson_inputs(cfg).numpy(), np.array(cfg.q, dtype=np.float32))
     np.testing.assert_array_equal(run_trace(cfg).x, lesson_inputs(cfg).numpy())
     assert block_stages(cfg)["output"].shape == (2, 2)
+
+
+def test_padding_demo_appends_pad_tokens_and_keeps_every_real_token():
+    from core.lesson import with_mask
+
+    cfg = with_mask(PRESETS["default"], "padding")
+    assert cfg.tokens == ["The", "cat", "sat", "on", "the", "mat", ".", "PAD", "PAD"]
+    assert cfg.pad_length == 7
+    keep = run_trace(cfg).mask
+    assert keep[:, :7].all() and not keep[:, 7:].any()
+
+
+def test_padding_demo_of_random_and_hand_entered_lessons():
+    from core.lesson import with_mask
+
+    random = with_mask(AttentionConfig(source="random", seq_len=5), "padding")
+    assert (random.seq_len, random.pad_length) == (7, 5)
+    manual = with_mask(PRESETS["article-2x2"], "padding")
+    assert manual.num_tokens == 4 and manual.pad_length == 2
+    assert manual.v[2:] == ((0.0, 0.0), (0.0, 0.0))
+    full = AttentionConfig(source="random", seq_len=64)
+    assert with_mask(full, "padding").pad_length == 64  # no room for padding: every token stays real
+
+
+def test_blocked_row_demo_blocks_only_the_first_query():
+    from core.lesson import with_mask
+
+    t = run_trace(with_mask(PRESETS["default"], "custom"))
+    assert t.blocked_rows.tolist() == [True] + [False] * 6
+    assert with_mask(PRESETS["padding"], "padding") == PRESETS["padding"]
