@@ -8,10 +8,13 @@ import torch
 
 from .attention import attention
 from .block import TransformerBlock
-from .config import AttentionConfig
+from .config import AttentionConfig, ConfigError
 from .device import resolve_device
-from .lesson import lesson_inputs, lesson_mask
+from .inputs import generator
+from .lesson import add_positions, lesson_inputs, lesson_mask, lesson_module, lesson_scale, token_vectors, unfilled
 from .positional import sinusoidal_encoding
+
+FF_MULTIPLE = 4  # d_ff = 4 · d_model, as in the 2017 paper and most models since
 
 
 def _entropy(weights: torch.Tensor) -> torch.Tensor:
@@ -60,19 +63,65 @@ def positional_similarity(T: int, d: int) -> np.ndarray:
     return (pe @ pe.T).numpy()
 
 
-def block_stages(cfg: AttentionConfig, d_ff: int | None = None, norm_first: bool = False,
-                 activation: str = "relu") -> dict:
-    """Each stage of a Transformer block on the lesson's tokens: name -> (T, D) numpy."""
-    device = resolve_device(cfg.device)
-    torch_state = torch.random.get_rng_state()
-    torch.manual_seed(cfg.seed)  # the block's own weights, from the lesson's seed
-    try:
-        block = TransformerBlock(cfg.d_model, cfg.num_heads, d_ff or 4 * cfg.d_model,
-                                 norm_first=norm_first, activation=activation).to(device).eval()
-    finally:
-        torch.random.set_rng_state(torch_state)
-    x = lesson_inputs(cfg, device)  # (T, D)
-    mask = lesson_mask(cfg, device)
+def lesson_block(cfg: AttentionConfig, norm_first: bool = False, d_ff: int | None = None,
+                 activation: str = "relu", device=None) -> TransformerBlock:
+    """A Transformer block around the lesson's own attention (its W_Q, W_K, W_V, W_O and rotary).
+
+    Like the lesson's attention it has no biases; the feed-forward weights are drawn N(0, 1/fan_in)
+    from the lesson's seed on a generator of their own (never torch's global one: sessions run in
+    threads), and LayerNorm starts as the identity (weight 1).
+    """
+    if cfg.source == "manual":
+        raise ConfigError("A Transformer block starts from token vectors x, and hand-entered Q, K, V skip that "
+                          "step: choose a sentence or random tokens to see the block.", "source")
+    D, d_ff = cfg.d_model, d_ff or FF_MULTIPLE * cfg.d_model
+    block = unfilled(TransformerBlock, D, cfg.num_heads, d_ff, norm_first=norm_first, activation=activation,
+                     bias=False)
+    block.attn = lesson_module(cfg)
+    gen = generator(cfg.seed, "feed-forward")
     with torch.no_grad():
-        stages = block.stages(x.unsqueeze(0), mask)
+        block.linear1.weight.copy_(torch.randn(d_ff, D, generator=gen) / math.sqrt(D))
+        block.linear2.weight.copy_(torch.randn(D, d_ff, generator=gen) / math.sqrt(d_ff))
+        block.norm1.reset_parameters(), block.norm2.reset_parameters()  # weight 1: the identity
+    return block.to(device).eval()
+
+
+def block_stages(cfg: AttentionConfig, norm_first: bool = False, d_ff: int | None = None,
+                 activation: str = "relu") -> dict:
+    """Each stage of the lesson's Transformer block on its tokens: name -> (T, D) numpy.
+
+    The attention stage uses the lesson's mask and scale (÷√d_k or not, ÷ temperature), so in a
+    post-LN block it equals `run_trace(cfg).output`.
+    """
+    device = resolve_device(cfg.device)
+    block = lesson_block(cfg, norm_first, d_ff, activation, device)
+    x = lesson_inputs(cfg, device)  # (T, D)
+    with torch.no_grad():
+        stages = block.stages(x.unsqueeze(0), lesson_mask(cfg, device), scale=lesson_scale(cfg))
     return {name: t[0].cpu().numpy() for name, t in stages.items()}
+
+
+def block_parameters(cfg: AttentionConfig, d_ff: int | None = None) -> dict:
+    """How many numbers each part of the lesson's block holds: part -> count (counted off the modules)."""
+    block = lesson_block(cfg, d_ff=d_ff)
+    parts = {"attention (W_Q, W_K, W_V, W_O)": [block.attn],
+             "feed-forward (two layers)": [block.linear1, block.linear2],
+             "LayerNorm (two)": [block.norm1, block.norm2]}
+    return {name: sum(p.numel() for m in modules for p in m.parameters()) for name, modules in parts.items()}
+
+
+def shuffle_demo(cfg: AttentionConfig, order) -> dict:
+    """The lesson's attention output for its tokens and for the same tokens in `order`, with no mask.
+
+    Returns {"positional": p, "output": (T, D), "shuffled": (T, D)} where "shuffled" row i is the
+    output of token order[i]. Without positions, attention is permutation-equivariant: the shuffled
+    rows are the output rows in the new order. With positions (added or rotary), they are not.
+    """
+    c = cfg.replace(mask="none", custom_mask=())
+    order = torch.as_tensor(list(order))
+    x = token_vectors(c)  # (T, D) before positions
+    module = lesson_module(c)
+    with torch.no_grad():
+        out = module(add_positions(c, x))[0]  # (T, D)
+        shuffled = module(add_positions(c, x[order]))[0]  # (T, D), positions 0..T-1 again
+    return {"positional": c.positional, "output": out.numpy(), "shuffled": shuffled.numpy()}

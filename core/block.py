@@ -40,28 +40,30 @@ class TransformerBlock(nn.Module):
             getattr(ours, part).load_state_dict(getattr(layer, part).state_dict())
         return ours
 
-    def _attend(self, x, mask):
-        return self.dropout1(self.attn(x, mask, need_weights=False)[0])
+    def _attend(self, x, mask, scale):
+        return self.dropout1(self.attn(x, mask, need_weights=False, scale=scale)[0])
 
     def _feed_forward(self, x):
         hidden = ACTIVATIONS[self.activation](self.linear1(x))  # (B, T, d_ff)
         return self.dropout2(self.linear2(self.dropout(hidden)))  # (B, T, D)
 
-    def forward(self, x, mask=None):
-        return self.stages(x, mask)["output"]
+    def forward(self, x, mask=None, scale=None):
+        return self.stages(x, mask, scale)["output"]
 
-    def stages(self, x, mask=None) -> dict:
-        """Each stage's output in order, for a lesson that walks through the block."""
+    def stages(self, x, mask=None, scale=None) -> dict:
+        """Each stage's output in order, for a lesson that walks through the block.
+
+        `scale` multiplies the attention scores (default 1/√d_k), as in `attention`."""
         s = {"input": x}
         if self.norm_first:  # x + f(LN(x))
             s["norm1"] = self.norm1(x)
-            s["attention"] = self._attend(s["norm1"], mask)
+            s["attention"] = self._attend(s["norm1"], mask, scale)
             s["residual1"] = x + s["attention"]
             s["norm2"] = self.norm2(s["residual1"])
             s["feed_forward"] = self._feed_forward(s["norm2"])
             s["residual2"] = s["residual1"] + s["feed_forward"]
         else:  # LN(x + f(x))
-            s["attention"] = self._attend(x, mask)
+            s["attention"] = self._attend(x, mask, scale)
             s["residual1"] = x + s["attention"]
             s["norm1"] = self.norm1(s["residual1"])
             s["feed_forward"] = self._feed_forward(s["norm1"])

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .device import DEVICE_CHOICES, available_devices
-from .inputs import tokenize
 
 SOURCES = ("text", "random", "manual")
 MASKS = ("none", "causal", "padding", "window", "custom")
@@ -108,7 +107,8 @@ class AttentionConfig:
     def _check_mask(self):
         T = self.num_tokens
         if self.mask == "window":
-            _check(self.window >= 1, "window", f"The window must be at least 1 token wide, got {self.window}.")
+            _check(1 <= self.window <= MAX_TOKENS, "window",
+                   f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
         if self.mask == "padding":
             _check(self.pad_length >= 1, "pad_length",
                    f"At least one token must be real (not padding), got {self.pad_length}.")
@@ -150,6 +150,8 @@ class AttentionConfig:
     @cached_property
     def tokens(self) -> list[str]:
         if self.source == "text":
+            from .inputs import tokenize  # here, not at the top: inputs reads this module's limits
+
             return tokenize(self.text)
         T = self.seq_len if self.source == "random" else len(self.q)
         return [f"t{i + 1}" for i in range(T)]

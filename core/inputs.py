@@ -6,12 +6,14 @@ import unicodedata
 
 import torch
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")  # a word, or one punctuation mark / symbol
-MAX_EMBED_DIM = 1024  # token embeddings are cut from one fixed vector per word
+from .config import MAX_D_MODEL
+
+# A word (contractions such as "didn't" and "it’s" stay one word), or one punctuation mark.
+_TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
 
 
 def tokenize(text: str) -> list[str]:
-    """Words and punctuation marks, in order: "The cat sat." -> ["The", "cat", "sat", "."].
+    """Words and punctuation marks, in order: "The cat didn't." -> ["The", "cat", "didn't", "."].
 
     Control and format characters (NUL, escapes, direction overrides) are not tokens: they
     would be invisible labels on every chart.
@@ -47,7 +49,7 @@ def embed_tokens(tokens: list[str], d_model: int) -> torch.Tensor:
     rows = []
     for token in tokens:
         gen = torch.Generator().manual_seed(_word_seed(token))
-        rows.append(torch.randn(MAX_EMBED_DIM, generator=gen)[:d_model])
+        rows.append(torch.randn(MAX_D_MODEL, generator=gen)[:d_model])
     return torch.stack(rows) if rows else torch.zeros(0, d_model)  # (T, D)
 
 

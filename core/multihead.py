@@ -106,12 +106,12 @@ class MultiHeadAttention(nn.Module):
         scale = 1.0 / math.sqrt(self.d_k) if scale is None else scale
         qkv = None if qkv is None else [t.reshape(1, T, -1) for t in qkv]
         q, k, v = (t[0] for t in self._project(x, qkv))  # (H, T, d_k)
+        # 2) attend: the weights and head outputs come from `attention`, the one formula that the
+        # tests hold to SDPA; the steps before its softmax are kept only to be shown.
+        heads, weights = attention(q, k, v, mask, scale)  # (H, T, d_k), (H, T, T)
         scores = q @ k.transpose(-2, -1)  # (H, T, T)
         scaled = scores * scale  # (H, T, T)
         masked = scaled.masked_fill(~mask, float("-inf"))  # (H, T, T)
-        empty = blocked_rows(mask)  # (T,)
-        weights = torch.softmax(masked, dim=-1).masked_fill(empty.unsqueeze(-1), 0.0)  # (H, T, T)
-        heads = weights @ v  # (H, T, d_k)
         concat = self._merge(heads.unsqueeze(0))[0]  # (T, D)
         output = self.out_proj(concat)  # (T, D)
         w_q, w_k, w_v = self.in_proj.weight.t().chunk(3, dim=-1)  # 3 × (D, D)
@@ -122,5 +122,5 @@ class MultiHeadAttention(nn.Module):
             masked=_numpy(masked), weights=_numpy(weights), heads=_numpy(heads),
             concat=_numpy(concat), output=_numpy(output),
             w_q=_numpy(w_q), w_k=_numpy(w_k), w_v=_numpy(w_v), w_o=_numpy(self.out_proj.weight.t()),
-            scale=float(scale), blocked_rows=_numpy(empty),
+            scale=float(scale), blocked_rows=_numpy(blocked_rows(mask)),
         )

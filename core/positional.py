@@ -29,9 +29,15 @@ def sinusoidal_encoding(T: int, d: int, base: float = 10000.0, device=None, dtyp
 class LearnedPositionalEncoding(nn.Module):
     """One vector per position, learned with the model (here: as initialised from a seed)."""
 
-    def __init__(self, max_len: int, d: int):
+    def __init__(self, max_len: int, d: int, table: torch.Tensor | None = None):
         super().__init__()
-        self.table = nn.Embedding(max_len, d)
+        # Given a table (max_len, d), nn.Embedding takes it as it is: no draw from the global RNG.
+        self.table = nn.Embedding(max_len, d, _weight=table)
+
+    @classmethod
+    def from_table(cls, table: torch.Tensor) -> "LearnedPositionalEncoding":
+        """An encoding whose vectors are the rows of `table` (max_len, d)."""
+        return cls(*table.shape, table=table)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         T = x.size(-2)

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from core import ConfigError
 from dashboard import charts, controls, data
 from dashboard.ui import dim_labels, first_dims, labelled, show
 
@@ -14,9 +15,11 @@ st.markdown(
 )
 
 cfg = controls.current()
-if cfg.source == "manual":
-    st.caption("Hand-entered Q, K, V have no token embeddings: the block's input is the entered Q.")
-post, pre = data.block(cfg, False), data.block(cfg, True)
+try:
+    post, pre = data.block(cfg, False), data.block(cfg, True)
+except ConfigError as err:
+    st.info(str(err))
+    st.stop()
 left, right = st.columns(2)
 for col, (_, summary), name in ((left, post, "post-LN"), (right, pre, "pre-LN")):
     with col:

@@ -41,17 +41,32 @@ def test_matches_sdpa(kind, dtype, device, tolerance):
 
 
 @pytest.mark.parametrize("T, d_k", [(40, 8), (40, 16), (33, 24), (64, 64)])
-@pytest.mark.parametrize("grad", [False, True])
-def test_long_sequences_with_and_without_autograd(T, d_k, grad, device, tolerance):
-    # Covers the in-place (no autograd) and out-of-place paths, and both orders of weights @ v.
+def test_long_sequences_without_autograd_match_sdpa(T, d_k, device, tolerance):
+    # The in-place path (no autograd) and both orders of weights @ v.
     q, k, v = _qkv((2, 2, T, d_k), torch.float64, device)
     mask = causal_mask(T, device=device).clone()
     mask[5] = False  # one blocked row
-    with torch.set_grad_enabled(grad):
-        q.requires_grad_(grad)
+    with torch.no_grad():
         out, w = attention(q, k, v, mask)
     torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), **tolerance(torch.float64))
     assert (w[..., 5, :] == 0).all() and torch.isfinite(w).all()
+
+
+@pytest.mark.parametrize("T, d_k", [(6, 4), (40, 8), (33, 24)])
+def test_gradients_match_sdpa_including_a_blocked_row(T, d_k, device, tolerance):
+    # The out-of-place path that autograd takes: a backward pass through ours and through SDPA.
+    mask = causal_mask(T, device=device).clone()
+    mask[2] = False  # a fully blocked row: its gradients must stay finite (0), as in SDPA
+    grads = []
+    for fn in (lambda q, k, v: attention(q, k, v, mask)[0],
+               lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask)):
+        q, k, v = (t.requires_grad_() for t in _qkv((2, 2, T, d_k), torch.float64, device))
+        out = fn(q, k, v)
+        (out * torch.linspace(-1, 1, out.numel(), dtype=out.dtype, device=device).view_as(out)).sum().backward()
+        grads.append((out.detach(), q.grad, k.grad, v.grad))
+    for ours, ref in zip(*grads, strict=True):
+        assert torch.isfinite(ours).all()
+        torch.testing.assert_close(ours, ref, **tolerance(torch.float64))
 
 
 @pytest.mark.parametrize("scale", [1.0, 0.1, 3.0])

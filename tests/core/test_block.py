@@ -28,17 +28,47 @@ def test_from_torch_matches_encoder_layer(kind, activation, norm_first, dtype, d
     torch.testing.assert_close(ours(x, mask), expected, **tolerance(dtype))
 
 
-def test_stages_follow_the_formula():
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_every_stage_equals_the_encoder_layers_own_sublayers(norm_first):
+    # PyTorch's layer computes x = norm1(x + _sa_block(x)); x = norm2(x + _ff_block(x)) (post-LN), or
+    # x = x + _sa_block(norm1(x)); x = x + _ff_block(norm2(x)) (pre-LN): its own sub-layers give each stage.
+    torch.manual_seed(0)
+    ref = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, norm_first=norm_first,
+                                     batch_first=True).eval()
+    with torch.no_grad():
+        for p in (ref.norm1.weight, ref.norm1.bias, ref.norm2.weight, ref.norm2.bias):
+            p.normal_()
+    x = torch.randn(1, 4, 8)
+    s = TransformerBlock.from_torch(ref).eval().stages(x, causal_mask(4))
+    attn_mask = to_torch_mask(causal_mask(4))
+    with torch.no_grad():
+        sa = lambda h: ref._sa_block(h, attn_mask, None)  # noqa: E731
+        if norm_first:
+            want = {"norm1": ref.norm1(x), "attention": sa(ref.norm1(x))}
+            want["residual1"] = x + want["attention"]
+            want["norm2"] = ref.norm2(want["residual1"])
+            want["feed_forward"] = ref._ff_block(want["norm2"])
+            want["residual2"] = want["output"] = want["residual1"] + want["feed_forward"]
+        else:
+            want = {"attention": sa(x)}
+            want["residual1"] = x + want["attention"]
+            want["norm1"] = ref.norm1(want["residual1"])
+            want["feed_forward"] = ref._ff_block(want["norm1"])
+            want["residual2"] = want["norm1"] + want["feed_forward"]
+            want["norm2"] = want["output"] = ref.norm2(want["residual2"])
+        torch.testing.assert_close(want["output"], ref(x, src_mask=attn_mask))
+    assert set(s) == {"input", *want}
+    for name, expected in want.items():
+        torch.testing.assert_close(s[name], expected, atol=1e-5, rtol=1e-5, msg=name)
+
+
+def test_a_scale_reaches_the_attention_stage():
     torch.manual_seed(0)
     block = TransformerBlock(8, 2, 16).eval()
     x = torch.randn(1, 4, 8)
-    s = block.stages(x)
-    torch.testing.assert_close(s["residual1"], x + s["attention"])
-    torch.testing.assert_close(s["norm1"], block.norm1(s["residual1"]))
-    torch.testing.assert_close(s["residual2"], s["norm1"] + s["feed_forward"])
-    assert torch.equal(s["output"], s["norm2"])
-    pre = TransformerBlock(8, 2, 16, norm_first=True).eval().stages(x)
-    assert torch.equal(pre["output"], pre["residual2"])
+    with torch.no_grad():
+        torch.testing.assert_close(block.stages(x, scale=0.3)["attention"], block.attn(x, scale=0.3)[0])
+        assert not torch.allclose(block.stages(x, scale=0.3)["attention"], block.stages(x)["attention"])
 
 
 def test_dropout_is_active_in_training_only():

@@ -6,7 +6,8 @@ from core import AttentionConfig, embed_tokens, lesson_inputs, lesson_module, ra
 
 
 def test_tokenize_words_and_punctuation():
-    assert tokenize("The cat sat, didn't it?") == ["The", "cat", "sat", ",", "didn", "'", "t", "it", "?"]
+    assert tokenize("The cat sat, didn't it?") == ["The", "cat", "sat", ",", "didn't", "it", "?"]
+    assert tokenize("it’s 'quoted' rock'n'roll") == ["it’s", "'", "quoted", "'", "rock'n'roll"]
     assert tokenize("  ") == []
 
 

@@ -1,14 +1,27 @@
 """`run_trace`: the lesson's numbers, checked against an independent computation."""
 
 import math
+import sys
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from core import PRESETS, AttentionConfig, lesson_inputs, lesson_mask, lesson_module, run_trace, sinusoidal_encoding
-from core.analysis import block_stages, positional_similarity, saturation, score_row
+from core import (
+    MAX_TOKENS,
+    PRESETS,
+    AttentionConfig,
+    ConfigError,
+    embed_tokens,
+    lesson_inputs,
+    lesson_mask,
+    lesson_module,
+    run_trace,
+    sinusoidal_encoding,
+)
+from core.analysis import block_parameters, block_stages, positional_similarity, saturation, score_row, shuffle_demo
+from core.inputs import generator
 
 
 def test_trace_matches_sdpa_step_by_step():
@@ -79,18 +92,102 @@ def test_positional_similarity_is_one_on_the_diagonal():
     assert sim[0, 1] > sim[0, 9]  # near positions look more alike
 
 
-def test_block_stages_sizes_and_formula():
-    stages = block_stages(PRESETS["default"], norm_first=True)
-    assert all(v.shape == (7, 16) for v in stages.values())
-    np.testing.assert_allclose(stages["residual1"], stages["input"] + stages["attention"], atol=1e-6)
-    np.testing.assert_allclose(stages["output"], stages["residual2"])
+@pytest.mark.parametrize("name", [n for n, c in PRESETS.items() if c.source != "manual"])
+def test_post_ln_blocks_attention_stage_is_the_lessons_attention(name):
+    cfg = PRESETS[name]
+    stages = block_stages(cfg)
+    np.testing.assert_allclose(stages["attention"], run_trace(cfg).output, atol=1e-5)
+    assert all(v.shape == (cfg.num_tokens, cfg.d_model) for v in stages.values())
 
 
-def test_hand_entered_lessons_feed_their_q_to_the_block():
+def test_blocks_follow_the_lessons_scale_temperature_and_rotary():
+    base = AttentionConfig(d_model=8, num_heads=2, positional="rotary")
+    for cfg in (base, base.replace(scale=False), base.replace(temperature=0.2), base.replace(mask="causal")):
+        np.testing.assert_allclose(block_stages(cfg)["attention"], run_trace(cfg).output, atol=1e-5)
+    assert not np.allclose(block_stages(base)["attention"], block_stages(base.replace(temperature=0.2))["attention"])
+
+
+def test_hand_entered_lessons_have_no_block_and_say_why():
     cfg = PRESETS["article-2x2"]
     np.testing.assert_array_equal(lesson_inputs(cfg).numpy(), np.array(cfg.q, dtype=np.float32))
-    np.testing.assert_array_equal(run_trace(cfg).x, lesson_inputs(cfg).numpy())
-    assert block_stages(cfg)["output"].shape == (2, 2)
+    with pytest.raises(ConfigError, match="hand-entered Q, K, V skip that step"):
+        block_stages(cfg)
+
+
+def test_block_parameters_count_like_torchs_layer_and_by_hand():
+    cfg = AttentionConfig(d_model=16, num_heads=4)
+    counts = block_parameters(cfg)
+    D = 16
+    assert list(counts.values()) == [4 * D * D, 2 * D * 4 * D, 2 * D]  # W_Q,K,V,O; two FFN layers; two LN scales
+    ref = torch.nn.TransformerEncoderLayer(D, 4, dim_feedforward=4 * D, bias=False)
+    assert sum(counts.values()) == sum(p.numel() for p in ref.parameters())
+    assert counts["feed-forward (two layers)"] > sum(counts.values()) / 2  # most of the block
+
+
+@pytest.mark.parametrize("source", ["text", "random"])
+def test_shuffling_tokens_shuffles_the_output_only_without_positions(source):
+    order = [3, 0, 6, 1, 5, 2, 4]
+    base = AttentionConfig(source=source, seq_len=7, d_model=8, num_heads=2, mask="causal")
+    plain = shuffle_demo(base, order)
+    np.testing.assert_allclose(plain["shuffled"], plain["output"][order], atol=1e-5)
+    for positional in ("sinusoidal", "learned", "rotary"):
+        demo = shuffle_demo(base.replace(positional=positional), order)
+        assert np.abs(demo["shuffled"] - demo["output"][order]).max() > 1e-2, positional
+
+
+def test_two_sessions_in_threads_get_the_numbers_they_would_get_alone():
+    from concurrent.futures import ThreadPoolExecutor
+
+    lessons = [AttentionConfig(d_model=16, num_heads=2, positional="learned", seed=s) for s in (1, 2)]
+
+    def numbers(cfg):
+        return run_trace(cfg).output, block_stages(cfg)["output"], block_stages(cfg, norm_first=True)["output"]
+
+    alone = [numbers(c) for c in lessons]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns every few bytecodes, as under a busy server
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(numbers, lessons * 25))
+    finally:
+        sys.setswitchinterval(interval)
+    for i, got in enumerate(together):
+        for a, b in zip(got, alone[i % 2], strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_lessons_leave_torchs_global_random_state_alone():
+    cfg = AttentionConfig(d_model=16, num_heads=2, positional="learned", seed=5)
+    before = torch.random.get_rng_state()
+    run_trace(cfg), block_stages(cfg), block_parameters(cfg), shuffle_demo(cfg, range(7))
+    assert torch.equal(torch.random.get_rng_state(), before)
+
+
+def test_rotary_trace_matches_sdpa_on_independently_rotated_q_and_k():
+    cfg = AttentionConfig(d_model=8, num_heads=2, positional="rotary", mask="causal")
+    t, module, x = run_trace(cfg), lesson_module(cfg).requires_grad_(False), lesson_inputs(cfg)
+    T, H, d_k = cfg.num_tokens, 2, 4
+    q, k, v = ((x @ w.T).reshape(T, H, d_k).transpose(0, 1) for w in module.in_proj.weight.chunk(3))
+
+    def rotate(a):  # pairs (a[2i], a[2i+1]) as complex numbers times e^(i·pos·θ_i), θ_i = 10000^(-2i/d_k)
+        theta = 10000.0 ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)
+        turn = torch.polar(torch.ones(T, d_k // 2, dtype=torch.float64), torch.arange(T)[:, None] * theta)
+        pairs = torch.view_as_complex(a.double().reshape(H, T, d_k // 2, 2).contiguous())
+        return torch.view_as_real(pairs * turn).reshape(H, T, d_k).float()
+
+    q, k = rotate(q), rotate(k)
+    heads = F.scaled_dot_product_attention(q, k, v, attn_mask=lesson_mask(cfg))
+    np.testing.assert_allclose(t.q, q.numpy(), atol=1e-5)
+    np.testing.assert_allclose(t.heads, heads.numpy(), atol=1e-5)
+
+
+def test_learned_positions_trace_matches_sdpa_on_a_seeded_table():
+    cfg = AttentionConfig(d_model=8, num_heads=2, positional="learned", seed=3)
+    table = torch.randn(MAX_TOKENS, 8, generator=generator(3, "positions"))[: cfg.num_tokens]
+    x = embed_tokens(cfg.tokens, 8) + table
+    module = lesson_module(cfg).requires_grad_(False)
+    q, k, v = ((x @ w.T).reshape(7, 2, 4).transpose(0, 1) for w in module.in_proj.weight.chunk(3))
+    np.testing.assert_allclose(run_trace(cfg).heads, F.scaled_dot_product_attention(q, k, v).numpy(), atol=1e-5)
 
 
 def test_padding_demo_appends_pad_tokens_and_keeps_every_real_token():

@@ -5,6 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import AttentionConfig, run_trace
+from core.analysis import block_stages
 
 
 @st.composite
@@ -45,3 +46,9 @@ def test_traces_are_finite_normalised_shaped_and_reproducible(cfg):
     again = run_trace(AttentionConfig.from_dict(cfg.to_dict()))
     for name in ("weights", "output", "masked"):
         assert np.array_equal(getattr(t, name), getattr(again, name)), name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lessons())
+def test_the_blocks_attention_stage_is_the_lessons_attention(cfg):
+    np.testing.assert_allclose(block_stages(cfg)["attention"], run_trace(cfg).output, atol=1e-4, rtol=1e-4)
