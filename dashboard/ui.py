@@ -9,29 +9,29 @@ import streamlit as st
 
 from .charts import heatmap_px
 from .export import export_menu
+from .memo import MemoryLRU
 
 MAIN_WIDTH_PX = 1100  # what a wide page's main area holds on a 1600 px screen
 MAX_DRAWN_DIMS = 64  # wider matrices are shown in part (the first columns), and the page says so
 
 
-_SPECS: dict[str, dict] = {}  # a template's Vega-Lite spec (no data), by its name
-_MAX_SPECS = 512
+# A template's Vega-Lite spec (no data), by its name; shared by every session's thread.
+_SPECS = MemoryLRU(budget=float("inf"), max_items=512)
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict:
     """The chart's spec without its data; built once per template (Altair's to_dict is slow)."""
     meta = getattr(chart, "usermeta", None)
     name = meta.get("template") if isinstance(meta, dict) else None
-    if name is None or name not in _SPECS:
-        light = chart.copy(deep=False)
-        light.data = alt.NamedData(name="cells")
-        spec = light.to_dict(validate=False)
-        if name is None:
-            return spec
-        if len(_SPECS) >= _MAX_SPECS:
-            _SPECS.clear()
-        _SPECS[name] = spec
-    return copy.deepcopy(_SPECS[name])
+    if name is None:
+        return _bare_spec(chart)
+    return copy.deepcopy(_SPECS.get_or_make(name, lambda: _bare_spec(chart)))
+
+
+def _bare_spec(chart: alt.TopLevelMixin) -> dict:
+    light = chart.copy(deep=False)
+    light.data = alt.NamedData(name="cells")
+    return light.to_dict(validate=False)
 
 
 def draw(chart: alt.TopLevelMixin, key: str):
@@ -63,11 +63,20 @@ def dim_labels(n: int, prefix: str = "d") -> list[str]:
     return [f"{prefix}{i + 1}" for i in range(n)]
 
 
-def first_dims(values: np.ndarray, what: str) -> np.ndarray:
-    """At most MAX_DRAWN_DIMS columns of a wide matrix, with a caption when cut."""
+def first_dims(values: np.ndarray, what: str, labels: list[str]) -> tuple[np.ndarray, list[str]]:
+    """At most MAX_DRAWN_DIMS columns of a wide matrix (and their labels), with a caption when cut."""
     values = np.asarray(values)
     if values.shape[-1] > MAX_DRAWN_DIMS:
         st.caption(f"{what} has {values.shape[-1]} columns; the chart shows the first {MAX_DRAWN_DIMS} "
                    "(the CSV export has them all).")
-        return values[..., :MAX_DRAWN_DIMS]
-    return values
+    return values[..., :MAX_DRAWN_DIMS], list(labels)[:MAX_DRAWN_DIMS]
+
+
+ARTICLE = ('"Transformer Architecture and the Self-Attention Mechanism" (Ashok Kumar Yadav, in *Module 10: '
+           'Generative AI, LLMs & Prompt Engineering*)')
+
+
+def untrained_note():
+    """Said once on every page built on the lesson's random weights."""
+    st.caption("The W matrices on this page are **random, not trained**: the arithmetic is exactly a "
+               "Transformer's, but the patterns it produces mean nothing about language.")
