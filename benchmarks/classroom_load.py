@@ -94,7 +94,7 @@ def render_state(media: Path) -> tuple[int, int]:
 async def student(s: Session, stop_at: float, seed: int, render_seed: int | None):
     rng = random.Random(seed)
     if render_seed is not None:  # a lesson of its own, then the button
-        await s.rerun({"ctl_seed": render_seed})
+        await s.rerun({"ctl_seed": str(render_seed)})
         await s.rerun({"studio_render": True})
         s.stats["requested"] += 1
     while time.monotonic() < stop_at and not s.stats.get("stopping"):

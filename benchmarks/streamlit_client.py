@@ -99,8 +99,8 @@ class Session:
         for key, value in states.items():
             w = client.widget_states.widgets.add()
             w.id = self.widgets[key]
-            if key == "ctl_temperature":
-                w.double_array_value.data.append(value)
+            if key == "ctl_temperature":  # a select_slider: the option as it is shown
+                w.string_array_value.data.append(str(value))
             elif isinstance(value, bool) and key.endswith(("_render",)):
                 w.trigger_value = value
             elif isinstance(value, bool):
@@ -126,9 +126,9 @@ class Session:
 
     def random_change(self, rng: random.Random) -> dict:
         key = rng.choice(["ctl_temperature", "ctl_temperature", "ctl_seed", "ctl_scale", "ctl_text", "ctl_d_model"])
-        value = {"ctl_temperature": round(rng.uniform(0.05, 5.0) / 0.05) * 0.05, "ctl_seed": rng.randrange(1000),
-                 "ctl_scale": rng.random() < 0.5, "ctl_text": rng.choice(TEXTS),
-                 "ctl_d_model": rng.choice([8, 16, 32, 64])}[key]
+        value = {"ctl_temperature": rng.choice([0.2, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0]),
+                 "ctl_seed": str(rng.randrange(1000)), "ctl_scale": rng.random() < 0.5,
+                 "ctl_text": rng.choice(TEXTS), "ctl_d_model": str(rng.choice([8, 16, 32, 64]))}[key]
         return {key: value}
 
     async def think(self, seconds: float):

@@ -9,10 +9,11 @@ import gc
 import streamlit as st
 import torch
 
-from dashboard import controls, studio
+from dashboard import links, sidebar, state, studio
 
 PAGES = [
-    st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="attention", default=True),
+    st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="scaled-dot-product",
+            default=True),
     st.Page("app_pages/multi_head.py", title="Multi-head attention", url_path="multi-head"),
     st.Page("app_pages/masking.py", title="Masking", url_path="masking"),
     st.Page("app_pages/why_scale.py", title="Why divide by √d_k", url_path="why-scale"),
@@ -20,6 +21,9 @@ PAGES = [
     st.Page("app_pages/block.py", title="Transformer block", url_path="block"),
     st.Page("app_pages/worked_example.py", title="The article's worked example", url_path="worked-example"),
     st.Page("app_pages/lecture.py", title="Lecture videos", url_path="lecture"),
+    # The first page also answers at its own name, as a teacher would write it on a slide.
+    st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="attention",
+            visibility="hidden"),
 ]
 
 
@@ -38,8 +42,13 @@ def freeze_loaded_objects():
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
 st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide")
 page = st.navigation(PAGES)
-cfg = controls.lesson_config()
+links.start_run()
+sidebar.sidebar()
+state.messages()
 with st.sidebar:
-    studio.render_with_my_settings(cfg)
-page.run()
+    studio.render_with_my_settings(state.lesson())
+try:
+    page.run()
+finally:
+    links.write_url(state.lesson())
 freeze_loaded_objects()

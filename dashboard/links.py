@@ -1,14 +1,19 @@
-"""The lesson in the URL: a copied address reproduces the screen; a bad link opens with a notice."""
+"""The lesson in the URL: a copied address reproduces the screen; a bad link opens with a notice.
+
+`write_url` is the one function that writes the address: the lesson's settings that differ from
+the defaults, then the page's own view (the head, the step, the mask shown...) as registered by
+`view_param` during the run.
+"""
 
 import streamlit as st
 
 from core import PRESETS, AttentionConfig, ConfigError, available_devices
 
 DEFAULT = PRESETS["default"]
-WIDGET_FIELDS = ("source", "text", "seq_len", "d_model", "num_heads", "mask", "pad_length", "window",
-                 "positional", "scale", "temperature", "seed", "device")
-MATRIX_FIELDS = ("custom_mask", "q", "k", "v")
-CONFIG_FIELDS = WIDGET_FIELDS + MATRIX_FIELDS
+CONFIG_FIELDS = ("source", "text", "seq_len", "d_model", "num_heads", "mask", "pad_length", "window",
+                 "positional", "scale", "temperature", "seed", "device", "custom_mask", "q", "k", "v")
+_VIEWS = "url_views"  # session key: this run's view parameters, name -> value as a string
+_START = "url_at_start"  # session key: the query parameters the session was opened with
 
 
 def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
@@ -33,13 +38,39 @@ def fallback_device() -> str:
 def url_params(cfg: AttentionConfig) -> dict[str, str]:
     """Only the settings that differ from the defaults: short links, same lesson."""
     default = DEFAULT.to_dict()
-    return {k: v for k, v in cfg.to_dict().items() if v != default[k]}
+    return {k: v for k, v in cfg.to_dict().items() if v != default.get(k)}
 
 
-def sync_url(cfg: AttentionConfig):
-    want = url_params(cfg)
-    for name in CONFIG_FIELDS:
-        if name in want and st.query_params.get(name) != want[name]:
-            st.query_params[name] = want[name]
-        elif name not in want and name in st.query_params:
-            del st.query_params[name]
+# -- the page's own view ------------------------------------------------------------------------
+def start_run():
+    """At the top of every full run: remember the opening link once, forget the last run's views."""
+    ss = st.session_state
+    if _START not in ss:
+        ss[_START] = st.query_params.to_dict()
+    ss[_VIEWS] = {}
+
+
+def view_from_url(name: str, parse):
+    """The value the opening link gave for the view parameter `name`, once per session; None if
+    it gave none. `parse(text)` returns the value or raises ValueError (the caller says why)."""
+    raw = st.session_state.get(_START, {}).pop(name, None)
+    return None if raw is None else parse(raw)
+
+
+def view_param(name: str, value, default):
+    """Mirror one view setting in the URL for this run (left out when it is the default)."""
+    views = st.session_state.setdefault(_VIEWS, {})
+    if value == default:
+        views.pop(name, None)
+    else:
+        views[name] = str(value)
+
+
+def write_url(cfg: AttentionConfig):
+    """The address from the lesson and this run's views: the one place that writes it."""
+    want = {**url_params(cfg), **st.session_state.get(_VIEWS, {})}
+    for name in [k for k in st.query_params if k not in want]:
+        del st.query_params[name]
+    for name, value in want.items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value

@@ -4,44 +4,46 @@ import math
 
 import streamlit as st
 
-from dashboard import charts, controls, data
-from dashboard.ui import dim_labels, first_dims, labelled, panels, show
+from dashboard import charts, controls, data, links, state
+from dashboard.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
 
 st.title("Scaled dot-product attention")
 st.markdown(
-    "Each token asks a question (its **query** q) and offers an answer key (its **key** k). "
-    "How well a query matches each key is the dot product q·k; dividing by √d_k and a softmax turn "
-    "those scores into **weights** that add up to 1 across a row. The head's output for a token is "
-    "the weighted average of the **values** v: `softmax(Q·Kᵀ / √d_k) · V`."
+    "Each token's vector x is multiplied by three matrices: W_Q gives its **query** q (what it looks for), "
+    "W_K its **key** k (what the queries are matched against) and W_V its **value** v (what it passes on). "
+    "How well query i matches key j is the dot product qᵢ·kⱼ. Divided by √d_k and passed through a softmax, "
+    "each row of scores becomes **weights** that add up to 1, and token i's output is the weighted average of "
+    "the values: `softmax(Q·Kᵀ / √d_k) · V`."
 )
-
+untrained_note()
 
 STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]
 
 
 @st.fragment
 def one_head():
-    cfg = controls.current()
+    cfg = state.lesson()
     trace = data.trace(cfg)
     h = controls.head_control(trace.num_heads)
     labels = charts.token_labels(trace.tokens)
     # One step at a time (only the open tab is computed and drawn): legible on a projector, fast.
-    tabs = st.tabs(STEPS, default=STEPS[2], key="step", on_change="rerun", bind="query-params")
+    tabs = controls.tabs(STEPS, "step", default=STEPS[2])
     for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):
         if tab.open:
             with tab:
                 step(cfg, trace, h, labels)
+    links.write_url(cfg)  # this fragment reruns alone when a tab or the head changes
 
 
 def projections(cfg, trace, h, labels):
-    st.caption(f"Each token's vector times W_Q, W_K, W_V gives {len(labels)} tokens × d_k = {trace.d_k} "
-               "numbers per head.")
+    st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v: "
+               f"{len(labels)} tokens × d_k = {trace.d_k} numbers per head.")
     dims = dim_labels(trace.d_k)
     for col, name in zip(panels(3, len(labels)), "qkv", strict=True):
         with col:
             values = getattr(trace, name)[h]
-            chart = charts.matrix_heatmap(first_dims(values, name.upper()), labels, dims[:64], name.upper(),
-                                          f"{name}-head{h + 1}", max_width=320)
+            shown, cols = first_dims(values, name.upper(), dims)
+            chart = charts.matrix_heatmap(shown, labels, cols, name.upper(), f"{name}-head{h + 1}", max_width=320)
             show(chart, f"{name}_{h}", cfg, labelled(values, labels, dims))
 
 
@@ -58,7 +60,8 @@ def scores(cfg, trace, h, labels):
 
 
 def softmax(cfg, trace, h, labels):
-    st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Each row of weights sums to 1.")
+    st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
+               "least one key sums to 1.")
     left, right = panels(2, len(labels))
     with left:
         show(charts.scores_heatmap(trace, h, "scaled", "after the mask", show_mask=True), f"masked_{h}", cfg,
@@ -70,10 +73,11 @@ def softmax(cfg, trace, h, labels):
 
 
 def output(cfg, trace, h, labels):
-    st.caption("Each token's output is its row of weights times V: a weighted average of the values.")
+    st.caption("Row i of the output is row i of the weights times V: Σⱼ wᵢⱼ vⱼ, a weighted average of the "
+               "value rows (0 for a blocked row).")
     dims = dim_labels(trace.d_k)
-    chart = charts.matrix_heatmap(first_dims(trace.heads[h], "The output"), labels, dims[:64],
-                                  "weights · V", f"output-head{h + 1}")
+    shown, cols = first_dims(trace.heads[h], "The output", dims)
+    chart = charts.matrix_heatmap(shown, labels, cols, "weights · V", f"output-head{h + 1}")
     show(chart, f"head_output_{h}", cfg, labelled(trace.heads[h], labels, dims))
 
 

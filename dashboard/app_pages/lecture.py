@@ -5,7 +5,7 @@ import streamlit as st
 from animations.catalog import DESCRIPTIONS, LECTURE
 from animations.sections import steps
 from core import PRESETS
-from dashboard import controls, studio
+from dashboard import state, studio
 
 st.title("Lecture")
 st.markdown(
@@ -20,7 +20,7 @@ if missing:
 
 LESSONS = {"the default lesson": PRESETS["default"], "my settings": None}
 lesson_name = st.segmented_control("Lesson", list(LESSONS), default="the default lesson", key="lecture_lesson")
-lesson = LESSONS.get(lesson_name) or controls.current()
+lesson = LESSONS.get(lesson_name) or state.lesson()
 presenting = st.toggle("Presenter mode: step through one scene", key="lecture_presenter")
 
 

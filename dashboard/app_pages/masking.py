@@ -4,8 +4,10 @@ import streamlit as st
 
 from core import ConfigError
 from core.config import MASKS
-from dashboard import charts, controls, data
-from dashboard.ui import labelled, panels, show
+from core.lesson import PAD_TOKEN, with_mask
+from dashboard import charts, controls, data, links, state
+from dashboard.sidebar import MASK_LABELS
+from dashboard.ui import labelled, panels, show, untrained_note
 
 st.title("Masking")
 st.markdown(
@@ -13,23 +15,29 @@ st.markdown(
     "weights are exactly 0 and the row's other weights share the whole 1. Pick a mask kind below to compare "
     "it with the lesson's; the sidebar sets the lesson's own mask (and its custom grid)."
 )
+untrained_note()
 
-
-def with_mask(cfg, kind: str):
-    """The lesson under another mask kind; the custom demo blocks the first query's whole row."""
-    T = cfg.num_tokens
-    if kind == "custom" and cfg.mask != "custom":
-        grid = tuple(tuple(i > 0 and j <= i for j in range(T)) for i in range(T))
-        return cfg.replace(mask="custom", custom_mask=grid)
-    if kind == "padding":
-        return cfg.replace(mask="padding", pad_length=min(cfg.pad_length, T))
-    return cfg.replace(mask=kind, custom_mask=cfg.custom_mask if kind == "custom" else ())
+ABOUT = {
+    "none": "No mask: every query may attend to every key.",
+    "causal": "Causal: each token sees itself and the tokens before it, never the ones after (as a model that "
+              "writes one word at a time must).",
+    "padding": f"Padding: sentences in a batch are padded to one length; the padding tokens ('{PAD_TOKEN}') "
+               "carry no meaning, so no query may attend to them. Their own rows still see the real tokens.",
+    "window": "Sliding window of width w: each token sees itself and the w − 1 tokens before it. With a banded "
+              "or sparse kernel the cost grows with T × w instead of T²; the lab builds the full T × T grid and "
+              "masks it, so here all T² scores are still computed.",
+    "custom": "Custom: a grid drawn by hand (sidebar). When the lesson has none, this view blocks the first "
+              "query's whole row, to show a row with no key left.",
+}
 
 
 @st.fragment
 def compare():
-    cfg = controls.current()
-    kind = st.segmented_control("Mask to show", MASKS, key="view_mask", default=cfg.mask) or cfg.mask
+    cfg = state.lesson()
+    default = cfg.mask if cfg.mask != "none" else "causal"  # "none" would show before = after
+    kind = controls.choice(st.segmented_control, "Mask to show", list(MASKS), "show", default,
+                           format_func=MASK_LABELS.get)
+    st.caption(ABOUT[kind])
     try:
         view = with_mask(cfg, kind)
     except ConfigError as err:
@@ -48,6 +56,7 @@ def compare():
     show(charts.weights_heatmap(trace, h, "3. after the softmax"), f"mask_weights_{h}", view,
          labelled(trace.weights[h], labels, labels))
     explain_blocked(trace, labels)
+    links.write_url(cfg)
 
 
 def explain_blocked(trace, labels):
@@ -58,8 +67,8 @@ def explain_blocked(trace, labels):
     st.info(
         f"**Fully blocked row{'s' if len(rows) > 1 else ''}: {', '.join(rows)}.** This query may attend to no key: "
         "every score in its row is −∞, and a softmax of only −∞ would be 0 / 0 = NaN. Like PyTorch's "
-        "`scaled_dot_product_attention`, the lab gives such a row weights of 0 and an output of 0, and marks it, "
-        "instead of spreading NaN through the rest of the model."
+        "`F.scaled_dot_product_attention`, the lab gives such a row weights of 0 and an output of 0, and marks it, "
+        "instead of spreading NaN through the rest of the model (`nn.MultiheadAttention` returns NaN there)."
     )
 
 

@@ -3,17 +3,21 @@
 import streamlit as st
 
 from animations import style
-from dashboard import charts, controls, data
-from dashboard.ui import dim_labels, first_dims, labelled, show
+from core.config import MAX_HEADS
+from dashboard import charts, data, state
+from dashboard.ui import dim_labels, first_dims, labelled, show, untrained_note
 
 st.title("Multi-head attention")
 st.markdown(
-    "Each head has its own W_Q, W_K and W_V, so each one can look for a different pattern: below, every "
-    "head's weights use the same 0..1 colour scale. The heads' outputs are laid side by side "
-    "(**concat**, back to d_model numbers per token) and mixed by one more matrix, **W_O**."
+    "Each head has its own W_Q, W_K and W_V, each projecting the whole of x down to d_k numbers, so each head "
+    "computes its own weights: below, every head's weights on the same 0..1 colour scale. The heads' outputs "
+    "are laid side by side (**concat**, back to d_model numbers per token) and mixed by one more matrix, "
+    "**W_O**. In a trained model the heads come to track different relationships; here they differ only "
+    "because their random matrices differ."
 )
+untrained_note()
 
-cfg = controls.current()
+cfg = state.lesson()
 trace = data.trace(cfg)
 labels = charts.token_labels(trace.tokens)
 D, H = cfg.d_model, trace.num_heads
@@ -23,23 +27,26 @@ show(charts.heads_grid(trace), "heads", cfg,
      labelled(trace.weights.reshape(H * len(labels), -1), [f"h{h + 1} {q}" for h in range(H) for q in labels], labels))
 
 st.subheader("Average over heads")
-st.caption("What `nn.MultiheadAttention` returns by default: the mean of the heads' weights.")
+st.caption("`nn.MultiheadAttention` returns (output, weights), and by default (`average_attn_weights=True`) "
+           "those weights are this average over the heads; `average_attn_weights=False` gives each head's own.")
 show(charts.matrix_heatmap(trace.mean_weights, labels, labels, "mean weights", "mean-weights",
                            scheme=style.WEIGHT_SCHEME, x_title="key", y_title="query", domain=[0, 1]),
      "mean_weights", cfg, labelled(trace.mean_weights, labels, labels))
 
 st.subheader("Concatenate the heads, then project with W_O")
 concat_cols = [f"h{h + 1}·{d}" for h in range(H) for d in dim_labels(trace.d_k)]
-show(charts.matrix_heatmap(first_dims(trace.concat, "concat"), labels, concat_cols[:64], "concat (heads side by side)",
-                           "concat"), "concat", cfg, labelled(trace.concat, labels, concat_cols))
+shown, cols = first_dims(trace.concat, "concat", concat_cols)
+show(charts.matrix_heatmap(shown, labels, cols, "concat (heads side by side)", "concat"), "concat", cfg,
+     labelled(trace.concat, labels, concat_cols))
 dims = dim_labels(D)
-show(charts.matrix_heatmap(first_dims(trace.w_o[:64], "W_O"), dims[:64], dims[:64], "W_O", "w_o",
-                           x_title="output dimension", y_title="concat dimension"),
-     "w_o", cfg, labelled(trace.w_o, dims, dims))
-show(charts.matrix_heatmap(first_dims(trace.output, "The output"), labels, dims[:64], "output = concat · W_O",
-                           "output"), "output", cfg, labelled(trace.output, labels, dims))
+shown, cols = first_dims(trace.w_o, "W_O", dims)
+show(charts.matrix_heatmap(shown[: len(cols)], cols, cols, "W_O", "w_o", x_title="output dimension",
+                           y_title="concat dimension"), "w_o", cfg, labelled(trace.w_o, dims, dims))
+shown, cols = first_dims(trace.output, "The output", dims)
+show(charts.matrix_heatmap(shown, labels, cols, "output = concat · W_O", "output"), "output", cfg,
+     labelled(trace.output, labels, dims))
 
 st.subheader("d_k shrinks as the heads grow")
 st.caption(f"At d_model = {D}, the heads share the dimensions equally: d_k = d_model / heads.")
-heads = [h for h in range(1, min(D, 64) + 1) if D % h == 0]
+heads = [h for h in range(1, min(D, MAX_HEADS) + 1) if D % h == 0]
 st.dataframe({"heads": heads, "d_k": [D // h for h in heads]}, hide_index=True, width="content")

@@ -1,43 +1,82 @@
 """Page 5: positional encodings, and how each one changes the lesson's attention."""
 
+import numpy as np
 import streamlit as st
 
 from animations import style
 from core.config import POSITIONALS
-from dashboard import charts, controls, data
-from dashboard.ui import dim_labels, first_dims, labelled, panels, show
+from dashboard import charts, controls, data, links, state
+from dashboard.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
 
 st.title("Positional encoding")
 st.markdown(
-    "Attention by itself ignores word order: shuffle the tokens and each gets the same output. A positional "
-    "encoding adds (or, for rotary, turns) each token's vector according to its position. Below: the "
-    "sinusoidal table, how alike two positions' codes are, and the lesson's weights under each encoding."
+    "Attention by itself does not see word order. Without a mask it is **permutation-equivariant**: shuffle "
+    "the tokens and each token's output is the same as before, only listed in the new order (a causal mask "
+    "already depends on order). A positional encoding breaks this. Sinusoidal and learned encodings **add** a "
+    "position vector to each token's embedding. Rotary encoding (RoPE) instead **rotates** each head's q and k, "
+    "one pair of dimensions at a time, by an angle proportional to the token's position (v and the embedding "
+    "are left alone), so q·k depends on the two positions only through their offset."
 )
+untrained_note()
 
-cfg = controls.current()
+cfg = state.lesson()
 T, D = cfg.num_tokens, cfg.d_model
+labels = charts.token_labels(cfg.tokens)
 table, similarity = data.positional(T, D)
-positions = [f"pos {i}" for i in range(T)]
-dims = dim_labels(D)
 
+st.subheader("The sinusoidal table")
+st.caption("One row per position, numbered from 1 like the tokens; the formula counts from 0 "
+           "(token 1 has pos = 0): PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…).")
 left, right = panels(2, T)
 with left:
-    show(charts.matrix_heatmap(first_dims(table, "The table"), positions, dims[:64], "sinusoidal encoding",
-                               "sinusoidal", y_title="position", max_width=340),
-         "sinusoidal", cfg, labelled(table, positions, dims))
+    shown, cols = first_dims(table, "The table", dim_labels(D))
+    show(charts.matrix_heatmap(shown, labels, cols, "sinusoidal encoding", "sinusoidal", y_title="position",
+                               max_width=340), "sinusoidal", cfg, labelled(table, labels, dim_labels(D)))
 with right:
-    show(charts.matrix_heatmap(similarity, positions, positions, "cosine similarity of positions", "similarity",
+    show(charts.matrix_heatmap(similarity, labels, labels, "cosine similarity of positions", "similarity",
                                x_title="position", y_title="position", domain=[-1, 1]),
-         "similarity", cfg, labelled(similarity, positions, positions))
+         "similarity", cfg, labelled(similarity, labels, labels))
+
+
+def same_words(tokens) -> list[list[int]]:
+    """Groups of positions holding the same word, whatever its case ("The" and "the")."""
+    groups: dict[str, list[int]] = {}
+    for i, t in enumerate(tokens):
+        groups.setdefault(t.lower(), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+@st.fragment
+def shuffle():
+    cfg = state.lesson()
+    st.subheader("Shuffle the tokens")
+    if cfg.source == "manual":
+        st.info("Hand-entered Q, K, V have no token vectors to shuffle: choose a sentence or random tokens.")
+        return
+    seed = controls.number("Shuffle number", 1, 99, "shuffle", 1, help="Each number is another order.")
+    order = tuple(int(i) for i in np.random.default_rng(seed).permutation(cfg.num_tokens))
+    rows = []
+    for p in POSITIONALS:
+        try:
+            demo = data.shuffle_demo(cfg.replace(positional=p), order)
+        except ValueError as err:  # rotary needs an even d_k
+            rows.append({"positional encoding": p, "largest change of a token's output": str(err)})
+            continue
+        change = float(np.abs(demo["shuffled"] - demo["output"][list(order)]).max())
+        rows.append({"positional encoding": p, "largest change of a token's output": f"{change:.6f}"})
+    words = [cfg.tokens[i] for i in order]
+    st.caption(f"New order: {' '.join(words)}. No mask. For every token, its output after the shuffle is "
+               "compared with its output before: without positions the change is only float rounding.")
+    st.dataframe(rows, hide_index=True, width="content")
+    links.write_url(cfg)
 
 
 @st.fragment
 def by_encoding():
-    cfg = controls.current()
+    cfg = state.lesson()
     st.subheader("The lesson's weights under each encoding")
     traces = data.traces_by_positional(cfg)
     h = controls.head_control(cfg.num_heads)
-    labels = charts.token_labels(cfg.tokens)
     slots = panels(2, T) + panels(2, T)  # a 2×2 grid when the sequence is short
     for panel, p in zip(slots, POSITIONALS, strict=True):
         with panel:
@@ -49,6 +88,13 @@ def by_encoding():
             show(charts.weights_heatmap(trace, h, f"{p}"), f"pos_{p}_{h}", cfg.replace(positional=p),
                  labelled(trace.weights[h], labels, labels))
     st.caption(f"Head {h + 1}. Colours: {style.WEIGHT_SCHEME}, 0..1; grey = masked.")
+    for group in same_words(cfg.tokens):
+        named = " and ".join(f"{labels[i]!r}" for i in group)
+        st.caption(f"Without positions, {named} have the same q, k and v (the lab gives each word one vector, "
+                   "whatever its case), so their rows of scores are identical, and so are their rows of weights "
+                   "wherever the mask treats them alike. Positions make them differ.")
+    links.write_url(cfg)
 
 
+shuffle()
 by_encoding()

@@ -2,16 +2,20 @@
 
 import streamlit as st
 
-from dashboard import charts, controls, data
+from core import MAX_TOKENS
+from dashboard import charts, controls, data, state
 
 st.title("Why divide by √d_k")
 st.markdown(
-    "A dot product of two random vectors of size d_k has a spread of about √d_k, so without the scale the "
-    "scores grow with d_k and the softmax **saturates**: one key takes almost all the weight and the others "
-    "get almost nothing (and almost no gradient). Dividing by √d_k keeps the spread near 1 for every d_k."
+    "If the entries of q and k are independent, with mean 0 and variance 1, their dot product "
+    "q·k, a sum of d_k products qᵢkᵢ, has mean 0 and variance d_k: a spread (standard deviation) of √d_k. Without the "
+    "scale the scores grow with d_k and the softmax **saturates**: one key takes almost all the weight. A "
+    "saturated softmax also stops learning: its Jacobian diag(p) − p·pᵀ tends to 0 in every entry, the "
+    "winner's included, as p becomes one-hot, so almost no gradient reaches any score. Dividing by √d_k brings "
+    "the spread back to 1 for every d_k."
 )
 
-T = st.slider("Keys per query", 2, 64, 16, key="view_sat_keys")
+T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
 st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
            f"a uniform row would have entropy ln {T}.")
 scaled, unscaled = data.saturation(T, 20)
@@ -24,11 +28,11 @@ with right:
                     theme=None, key="chart_sat_max")
 
 st.subheader("One row at the lesson's settings")
-cfg = controls.current()
+cfg = state.lesson()
 options = sorted({*data.SATURATION_D_KS, cfg.d_k})
-d_k = st.select_slider("d_k for this row", options, value=cfg.d_k, key="view_row_dk")
+d_k = controls.choice(st.select_slider, "d_k for this row", options, "dk", cfg.d_k)
 n = cfg.num_tokens
-st.caption(f"One query against {n} random keys of size {d_k} (seed {cfg.seed}).")
+st.caption(f"One query against {n} random keys of size {d_k} (entries N(0, 1), seed {cfg.seed}).")
 left, right = st.columns(2)
 labels = charts.token_labels([f"k{i + 1}" for i in range(n)])
 with left:

@@ -3,14 +3,15 @@
 import streamlit as st
 
 from core import PRESETS
-from dashboard import charts, controls, data
-from dashboard.ui import dim_labels, labelled, show
+from dashboard import charts, data, state
+from dashboard.ui import ARTICLE, dim_labels, labelled, show
 
 st.title("The article's worked example")
 st.markdown(
-    "Two tokens, one head, d_k = 2, with Q = K = the identity and V = diag(10, 20). Each token matches "
-    "itself (score 1) better than the other (score 0); after ÷√2 and the softmax that becomes "
-    "**0.670 / 0.330**, so token 1's output is 0.670·(10, 0) + 0.330·(0, 20) = **(6.70, 6.60)**."
+    f"The article {ARTICLE} ends with a small example: two tokens, one head, d_k = 2, with Q = K = the identity "
+    "and V = diag(10, 20). Each token matches itself (score 1) better than the other (score 0); after ÷√2 and "
+    "the softmax that becomes **0.670 / 0.330**, so token 1's output is 0.670·(10, 0) + 0.330·(0, 20) = "
+    "**(6.70, 6.60)**."
 )
 
 cfg = PRESETS["article-2x2"]
@@ -38,4 +39,4 @@ with right:
 w, out = trace.weights[0], trace.output
 st.success(f"core computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}** and outputs "
            f"**{out[0, 0]:.2f} {out[0, 1]:.2f}** / **{out[1, 0]:.2f} {out[1, 1]:.2f}**, as in the article.")
-st.button("Load this example into the sidebar", key="article_load", on_click=controls.load, args=(cfg,))
+st.button("Load this example into the sidebar", key="article_load", on_click=state.set_lesson, args=(cfg,))

@@ -106,7 +106,7 @@ def test_typed_text_is_plain_capped_and_never_a_file_name(app, tmp_path, text):
     before = names_under(ROOT, tmp_path)
     app.text_input(key="ctl_text").set_value(text).run()
     assert not app.exception, [e.value for e in app.exception]
-    typed = app.session_state["ctl_text"]  # what the widget kept (it caps at its max_chars)
+    typed = app.session_state["ctl_text"]  # what the box holds (kept even when it cannot work)
     expected_error = core_error(typed)
     errors = " ".join(str(e.value) for e in app.error)
     if expected_error:
@@ -199,5 +199,5 @@ def test_a_link_asking_for_cuda_keeps_its_lesson_on_the_cpu():
     assert not at.exception
     notices = " ".join(str(w.value) for w in at.warning)
     assert "'cuda' was asked for" in notices and "runs on the CPU instead" in notices
-    cfg = at.session_state["lesson_cfg"]
+    cfg = at.session_state["lesson"]
     assert (cfg.d_model, cfg.num_heads, cfg.mask, cfg.device) == (32, 8, "causal", "auto")

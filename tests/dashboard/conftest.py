@@ -6,10 +6,12 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]  # page 1's tabs
 PAGES = ["attention", "multi_head", "masking", "why_scale", "positional", "block", "worked_example"]
+URL_PATHS = {"multi_head": "multi-head", "why_scale": "why-scale", "worked_example": "worked-example"}
 
 
 def page_path(name: str) -> str:
@@ -18,16 +20,15 @@ def page_path(name: str) -> str:
 
 @pytest.fixture
 def make_app():
-    """`make_app(query=None, page=None)`: the app after its first run (optionally from a URL)."""
+    """`make_app(query=None, page=None)`: the app after its first run (optionally from a URL, at a page)."""
 
     def make(query: dict | None = None, page: str | None = None) -> AppTest:
         at = AppTest.from_file(str(APP), default_timeout=60)
         if query:
             at.query_params = dict(query)
-        at.run()
-        if page:
-            at.switch_page(page_path(page)).run()
-        return at
+        if page:  # opened at that page, as a link to /<url path> would: st.Page hashes the url path
+            at._page_hash = calc_hash(URL_PATHS.get(page, page))
+        return at.run()
 
     return make
 

@@ -12,7 +12,7 @@ from tests.conftest import ARTIFACTS, streamlit_server
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["", "multi-head", "masking", "why-scale", "positional", "block", "worked-example"]
+PAGES = ["", "attention", "multi-head", "masking", "why-scale", "positional", "block", "worked-example"]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
 
 
@@ -37,10 +37,13 @@ def test_every_page_renders_without_an_exception_box(server, page, path):
     outside = [u for u in requested if not u.startswith((server, "data:", "blob:"))]
     assert not outside, f"the page fetched from outside the lab: {outside[:3]}"
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"page-{path or 'attention'}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"page-{path or 'home'}.png"))
     assert page.locator("[data-testid=stException]").count() == 0
     assert page.locator("[data-testid=stVegaLiteChart]").count() >= 1
-    assert page.locator("h1").first.inner_text().strip()
+    title = page.locator("h1").first.inner_text().strip()
+    assert title and "not found" not in title.lower()
+    if path in ("", "attention"):  # the first page answers at / and at its own name
+        assert title == "Scaled dot-product attention"
 
 
 def test_a_keyboard_slider_move_redraws_the_weights(server, page):
@@ -51,8 +54,8 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
     before = weights.screenshot()
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
-    for _ in range(10):
-        slider.press("ArrowLeft")  # 1.00 -> 0.50: sharper weights
+    for _ in range(2):
+        slider.press("ArrowLeft")  # 1 -> 0.7 -> 0.5: sharper weights
     page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.5'", timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     deadline = time.monotonic() + 15
@@ -63,6 +66,33 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "slider-moved.png"))
     assert after != before, "the weights chart did not change"
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
+@pytest.mark.parametrize("typed,words", [
+    ("1e9", "d_model must be between 1 and 1024, got 1000000000"),
+    ("abc", "d_model must be a whole number"),
+    ("", "d_model is empty"),
+])
+def test_typing_a_d_model_that_cannot_work_keeps_the_lesson_and_says_why(server, page, typed, words):
+    open_settled(page, server)
+    box = page.get_by_label("d_model (size of each token vector, 1 to 1,024)")
+    box.fill(typed)
+    box.press("Enter")
+    page.get_by_text(words).first.wait_for(timeout=20_000)
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    assert box.input_value() == "16", "the box shows the lesson's d_model again"
+    assert "d_model" not in page.url
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
+def test_pasting_too_much_text_says_how_long_it_may_be(server, page):
+    open_settled(page, server)
+    box = page.get_by_role("textbox", name="Text to attend over")
+    box.fill("word " * 600)
+    box.press("Enter")
+    page.get_by_text("3,000 characters long; the lab takes at most 2,000").first.wait_for(timeout=20_000)
+    assert "text=" not in page.url
     assert page.locator("[data-testid=stException]").count() == 0
 
 

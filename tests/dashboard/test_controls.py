@@ -1,39 +1,92 @@
-"""Every control through its range; bad settings give messages; the URL holds the lesson."""
-
-import math
+"""Every sidebar control through its range; bad settings keep the lesson and say why; the URL holds it."""
 
 import pytest
 
 from core import MAX_TOKENS, PRESETS, AttentionConfig
-from core.config import MASKS, MAX_SEED, POSITIONALS
+from core.config import MASKS, MAX_D_MODEL, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE, POSITIONALS
 from dashboard.links import url_params
 
 from .conftest import chart, messages, no_exception
 
 
 def lesson(at) -> AttentionConfig:
-    return at.session_state["lesson_cfg"]
+    return at.session_state["lesson"]
 
 
 def test_first_run_mirrors_nothing_for_the_default(make_app):
     at = make_app()
     no_exception(at)
     assert lesson(at) == PRESETS["default"]
-    assert not {k for k in at.query_params if k != "head"}
+    assert not dict(at.query_params)
 
 
-@pytest.mark.parametrize("field,low,high", [
-    ("d_model", 1, 1024), ("seed", 0, MAX_SEED), ("temperature", 0.05, 5.0),
+def test_every_widgets_range_is_the_configs_range(make_app):
+    at = make_app(query={"source": "random", "mask": "window"})
+    assert (at.sidebar.slider(key="ctl_seq_len").min, at.sidebar.slider(key="ctl_seq_len").max) == (1, MAX_TOKENS)
+    assert (at.sidebar.slider(key="ctl_window").min, at.sidebar.slider(key="ctl_window").max) == (1, MAX_TOKENS)
+    temperatures = [float(t) for t in at.sidebar.select_slider(key="ctl_temperature").options]
+    assert (temperatures[0], temperatures[-1]) == (MIN_TEMPERATURE, MAX_TEMPERATURE)
+    at.sidebar.selectbox(key="ctl_mask").set_value("padding").run()
+    pad = at.sidebar.slider(key="ctl_pad_length")
+    assert (pad.min, pad.max) == (1, lesson(at).num_tokens)  # the config takes 1..T real tokens
+
+
+@pytest.mark.parametrize("field,values", [
+    ("d_model", ("1", "4", str(MAX_D_MODEL))), ("seed", ("0", str(MAX_SEED))),
 ])
-def test_model_controls_at_their_extremes(make_app, field, low, high):
+def test_typed_numbers_at_their_extremes(make_app, field, values):
     at = make_app()
-    for value in (low, high):
-        widget = at.sidebar.slider(key=f"ctl_{field}") if field == "temperature" else \
-            at.sidebar.number_input(key=f"ctl_{field}")
-        widget.set_value(value).run()
+    for typed in values:
+        at.sidebar.text_input(key=f"ctl_{field}").set_value(typed).run()
         no_exception(at)
-        assert getattr(lesson(at), field) == value
+        assert getattr(lesson(at), field) == int(typed)
         assert lesson(at).d_model % lesson(at).num_heads == 0
+
+
+def test_temperature_at_both_limits(make_app):
+    at = make_app()
+    for value in (MIN_TEMPERATURE, MAX_TEMPERATURE):
+        at.sidebar.select_slider(key="ctl_temperature").set_value(value).run()
+        no_exception(at)
+        assert lesson(at).temperature == value
+
+
+@pytest.mark.parametrize("field,typed,words", [
+    ("d_model", "1e9", "d_model must be between 1 and 1024, got 1000000000"),
+    ("d_model", "abc", "d_model must be a whole number from 1 to 1,024, got 'abc'"),
+    ("d_model", "", "d_model is empty"),
+    ("d_model", "2.5", "whole number"),
+    ("d_model", "0", "between 1 and 1024, got 0"),
+    ("seed", "-1", "The seed must be between 0"),
+    ("seed", "1e20", "The seed must be between 0"),
+    ("seed", "seven", "The seed must be a whole number"),
+])
+def test_a_typed_number_that_cannot_work_keeps_the_lesson_and_the_box(make_app, field, typed, words):
+    at = make_app()
+    before = lesson(at)
+    at.sidebar.text_input(key=f"ctl_{field}").set_value(typed).run()
+    no_exception(at)
+    assert words in messages(at)
+    assert lesson(at) == before
+    assert at.sidebar.text_input(key=f"ctl_{field}").value == str(getattr(before, field)), "the box shows the lesson"
+
+
+def test_a_d_model_the_heads_do_not_divide_brings_the_nearest_heads_and_says_so(make_app):
+    at = make_app()
+    at.sidebar.text_input(key="ctl_d_model").set_value("30").run()
+    assert (lesson(at).d_model, lesson(at).num_heads) == (30, 3)
+    assert "4 heads do not divide d_model 30, so the lesson now has 3" in messages(at)
+    assert at.sidebar.selectbox(key="ctl_num_heads").value == 3
+
+
+def test_pasting_too_much_text_says_how_long_it_may_be(make_app):
+    at = make_app()
+    before = lesson(at)
+    at.sidebar.text_input(key="ctl_text").set_value("word " * 600).run()
+    no_exception(at)
+    assert "3,000 characters long; the lab takes at most 2,000" in messages(at)
+    assert lesson(at) == before
+    assert "Not in use" in " ".join(str(c.value) for c in at.sidebar.caption), "the box keeps the text and says why"
 
 
 def test_random_tokens_from_one_to_the_most(make_app):
@@ -48,7 +101,7 @@ def test_random_tokens_from_one_to_the_most(make_app):
 
 def test_every_head_count_offered_divides_d_model(make_app):
     at = make_app()
-    at.sidebar.number_input(key="ctl_d_model").set_value(24).run()
+    at.sidebar.text_input(key="ctl_d_model").set_value("24").run()
     options = [int(o) for o in at.sidebar.selectbox(key="ctl_num_heads").options]
     assert options == [h for h in range(1, 25) if 24 % h == 0]
     for heads in options:
@@ -65,9 +118,17 @@ def test_every_mask_kind(make_app, mask):
     assert lesson(at).mask == mask
     if mask in ("padding", "window"):
         field = "pad_length" if mask == "padding" else "window"
-        at.sidebar.number_input(key=f"ctl_{field}").set_value(1).run()
-        no_exception(at)
-        assert getattr(lesson(at), field) == 1
+        for value in (1, at.sidebar.slider(key=f"ctl_{field}").max):
+            at.sidebar.slider(key=f"ctl_{field}").set_value(value).run()
+            no_exception(at)
+            assert getattr(lesson(at), field) == value
+
+
+def test_switching_to_padding_on_a_short_lesson_starts_with_every_token_real(make_app):
+    at = make_app(query={"text": "two words"})
+    at.sidebar.selectbox(key="ctl_mask").set_value("padding").run()
+    assert (lesson(at).mask, lesson(at).pad_length) == ("padding", 2)
+    assert "all of them start as real tokens" in messages(at)
 
 
 @pytest.mark.parametrize("positional", POSITIONALS)
@@ -79,14 +140,26 @@ def test_every_positional_encoding_and_the_scale(make_app, positional):
     assert (lesson(at).positional, lesson(at).scale) == (positional, False)
 
 
-def test_presets_and_reset(make_app):
+def test_presets_and_reset_set_every_widget(make_app):
     at = make_app()
     for name, cfg in PRESETS.items():
         at.sidebar.selectbox(key="ctl_preset").set_value(name).run()
         no_exception(at)
         assert lesson(at) == cfg, name
+        assert at.sidebar.text_input(key="ctl_d_model").value == str(cfg.d_model)
+        assert at.sidebar.selectbox(key="ctl_mask").value == cfg.mask
     at.sidebar.button(key="ctl_reset").click().run()
     assert lesson(at) == PRESETS["default"]
+    assert at.sidebar.text_input(key="ctl_d_model").value == "16"
+
+
+def test_leaving_hand_entered_q_k_v_drops_them(make_app):
+    at = make_app()
+    at.sidebar.selectbox(key="ctl_preset").set_value("article-2x2").run()
+    at.sidebar.radio(key="ctl_source").set_value("text").run()
+    no_exception(at)
+    assert (lesson(at).source, lesson(at).q) == ("text", ())
+    assert "manual" not in at.sidebar.radio(key="ctl_source").options
 
 
 def test_head_and_device_pickers(make_app):
@@ -108,6 +181,7 @@ def test_head_and_device_pickers(make_app):
     ({"temperature": "0"}, "temperature"),
     ({"device": "tpu"}, "device"),
     ({"text": " ".join(["word"] * 70)}, "at most 64"),
+    ({"mask": "window", "window": "100"}, "between 1 and 64 tokens wide, got 100"),
 ])
 def test_a_bad_link_opens_the_defaults_with_a_notice(make_app, query, words):
     at = make_app(query=query)
@@ -118,20 +192,23 @@ def test_a_bad_link_opens_the_defaults_with_a_notice(make_app, query, words):
 
 
 @pytest.mark.parametrize("steps,words", [
-    ([("number_input", "ctl_d_model", 6), ("selectbox", "ctl_num_heads", 2), ("selectbox", "ctl_positional", "rotary")],
+    ([("text_input", "ctl_d_model", "6"), ("selectbox", "ctl_num_heads", 2), ("selectbox", "ctl_positional", "rotary")],
      "even size"),
     ([("text_input", "ctl_text", "   ")], "The text is empty"),
     ([("text_input", "ctl_text", " ".join(["w"] * 65))], "at most 64"),
-    ([("selectbox", "ctl_mask", "padding"), ("number_input", "ctl_pad_length", 20)], "longer than the sequence"),
+    ([("selectbox", "ctl_mask", "padding"), ("slider", "ctl_pad_length", 5), ("text_input", "ctl_text", "a b c")],
+     "longer than the sequence"),
 ])
 def test_bad_controls_show_a_message_and_keep_the_last_lesson(make_app, steps, words):
     at = make_app()
-    for kind, key, value in steps:
+    for kind, key, value in steps[:-1]:
         getattr(at.sidebar, kind)(key=key).set_value(value).run()
+    before = lesson(at)
+    kind, key, value = steps[-1]
+    getattr(at.sidebar, kind)(key=key).set_value(value).run()
     no_exception(at)
     assert words in messages(at)
-    before = lesson(at)
-    assert before.num_tokens >= 1
+    assert lesson(at) == before
     chart(at, "weights", head=0)  # the rest of the page keeps working
 
 
@@ -142,7 +219,7 @@ def test_url_to_state_to_url_round_trip(make_app):
     at = make_app(query=query)
     no_exception(at)
     assert lesson(at) == cfg
-    assert {k: v for k, v in at.query_params.items() if k != "head"} == query
+    assert dict(at.query_params) == query
 
 
 def test_controls_write_the_url_and_the_url_reproduces_them(make_app):
@@ -150,49 +227,10 @@ def test_controls_write_the_url_and_the_url_reproduces_them(make_app):
     at.sidebar.radio(key="ctl_source").set_value("random").run()
     at.sidebar.slider(key="ctl_seq_len").set_value(9).run()
     at.sidebar.selectbox(key="ctl_mask").set_value("window").run()
-    at.sidebar.number_input(key="ctl_window").set_value(2).run()
-    at.sidebar.number_input(key="ctl_seed").set_value(42).run()
+    at.sidebar.slider(key="ctl_window").set_value(2).run()
+    at.sidebar.text_input(key="ctl_seed").set_value("42").run()
     cfg = lesson(at)
     assert (cfg.source, cfg.seq_len, cfg.mask, cfg.window, cfg.seed) == ("random", 9, "window", 2, 42)
     again = make_app(query=dict(at.query_params))
     assert lesson(again) == cfg
     assert chart(again, "weights", head=0).equals(chart(at, "weights", head=0))
-
-
-# -- the pages' own controls --------------------------------------------------------------------
-@pytest.mark.parametrize("preset", ["default", "padding"])
-def test_masking_page_through_every_mask_kind(make_app, preset):
-    at = make_app(query=url_params(PRESETS[preset]), page="masking")
-    for kind in at.button_group(key="view_mask").options:
-        at.button_group(key="view_mask").set_value(kind).run()
-        no_exception(at)
-        weights = chart(at, "weights", head=0)
-        blocked = weights[weights["masked"]]
-        assert (blocked["weight"] == 0).all()
-        if kind == "none":
-            assert blocked.empty
-        if kind == "custom" and PRESETS[preset].mask != "custom":
-            assert "Fully blocked row" in messages(at), "the custom demo blocks a whole row and says why"
-
-
-def test_why_scale_sliders_at_their_extremes(make_app):
-    at = make_app(page="why_scale")
-    for keys in (2, 64):
-        at.slider(key="view_sat_keys").set_value(keys).run()
-        no_exception(at)
-        assert chart(at, "saturation-entropy")["entropy"].max() <= math.log(keys) + 1e-6
-    row = at.select_slider(key="view_row_dk")
-    for d_k in (row.options[0], row.options[-1]):
-        at.select_slider(key="view_row_dk").set_value(int(d_k)).run()
-        no_exception(at)
-        assert abs(chart(at, "row-scaled")["weight"].sum() - 1) < 1e-5
-
-
-def test_block_page_every_stage_of_both_layouts(make_app):
-    at = make_app(page="block")
-    for kind in ("post-LN", "pre-LN"):
-        at.radio(key="view_block_kind").set_value(kind).run()
-        for stage in at.selectbox(key="view_block_stage").options:
-            at.selectbox(key="view_block_stage").set_value(stage).run()
-            no_exception(at)
-            assert len(chart(at, f"stage-{stage}")) == PRESETS["default"].num_tokens * PRESETS["default"].d_model

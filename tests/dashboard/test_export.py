@@ -1,14 +1,31 @@
 """Exports: the numbers as CSV, the chart as PNG and SVG (vl-convert, offline), the lesson as JSON."""
 
 import io
+import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from core import PRESETS, AttentionConfig, run_trace
 from dashboard import charts, export
+from dashboard.links import url_params
 
-from .conftest import no_exception
+from .conftest import PAGES, no_exception
+
+BLOCKED = tuple(tuple(0 < i and j <= i for j in range(6)) for i in range(6))  # causal, first query blind
+
+
+def _draws_rects(spec) -> bool:
+    """A heatmap: somewhere in the spec (layers, facets) a mark of type rect."""
+    if isinstance(spec, dict):
+        mark = spec.get("mark")
+        if mark == "rect" or (isinstance(mark, dict) and mark.get("type") == "rect"):
+            return True
+        return any(_draws_rects(v) for v in spec.values())
+    if isinstance(spec, list):
+        return any(_draws_rects(v) for v in spec)
+    return False
 
 
 def test_chart_renders_to_png_and_svg_on_the_server():
@@ -34,14 +51,17 @@ def test_csv_holds_the_weights():
     np.testing.assert_allclose(back.to_numpy(), trace.weights[1], rtol=1e-5)
 
 
-def test_every_heatmap_has_an_export_menu_built_only_when_open(make_app):
-    at = make_app()
+@pytest.mark.parametrize("page", PAGES)
+def test_every_heatmap_on_every_page_has_an_export_menu_built_only_when_open(make_app, page):
+    at = make_app(query=url_params(PRESETS["padding"].replace(mask="custom", custom_mask=BLOCKED)), page=page)
     no_exception(at)
-    menus = at.get("popover")
-    assert len(menus) == len(at.get("vega_lite_chart"))
+    heatmaps = [c for c in at.main.get("vega_lite_chart") if _draws_rects(json.loads(c.proto.spec))]
+    menus = at.main.get("popover")
+    assert len(menus) == len(heatmaps)
+    assert heatmaps or page == "why_scale"
     assert not at.get("download_button"), "closed menus make no files"
     for menu in menus:
-        key = menu.proto.id.rsplit("-", 1)[-1]
+        key = menu.proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>"; keys may hold dashes
         at.session_state[key] = True
         at.run()
         no_exception(at)

@@ -1,4 +1,4 @@
-"""Many random lessons on every page: no exception, and the weights always core's."""
+"""Many random lessons on every page: no exception, and every chart of weights on every page is core's."""
 
 import random
 
@@ -7,6 +7,7 @@ import pytest
 
 from core import PRESETS, AttentionConfig, ConfigError, run_trace
 from core.config import MASKS, POSITIONALS
+from core.lesson import with_mask
 from dashboard.links import url_params
 
 from .conftest import PAGES, chart_data, no_exception, page_path
@@ -30,21 +31,65 @@ def random_lessons(n: int, seed: int = 3) -> list[AttentionConfig]:
     return out
 
 
+def _grid(df, column: str, T: int) -> np.ndarray:
+    out = np.zeros((T, T))
+    out[df["row"], df["col"]] = df[column]
+    return out
+
+
+def weights_shown(page: str, cfg: AttentionConfig) -> list[np.ndarray]:
+    """What core says each weights chart of the page holds, in the page's order: (H, T, T) each."""
+    if page == "attention":
+        return [run_trace(cfg).weights]
+    if page == "masking":  # opens on the lesson's mask, or causal when it has none
+        return [run_trace(with_mask(cfg, cfg.mask if cfg.mask != "none" else "causal")).weights]
+    if page == "positional":
+        shown = []
+        for p in POSITIONALS:
+            try:
+                shown.append(run_trace(cfg.replace(positional=p)).weights)
+            except ConfigError:
+                continue  # the page says why instead (rotary with an odd d_k)
+        return shown
+    if page == "worked_example":  # the article's example, whatever the lesson
+        return [run_trace(PRESETS["article-2x2"]).weights]
+    return []
+
+
+def check_weights(page: str, cfg: AttentionConfig, at):
+    """Every chart of weights on the page holds core's numbers, and its rows sum to 1 or are blocked."""
+    T, trace = cfg.num_tokens, run_trace(cfg)
+    expected = iter(weights_shown(page, cfg))
+    checked = 0
+    for meta, df in chart_data(at):
+        if meta.get("lab") == "weights":
+            want = next(expected)[meta["head"]]
+            w = _grid(df, "weight", len(want))
+        elif meta.get("lab") == "heads":  # every head, small multiples
+            for h in range(trace.num_heads):
+                np.testing.assert_allclose(_grid(df[df["head"] == f"head {h + 1}"], "weight", T), trace.weights[h],
+                                           rtol=1e-5, atol=1e-6)
+            w, want = _grid(df[df["head"] == "head 1"], "weight", T), trace.weights[0]
+        elif meta.get("lab") == "mean-weights":
+            w, want = df["value"].to_numpy().reshape(T, T), trace.mean_weights
+        else:
+            continue
+        np.testing.assert_allclose(w, want, rtol=1e-5, atol=1e-6)
+        sums = w.sum(axis=1)
+        assert np.all((np.abs(sums - 1) < 1e-5) | (sums == 0))
+        checked += 1
+    assert next(expected, None) is None, "every weights chart core computes is on the page"
+    return checked
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_random_lessons_on_every_page(make_app, page):
+def test_random_lessons_on_every_page_show_cores_weights(make_app, page):
     for cfg in random_lessons(5, seed=PAGES.index(page)):
         at = make_app(query=url_params(cfg), page=page)  # a fresh visit to the link
         no_exception(at)
-        assert at.session_state["lesson_cfg"] == cfg
-        trace = run_trace(cfg)
-        for meta, df in chart_data(at):
-            if meta.get("lab") == "weights" and page == "attention":
-                h = meta["head"]
-                w = np.zeros((cfg.num_tokens, cfg.num_tokens))
-                w[df["row"], df["col"]] = df["weight"]
-                np.testing.assert_allclose(w, trace.weights[h], rtol=1e-5, atol=1e-6)
-                sums = w.sum(axis=1)
-                assert np.allclose(sums[~trace.blocked_rows], 1, atol=1e-5) and np.all(sums[trace.blocked_rows] == 0)
+        assert at.session_state["lesson"] == cfg
+        checked = check_weights(page, cfg, at)
+        assert checked >= (page in ("attention", "masking", "positional", "multi_head", "worked_example"))
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -53,5 +98,5 @@ def test_every_preset_on_every_page(make_app, preset):
     for page in PAGES:
         at.switch_page(page_path(page)).run()
         no_exception(at)
-        assert at.session_state["lesson_cfg"] == PRESETS[preset]
+        assert at.session_state["lesson"] == PRESETS[preset]
         assert chart_data(at) or at.info, f"{page} draws charts or says why not"

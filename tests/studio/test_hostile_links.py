@@ -27,6 +27,6 @@ def test_any_link_opens_without_a_traceback(query):
     assert not at.exception, (query, [e.value for e in at.exception])
     assert at.title, "the page drew nothing"
     # The page keeps working: a control still changes the lesson.
-    at.number_input(key="ctl_seed").set_value(7).run()
+    at.text_input(key="ctl_seed").set_value("7").run()
     assert not at.exception, (query, [e.value for e in at.exception])
     assert at.query_params.get("seed") in (["7"], "7")

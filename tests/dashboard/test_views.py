@@ -1,0 +1,101 @@
+"""The pages' own controls: through their options, in the URL, and a link that asks for too much."""
+
+import math
+
+import pytest
+
+from core import PRESETS
+from core.config import MASKS
+from dashboard.links import url_params
+
+from .conftest import STEPS, chart, messages, no_exception
+
+
+@pytest.mark.parametrize("preset", ["default", "padding"])
+def test_masking_page_through_every_mask_kind(make_app, preset):
+    at = make_app(query=url_params(PRESETS[preset]), page="masking")
+    for kind in MASKS:
+        at.button_group(key="view_show").set_value(kind).run()
+        no_exception(at)
+        weights = chart(at, "weights", head=0)
+        blocked = weights[weights["masked"]]
+        assert (blocked["weight"] == 0).all()
+        if kind == "none":
+            assert blocked.empty
+        if kind == "custom" and PRESETS[preset].mask != "custom":
+            assert "Fully blocked row" in messages(at), "the custom demo blocks a whole row and says why"
+
+
+def test_masking_page_opens_on_causal_when_the_lesson_has_no_mask(make_app):
+    at = make_app(page="masking")
+    assert at.button_group(key="view_show").value == "causal"
+    weights = chart(at, "weights", head=0)
+    assert weights["masked"].sum() == 7 * 6 // 2  # the upper triangle of 7 tokens
+
+
+def test_the_padding_demo_pads_with_pad_tokens_not_real_words(make_app):
+    at = make_app(page="masking")
+    at.button_group(key="view_show").set_value("padding").run()
+    weights = chart(at, "weights", head=0)
+    blocked_keys = set(weights.loc[weights["masked"], "key"])
+    assert blocked_keys == {"8 PAD", "9 PAD"}
+
+
+def test_why_scale_sliders_at_their_extremes(make_app):
+    at = make_app(page="why_scale")
+    for keys in (at.slider(key="view_keys").min, at.slider(key="view_keys").max):
+        at.slider(key="view_keys").set_value(keys).run()
+        no_exception(at)
+        assert chart(at, "saturation-entropy")["entropy"].max() <= math.log(keys) + 1e-6
+    row = at.select_slider(key="view_dk")
+    for d_k in (row.options[0], row.options[-1]):
+        at.select_slider(key="view_dk").set_value(int(d_k)).run()
+        no_exception(at)
+        assert abs(chart(at, "row-scaled")["weight"].sum() - 1) < 1e-5
+
+
+def test_block_page_every_stage_of_both_layouts(make_app):
+    at = make_app(page="block")
+    for kind in ("post-LN", "pre-LN"):
+        at.radio(key="view_layout").set_value(kind).run()
+        for stage in at.selectbox(key="view_stage").options:
+            at.selectbox(key="view_stage").set_value(stage).run()
+            no_exception(at)
+            assert len(chart(at, f"stage-{stage}")) == PRESETS["default"].num_tokens * PRESETS["default"].d_model
+
+
+# -- the URL holds the page's view ---------------------------------------------------------------------
+@pytest.mark.parametrize("page,setting,param", [
+    ("attention", ("tabs", "view_step", STEPS[0]), ("step", "1")),
+    ("masking", ("button_group", "view_show", "window"), ("show", "window")),
+    ("why_scale", ("slider", "view_keys", 40), ("keys", "40")),
+    ("why_scale", ("select_slider", "view_dk", 256), ("dk", "256")),
+    ("block", ("radio", "view_layout", "pre-LN"), ("layout", "pre-LN")),
+    ("block", ("selectbox", "view_stage", "norm1"), ("stage", "norm1")),
+    ("positional", ("slider", "view_shuffle", 7), ("shuffle", "7")),
+])
+def test_a_page_control_joins_the_url_and_the_link_reproduces_it(make_app, page, setting, param):
+    at = make_app(page=page)
+    kind, key, value = setting
+    if kind == "tabs":
+        at.session_state[key] = value
+        at.run()
+    else:
+        getattr(at, kind)(key=key).set_value(value).run()
+    no_exception(at)
+    name, text = param
+    assert at.query_params[name] == text
+    again = make_app(query={name: text}, page=page)
+    no_exception(again)
+    assert again.session_state[key] == value
+    assert not messages(again)
+
+
+@pytest.mark.parametrize("page,param", [
+    ("attention", {"head": "9"}), ("attention", {"step": "7"}), ("masking", {"show": "diagonal"}),
+    ("why_scale", {"keys": "1"}), ("why_scale", {"keys": "65"}), ("block", {"stage": "nowhere"}),
+])
+def test_a_link_asking_a_page_for_what_it_lacks_says_so(make_app, page, param):
+    at = make_app(query=param, page=page)
+    no_exception(at)
+    assert "which this page does not have" in messages(at)
