@@ -18,8 +18,14 @@ TEXT_LIGHT = "#F5F5F5"
 # Altair / Vega scheme names, and the same scales as colour stops for manim to interpolate.
 WEIGHT_SCHEME = "viridis"  # sequential, weights in 0..1
 SCORE_SCHEME = "blueorange"  # diverging, raw and scaled scores around 0
-WEIGHT_STOPS = ("#440154", "#3B528B", "#21918C", "#5EC962", "#FDE725")  # viridis at 0, .25, .5, .75, 1
-SCORE_STOPS = ("#134B85", "#6FA3CE", "#F7F7F7", "#F5A25D", "#A14F0A")  # blue (negative) .. orange (positive)
+# Vega's own colours at every sixteenth of the scale (read back from Vega in tests/dashboard/
+# test_palette.py); five stops drifted up to 25/255 from Vega between them, sixteen stay within 5.
+WEIGHT_STOPS = (  # viridis, weights 0 .. 1
+    "#440154", "#48196B", "#472D7B", "#424086", "#3B528B", "#34638D", "#2C728E", "#27828E", "#21918D",
+    "#1F9F88", "#28AE80", "#3EBC74", "#5DC963", "#82D34C", "#ABDC32", "#D5E21B", "#FDE725")
+SCORE_STOPS = (  # blueorange, scores −limit (blue) .. 0 .. +limit (orange)
+    "#134B85", "#2567A2", "#3B83B9", "#579DC8", "#7DB6D6", "#A4CDE3", "#C5DEEC", "#DEE9EE", "#F2F0EB",
+    "#F8E6CC", "#FCD8A9", "#FBC37D", "#F2A952", "#E48E2B", "#CE7416", "#B55D0B", "#994A07")
 
 FONT = "DejaVu Sans"  # present on Debian and legible on a projector
 MONO_FONT = "DejaVu Sans Mono"
