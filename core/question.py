@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from numbers import Integral
 
 from .config import MAX_TOKENS, AttentionConfig
 
@@ -40,10 +41,13 @@ class Question:
     # -- answers ---------------------------------------------------------------------------
     def check(self, answer) -> tuple:
         """The answer as sorted choice indices; QuestionError if it is not a valid answer."""
-        picked = (answer,) if isinstance(answer, int) and not isinstance(answer, bool) else tuple(answer)
-        if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(self.choices) for i in picked):
+        try:
+            picked = (answer,) if isinstance(answer, Integral) else tuple(answer)
+        except TypeError:
+            raise QuestionError("That answer is not one of the choices.") from None
+        if not all(isinstance(i, Integral) and not isinstance(i, bool) and 0 <= i < len(self.choices) for i in picked):
             raise QuestionError("That answer is not one of the choices.")
-        picked = tuple(sorted(set(picked)))
+        picked = tuple(sorted({int(i) for i in picked}))  # numpy ints from a chart click become plain ints
         if not self.multiple and len(picked) != 1:
             raise QuestionError("Pick exactly one answer.")
         if self.multiple and not picked:

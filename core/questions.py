@@ -147,7 +147,8 @@ def _change_reason(before, after, h: int, q: int) -> str:
         text += f"{'up' if d > 0 else 'down'} by {_amount(d)}"
     gaps = [_gap(t, h, q) for t in (before, after)]
     if None not in gaps:
-        return text + f"; the gap between its two largest scaled scores goes from {gaps[0]:.3f} to {gaps[1]:.3f}"
+        return text + (f"; among the keys it may attend to, the gap between the two largest scaled scores goes "
+                       f"from {gaps[0]:.3f} to {gaps[1]:.3f}")
     if gaps[1] is None:
         return text + f", since “{lb[int(wb.argmax())]}” is the only key it may attend to after the change"
     return text + f", since “{la[int(wa.argmax())]}” was the only key it could attend to before the change"

@@ -156,8 +156,9 @@ def test_custom_demo_blocks_the_first_row():
 # -- answers, explanations, storage ----------------------------------------------------------------
 def test_check_refuses_what_is_not_an_answer():
     q = focus_question(AttentionConfig(), 0, 1)
+    assert q.check(np.int64(2)) == (2,) and type(q.check([np.int64(2)])[0]) is int  # a chart click's index
     for bad, words in (([], "exactly one"), ([0, 1], "exactly one"), ([7], "not one of"), ([True], "not one of"),
-                       (["1"], "not one of")):
+                       (["1"], "not one of"), (None, "not one of"), (2.0, "not one of")):
         with pytest.raises(QuestionError, match=words):
             q.check(bad)
     b = blocked_question(AttentionConfig(), "custom")
