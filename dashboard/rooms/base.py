@@ -17,6 +17,8 @@ room back needs its PIN, with 5 tries per room per 15 minutes from everyone toge
 6-digit PIN: p ≤ 480 / 10^6 a day). The price: someone hammering wrong codes can hold up
 real students' joins for up to a minute, and wrong PINs can keep the teacher from taking the
 room back for up to 15 minutes (the teacher's own screen keeps working meanwhile).
+Opening rooms is limited too (30 per 10 minutes per server): each open hashes a PIN, and a
+script should not be able to fill the server's 100 rooms or its CPU.
 """
 
 import json
@@ -80,10 +82,15 @@ class RoomRegistry(ABC):
         if problem := pin_problem(pin):
             raise RoomError(problem)
         self._check_lesson(lesson_json)
+        now, L = self._clock(), self.limits
+        if self._hit("open", L.open_window, now) > L.opens_per_server:
+            wait = self._wait(L.open_window, now)
+            raise TooManyTries(f"Too many rooms were opened on this lab server just now: try again in "
+                               f"{math.ceil(wait / 60)} min.", wait)
         record, secret = hash_pin(pin, self._pin_cost), new_secret()  # slow hash: before any lock
         for _ in range(5):  # a taken code is a 1-in-10^10 event; five in a row means a broken RNG
             code = new_code()
-            status = self._create(code, secret_hash(secret), record, lesson_json, self._clock())
+            status = self._create(code, secret_hash(secret), record, lesson_json, now)
             if status == "ok":
                 return TeacherKey(code, secret)
             if status == "full":

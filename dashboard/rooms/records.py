@@ -22,6 +22,8 @@ class RoomLimits:
     code_window: float = 60.0
     pin_tries_per_room: int = 5  # per window, whoever tries
     pin_window: float = 15 * 60.0
+    opens_per_server: int = 30  # rooms opened per window: bounds the PIN hashing a script can cause
+    open_window: float = 10 * 60.0
     max_limit_counters: int = 10_000  # rate-limit counters an in-process registry keeps
 
 

@@ -174,6 +174,16 @@ def test_pin_tries_are_limited_per_room_and_the_pin_is_not_stored(make):
     assert "correct horse" not in repr(rooms.__dict__)
 
 
+def test_opening_rooms_is_rate_limited_per_server(make):
+    rooms, clock = make(RoomLimits(opens_per_server=3))
+    for _ in range(3):
+        rooms.open("123456", LESSON)
+    with pytest.raises(TooManyTries, match="opened on this lab server"):
+        rooms.open("123456", LESSON)
+    clock.advance(600)
+    rooms.open("123456", LESSON)
+
+
 def test_rooms_members_and_rounds_are_bounded(make):
     rooms, clock = make(RoomLimits(max_rooms=2, max_members=2, max_rounds=3, member_idle_seconds=100))
     a, b = rooms.open("123456", LESSON), rooms.open("123456", LESSON)
