@@ -25,7 +25,6 @@ import json
 import math
 import time
 from abc import ABC, abstractmethod
-from functools import lru_cache
 
 from core.config import AttentionConfig, ConfigError
 from core.question import MAX_QUESTION_CHARS, Question, QuestionError
@@ -45,15 +44,14 @@ from .records import (
     NotInRoom,
     NotTeacher,
     RawRoom,
-    RawRound,
     RoomError,
     RoomLimits,
     StudentView,
-    Tally,
     TeacherKey,
     TeacherView,
     TooManyTries,
 )
+from .tally import load_question, tally
 
 NOT_IN_ROOM = ("No open room has that code, or you are not in it (it may have closed): check the code on the "
                "teacher's screen, 8 letters and digits like 7K3M-Q9TX, and join again.")
@@ -62,12 +60,6 @@ NOT_TEACHER = ("This screen is not the teacher of that room: the room has closed
 STALE = "The teacher has moved on to another question."
 REVEALED = "The answer has been revealed: this question takes no more answers."
 NO_QUESTION = "There is no question in this room yet."
-
-
-@lru_cache(maxsize=64)
-def load_question(text: str) -> Question:
-    """A stored question (immutable once asked, so parsed once per process)."""
-    return Question.from_json(text)
 
 
 class RoomRegistry(ABC):
@@ -149,7 +141,7 @@ class RoomRegistry(ABC):
             raise NotTeacher(NOT_TEACHER)
         present = sum(now - seen <= self.limits.present_seconds for seen in raw.members.values())
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=present,
-                           members=len(raw.members), rounds=tuple(_tally(r) for r in raw.rounds))
+                           members=len(raw.members), rounds=tuple(tally(r) for r in raw.rounds))
 
     # -- a student ---------------------------------------------------------------------------
     def join(self, code: str, session: str) -> str:
@@ -300,16 +292,3 @@ class RoomRegistry(ABC):
 
     @abstractmethod
     def _hit(self, scope, window, now) -> int: ...  # the count after this hit
-
-
-def _tally(raw: RawRound) -> Tally:
-    q = load_question(raw.question)
-    counts, correct = [0] * len(q.choices), 0
-    for text in raw.answers.values():
-        picked = tuple(json.loads(text))
-        for i in picked:
-            counts[i] += 1
-        correct += q.is_correct(picked)
-    return Tally(number=raw.number, question=q, counts=tuple(counts), answered=len(raw.answers),
-                 revealed=raw.revealed, correct=correct if raw.revealed else None, again_of=raw.again_of)
-
