@@ -27,7 +27,7 @@ import time
 from abc import ABC, abstractmethod
 
 from core.config import AttentionConfig, ConfigError
-from core.question import MAX_QUESTION_CHARS, Question, QuestionError
+from core.question import Question, QuestionError
 
 from .codes import (
     SCRYPT_N,
@@ -119,7 +119,7 @@ class RoomRegistry(ABC):
         if not isinstance(question, Question):
             raise RoomError("Only a question made by the lab can be asked.")
         text = question.to_json()
-        if len(question.lesson) > self.limits.max_lesson_chars or len(text) > MAX_QUESTION_CHARS:
+        if len(question.lesson) > self.limits.max_lesson_chars or len(text) > self.limits.max_question_chars:
             raise RoomError("This question's lesson is too large to share with a room.")
         return self._teacher_result(self._ask(*self._auth(key), text, self._clock()))
 

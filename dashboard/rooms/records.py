@@ -14,6 +14,8 @@ class RoomLimits:
     max_members: int = 300  # students per room: a lecture hall
     max_rounds: int = 8  # questions kept per room, for the before/after view
     max_lesson_chars: int = 20_000  # a lesson as JSON; a question holds one too
+    max_question_chars: int = 40_000  # a question as JSON (its lesson, labels, numbers): worst case per
+    #                                   registry 100 rooms × (20 kB + 8 × 40 kB) ≈ 34 MB
     idle_seconds: float = 2 * 3600  # a room nobody has used for this long closes
     present_seconds: float = 10.0  # "present": seen in this long (pages poll every 1-2 s)
     member_idle_seconds: float = 15 * 60  # a full room makes space by dropping students unseen this long

@@ -88,7 +88,7 @@ def test_a_multiple_choice_question_counts_each_ticked_row(rooms):
     assert tally.counts[:2] == (2, 1) and tally.correct == 1
 
 
-def test_followers_see_the_teachers_lesson_and_its_version(rooms):
+def test_followers_see_the_teachers_lesson_and_its_version(rooms, make):
     key = opened(rooms)
     before = rooms.student_view(key.code, sid(0))
     assert before.lesson_json == LESSON
@@ -101,6 +101,11 @@ def test_followers_see_the_teachers_lesson_and_its_version(rooms):
         rooms.set_lesson(key, json.dumps({"text": "x" * 30_000}))
     with pytest.raises(RoomError, match="d_model"):
         rooms.set_lesson(key, json.dumps({"d_model": "0"}))
+    long = CFG.replace(text=" ".join(["supercalifragilistic"] * 60))  # 60 long labels, 60 numbers
+    small, _ = make(RoomLimits(max_question_chars=4000))
+    small_key = small.open("123456", LESSON)
+    with pytest.raises(RoomError, match="too large"):
+        small.ask(small_key, focus_question(long, 0, 0))
 
 
 def test_every_teacher_action_needs_the_current_key(rooms):
