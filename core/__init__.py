@@ -2,6 +2,8 @@
 
 from .attention import attention
 from .block import TransformerBlock
+from .changes import CHANGES, apply_change, available_changes, describe_change
+from .compare import CompareError, Comparison, compare
 from .config import MAX_TOKENS, AttentionConfig, ConfigError
 from .device import available_devices, resolve_device
 from .inputs import embed_tokens, random_inputs, tokenize
@@ -10,13 +12,16 @@ from .masks import blocked_rows, causal_mask, from_torch_mask, padding_mask, to_
 from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, apply_rotary, sinusoidal_encoding
 from .presets import PRESETS
+from .question import Question, QuestionError
+from .questions import blocked_question, change_question, focus_question, suggest
 from .trace import AttentionTrace
 
 __all__ = [
-    "AttentionConfig", "AttentionTrace", "ConfigError", "LearnedPositionalEncoding", "MAX_TOKENS",
-    "MultiHeadAttention", "PRESETS", "TransformerBlock", "apply_rotary", "attention",
-    "available_devices", "blocked_rows", "causal_mask", "embed_tokens", "from_torch_mask",
-    "lesson_inputs", "lesson_mask", "lesson_module", "lesson_scale", "padding_mask",
-    "random_inputs", "resolve_device", "run_trace", "sinusoidal_encoding", "to_torch_mask",
-    "tokenize", "window_mask",
+    "AttentionConfig", "AttentionTrace", "CHANGES", "CompareError", "Comparison", "ConfigError",
+    "LearnedPositionalEncoding", "MAX_TOKENS", "MultiHeadAttention", "PRESETS", "Question", "QuestionError",
+    "TransformerBlock", "apply_change", "apply_rotary", "attention", "available_changes", "available_devices",
+    "blocked_question", "blocked_rows", "causal_mask", "change_question", "compare", "describe_change",
+    "embed_tokens", "focus_question", "from_torch_mask", "lesson_inputs", "lesson_mask", "lesson_module",
+    "lesson_scale", "padding_mask", "random_inputs", "resolve_device", "run_trace", "sinusoidal_encoding",
+    "suggest", "to_torch_mask", "tokenize", "window_mask",
 ]

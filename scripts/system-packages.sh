@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Install the system libraries that manim (Cairo, Pango, ffmpeg) and the browser tests
-# (Chromium) need, only when one is missing. On macOS, print the one Homebrew line instead.
+# Install the system libraries that manim (Cairo, Pango, ffmpeg), the browser tests
+# (Chromium), the classroom rooms' Redis tests (redis-server) and QR test (zbarimg, from
+# zbar-tools) need, only when one is missing. Debian starts a redis-server service on
+# 6379 when it installs one; the lab never uses it (tests start their own), so it is stopped.
+# On macOS, print the one Homebrew line instead.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium)
+DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium redis-server zbar-tools)
 
 if [ "$(uname -s)" = "Darwin" ]; then
   echo "On macOS, install the system packages with:"
-  echo "  brew install cairo pango pkg-config ffmpeg && brew install --cask chromium"
+  echo "  brew install cairo pango pkg-config ffmpeg redis zbar && brew install --cask chromium"
   exit 0
 fi
 if ! command -v dpkg >/dev/null 2>&1; then
@@ -26,3 +29,6 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo apt-get update -q
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [[ " ${missing[*]} " == *" redis-server "* ]]; then
+  $sudo service redis-server stop >/dev/null 2>&1 || true
+fi

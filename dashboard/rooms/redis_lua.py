@@ -1,0 +1,194 @@
+"""The Redis backend's primitives as Lua scripts: each runs atomically inside Redis, so two
+lab processes can never interleave half of one update with another.
+
+Layout under a prefix P, for a room with code C:
+  P room:{C}        hash   secret, pin, lesson, version, round (last), first (oldest kept),
+                           active (last use), q:N (question JSON), rev:N, again:N
+  P room:{C}:m      hash   session -> last seen
+  P room:{C}:a:N    hash   session -> answer JSON, for round N
+  P rooms           zset   code -> last use: counts open rooms, finds idle ones
+Every room key carries a TTL (ARGV[5] ms, longer than the idle limit) refreshed on use, so
+Redis drops what an idle room leaves behind even if no lab process looks again; the idle
+limit itself is checked against `active`, on the lab's (injectable) clock.
+The scripts build key names from ARGV: fine on one Redis server (the hall runs one), not on
+a Redis Cluster.
+
+ARGV for every room script: 1 prefix, 2 code, 3 now, 4 idle seconds, 5 ttl ms, 6.. its own.
+"""
+
+PRELUDE = """
+local P, C, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local idle, ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
+local INDEX = P .. 'rooms'
+local function key(code) return P .. 'room:{' .. code .. '}' end
+local room = key(C)
+local members = room .. ':m'
+local function answers(n) return room .. ':a:' .. n end
+local function kept(r)
+  return tonumber(redis.call('HGET', r, 'first') or '1'), tonumber(redis.call('HGET', r, 'round') or '0')
+end
+local function drop(code)
+  local r = key(code)
+  local first, last = kept(r)
+  for n = first, last do redis.call('DEL', r .. ':a:' .. n) end
+  redis.call('DEL', r, r .. ':m')
+  redis.call('ZREM', INDEX, code)
+end
+local function alive()
+  local active = redis.call('HGET', room, 'active')
+  if not active then redis.call('ZREM', INDEX, C) return false end
+  if now - tonumber(active) > idle then drop(C) return false end
+  return true
+end
+local function touch()
+  redis.call('HSET', room, 'active', ARGV[3])
+  redis.call('ZADD', INDEX, ARGV[3], C)
+  redis.call('PEXPIRE', room, ttl)
+  redis.call('PEXPIRE', members, ttl)
+  local first, last = kept(room)
+  for n = first, last do redis.call('PEXPIRE', answers(n), ttl) end
+end
+local function teacher() return alive() and redis.call('HGET', room, 'secret') == ARGV[6] end
+"""
+
+# ARGV 6 secret digest, 7 pin record, 8 lesson, 9 max rooms
+CREATE = PRELUDE + """
+for _, code in ipairs(redis.call('ZRANGEBYSCORE', INDEX, '-inf', '(' .. (now - idle))) do drop(code) end
+if redis.call('EXISTS', room) == 1 then return 'taken' end
+if redis.call('ZCARD', INDEX) >= tonumber(ARGV[9]) then return 'full' end
+redis.call('HSET', room, 'secret', ARGV[6], 'pin', ARGV[7], 'lesson', ARGV[8], 'version', 1, 'round', 0, 'first', 1)
+touch()
+return 'ok'
+"""
+
+# ARGV 6 session, 7 max members, 8 member idle seconds
+JOIN = PRELUDE + """
+if not alive() then return 'gone' end
+local s = ARGV[6]
+if redis.call('HEXISTS', members, s) == 0 and redis.call('HLEN', members) >= tonumber(ARGV[7]) then
+  local all = redis.call('HGETALL', members)
+  for i = 1, #all, 2 do
+    if now - tonumber(all[i + 1]) > tonumber(ARGV[8]) then redis.call('HDEL', members, all[i]) end
+  end
+  if redis.call('HLEN', members) >= tonumber(ARGV[7]) then return 'full' end
+end
+redis.call('HSET', members, s, ARGV[3])
+touch()
+return 'ok'
+"""
+
+# ARGV 6 session
+LEAVE = PRELUDE + """
+if alive() then redis.call('HDEL', members, ARGV[6]) end
+return 'ok'
+"""
+
+# ARGV 6 session -> {version, lesson, round, question, revealed, again, my answer}, or false
+READ = PRELUDE + """
+if not alive() or redis.call('HEXISTS', members, ARGV[6]) == 0 then return false end
+redis.call('HSET', members, ARGV[6], ARGV[3])
+touch()
+local v, lesson, n = unpack(redis.call('HMGET', room, 'version', 'lesson', 'round'))
+if n == '0' then return {v, lesson, n} end
+local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n))
+return {v, lesson, n, q, rev or '0', again, redis.call('HGET', answers(n), ARGV[6])}
+"""
+
+# ARGV 6 session, 7 round, 8 answer JSON, 9 max answers
+ANSWER = PRELUDE + """
+if not alive() or redis.call('HEXISTS', members, ARGV[6]) == 0 then return 'gone' end
+local n = redis.call('HGET', room, 'round')
+if n ~= ARGV[7] then return 'stale' end
+if redis.call('HGET', room, 'rev:' .. n) then return 'revealed' end
+local a = answers(n)
+if redis.call('HEXISTS', a, ARGV[6]) == 0 and redis.call('HLEN', a) >= tonumber(ARGV[9]) then return 'full' end
+redis.call('HSET', a, ARGV[6], ARGV[8])
+redis.call('HSET', members, ARGV[6], ARGV[3])
+touch()
+return 'ok'
+"""
+
+# ARGV 6 digest -> {version, lesson, members (flat), {n, question, revealed, again, answers (flat)}...}
+READ_TEACHER = PRELUDE + """
+if not teacher() then return false end
+touch()
+local out = {redis.call('HGET', room, 'version'), redis.call('HGET', room, 'lesson'), redis.call('HGETALL', members)}
+local first, last = kept(room)
+for n = first, last do
+  local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n))
+  table.insert(out, {n, q, rev or '0', again, redis.call('HGETALL', answers(n))})
+end
+return out
+"""
+
+# ARGV 6 digest, 7 lesson
+SET_LESSON = PRELUDE + """
+if not teacher() then return {'denied'} end
+if redis.call('HGET', room, 'lesson') ~= ARGV[7] then
+  redis.call('HSET', room, 'lesson', ARGV[7])
+  redis.call('HINCRBY', room, 'version', 1)
+end
+touch()
+return {'ok', redis.call('HGET', room, 'version')}
+"""
+
+# ARGV 6 digest, 7 question JSON ('' = the current one again), 8 max rounds
+ASK = PRELUDE + """
+if not teacher() then return {'denied'} end
+local current, q, again = redis.call('HGET', room, 'round'), ARGV[7], '0'
+if q == '' then
+  if current == '0' then return {'none'} end
+  q, again = redis.call('HGET', room, 'q:' .. current), current
+end
+local n = redis.call('HINCRBY', room, 'round', 1)
+redis.call('HSET', room, 'q:' .. n, q, 'again:' .. n, again)
+local first = tonumber(redis.call('HGET', room, 'first'))
+while n - first + 1 > tonumber(ARGV[8]) do
+  redis.call('DEL', answers(first))
+  redis.call('HDEL', room, 'q:' .. first, 'rev:' .. first, 'again:' .. first)
+  first = first + 1
+end
+redis.call('HSET', room, 'first', first)
+touch()
+return {'ok', n}
+"""
+
+# ARGV 6 digest
+REVEAL = PRELUDE + """
+if not teacher() then return {'denied'} end
+local first, last = kept(room)
+if last == 0 then return {'none'} end
+local q = redis.call('HGET', room, 'q:' .. last)
+for n = first, last do
+  if redis.call('HGET', room, 'q:' .. n) == q then redis.call('HSET', room, 'rev:' .. n, '1') end
+end
+touch()
+return {'ok'}
+"""
+
+# ARGV 6 digest
+CLOSE = PRELUDE + """
+if not teacher() then return {'denied'} end
+drop(C)
+return {'ok'}
+"""
+
+PIN_RECORD = PRELUDE + """
+if not alive() then return false end
+return redis.call('HGET', room, 'pin')
+"""
+
+# ARGV 6 pin record read before the PIN check, 7 new digest
+RECLAIM = PRELUDE + """
+if not alive() or redis.call('HGET', room, 'pin') ~= ARGV[6] then return 'gone' end
+redis.call('HSET', room, 'secret', ARGV[7])
+touch()
+return 'ok'
+"""
+
+# KEYS 1 counter; ARGV 1 seconds to keep it
+HIT = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
