@@ -2,8 +2,10 @@
 
 from .attention import attention
 from .block import TransformerBlock
-from .config import MAX_TOKENS, AttentionConfig, ConfigError
+from .config import MAX_TOKENS, MINILM, AttentionConfig, ConfigError
 from .device import available_devices, resolve_device
+from .guided_heads import HEADS_WORTH_A_LOOK, HeadNote
+from .head_patterns import PATTERNS, head_patterns
 from .inputs import embed_tokens, random_inputs, tokenize
 from .lesson import lesson_inputs, lesson_mask, lesson_module, lesson_scale, run_trace
 from .masks import blocked_rows, causal_mask, from_torch_mask, padding_mask, to_torch_mask, window_mask
@@ -11,12 +13,13 @@ from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, apply_rotary, sinusoidal_encoding
 from .presets import PRESETS
 from .trace import AttentionTrace
+from .trained import TrainedTrace, trained_trace
 
 __all__ = [
-    "AttentionConfig", "AttentionTrace", "ConfigError", "LearnedPositionalEncoding", "MAX_TOKENS",
-    "MultiHeadAttention", "PRESETS", "TransformerBlock", "apply_rotary", "attention",
-    "available_devices", "blocked_rows", "causal_mask", "embed_tokens", "from_torch_mask",
-    "lesson_inputs", "lesson_mask", "lesson_module", "lesson_scale", "padding_mask",
-    "random_inputs", "resolve_device", "run_trace", "sinusoidal_encoding", "to_torch_mask",
-    "tokenize", "window_mask",
+    "AttentionConfig", "AttentionTrace", "ConfigError", "HEADS_WORTH_A_LOOK", "HeadNote",
+    "LearnedPositionalEncoding", "MAX_TOKENS", "MINILM", "MultiHeadAttention", "PATTERNS", "PRESETS",
+    "TrainedTrace", "TransformerBlock", "apply_rotary", "attention", "available_devices", "blocked_rows",
+    "causal_mask", "embed_tokens", "from_torch_mask", "head_patterns", "lesson_inputs", "lesson_mask",
+    "lesson_module", "lesson_scale", "padding_mask", "random_inputs", "resolve_device", "run_trace",
+    "sinusoidal_encoding", "to_torch_mask", "tokenize", "trained_trace", "window_mask",
 ]

@@ -7,8 +7,9 @@ import numpy as np
 import torch
 
 from .attention import attention
+from .bert import load_minilm
 from .block import TransformerBlock
-from .config import AttentionConfig
+from .config import MINILM, AttentionConfig, ConfigError
 from .device import resolve_device
 from .lesson import lesson_inputs, lesson_mask
 from .positional import sinusoidal_encoding
@@ -61,18 +62,37 @@ def positional_similarity(T: int, d: int) -> np.ndarray:
 
 
 def block_stages(cfg: AttentionConfig, d_ff: int | None = None, norm_first: bool = False,
-                 activation: str = "relu") -> dict:
-    """Each stage of a Transformer block on the lesson's tokens: name -> (T, D) numpy."""
+                 activation: str | None = None) -> dict:
+    """Each stage of a Transformer block on the lesson's tokens: name -> (T, D) numpy.
+
+    Random lessons build a block from the seed (d_ff 4·D and ReLU unless given). The trained
+    model's lesson walks through its own layer `cfg.layer` (post-LN, GELU, d_ff 1536).
+    """
     device = resolve_device(cfg.device)
-    torch_state = torch.random.get_rng_state()
-    torch.manual_seed(cfg.seed)  # the block's own weights, from the lesson's seed
-    try:
-        block = TransformerBlock(cfg.d_model, cfg.num_heads, d_ff or 4 * cfg.d_model,
-                                 norm_first=norm_first, activation=activation).to(device).eval()
-    finally:
-        torch.random.set_rng_state(torch_state)
+    if cfg.source == "trained":
+        block = _trained_block(cfg, d_ff, norm_first, activation, device)
+    else:
+        block = _seeded_block(cfg, d_ff or 4 * cfg.d_model, norm_first, activation or "relu", device)
     x = lesson_inputs(cfg, device)  # (T, D)
     mask = lesson_mask(cfg, device)
     with torch.no_grad():
         stages = block.stages(x.unsqueeze(0), mask)
     return {name: t[0].cpu().numpy() for name, t in stages.items()}
+
+
+def _seeded_block(cfg, d_ff, norm_first, activation, device) -> TransformerBlock:
+    torch_state = torch.random.get_rng_state()
+    torch.manual_seed(cfg.seed)  # the block's own weights, from the lesson's seed
+    try:
+        block = TransformerBlock(cfg.d_model, cfg.num_heads, d_ff, norm_first=norm_first, activation=activation)
+    finally:
+        torch.random.set_rng_state(torch_state)
+    return block.to(device).eval()
+
+
+def _trained_block(cfg, d_ff, norm_first, activation, device) -> TransformerBlock:
+    """The model's own block; a different block shape asked for is refused, not ignored."""
+    if norm_first or activation not in (None, "gelu") or d_ff not in (None, MINILM.d_ff):
+        raise ConfigError(f"The trained model's blocks are its own: LayerNorm after each sub-layer, GELU, "
+                          f"d_ff {MINILM.d_ff}.", "source")
+    return load_minilm(device).blocks[cfg.layer - 1]
