@@ -35,6 +35,17 @@ def test_trained_trace_matches_bert_model(text, reference):
     np.testing.assert_allclose(ours.last_hidden_state, ref.last_hidden_state[0].numpy(), **TOL)
 
 
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+def test_trained_trace_on_the_gpu_matches_the_reference(reference):
+    text = SENTENCES[0]
+    ours = trained_trace(text, device="cuda")
+    ref = _reference(reference, [ours.ids.tolist()], [len(ours.tokens)])  # on the CPU
+    np.testing.assert_allclose(ours.weights, torch.cat(ref.attentions).numpy(), **TOL)
+    np.testing.assert_allclose(ours.last_hidden_state, ref.last_hidden_state[0].numpy(), **TOL)
+    assert ours.layer(1).config.device == "cuda"
+
+
 def test_each_layer_trace_matches_the_reference_sublayers(reference):
     """Per layer: the trace's concat is BertSelfAttention's output, its output is W_O's."""
     text = SENTENCES[0]
