@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -189,3 +190,17 @@ def test_running_the_model_imports_no_hub_client():
     """)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@needs_model
+def test_sessions_in_threads_load_the_model_once(monkeypatch):
+    import core.bert
+
+    reads = []
+    real = core.bert.read_weights
+    monkeypatch.setattr(core.bert, "read_weights", lambda folder: reads.append(folder) or real(folder))
+    core.bert._load.cache_clear()
+    with ThreadPoolExecutor(4) as pool:
+        models = list(pool.map(lambda _: core.bert.load_minilm("cpu"), range(4)))
+    assert len(reads) == 1 and all(m is models[0] for m in models)
+    assert not any(p.requires_grad for p in models[0].parameters()) and not models[0].training
