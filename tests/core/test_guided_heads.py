@@ -5,10 +5,13 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
-from core import HEADS_WORTH_A_LOOK, PATTERNS, head_patterns, trained_trace
+from core import HEADS_WORTH_A_LOOK, PATTERNS, head_patterns, padding_mask, trained_trace
+from core.bert import load_minilm
 from core.guided_heads import IT_TO_SUBJECT, note_value
 from core.head_patterns import strongest, top_word
+from core.pretrained import encode
 from tests.core.conftest import needs_model
 
 EXAMPLE = "The cat sat on the mat because it was tired."
@@ -29,7 +32,7 @@ SENTENCES = [
     "decided to retire and move to the city where his daughter worked as a nurse.",
     "Café owners in Zürich don't open before 7.",
 ]
-# Sentences with "it" and their subject, for layer 6 head 12.
+# Every sentence with "it" we tried, and its subject (the word the note says "it" weighs most).
 IT_SENTENCES = [
     (EXAMPLE, "cat"),
     ("The dog chased the ball until it was exhausted.", "dog"),
@@ -43,6 +46,9 @@ IT_SENTENCES = [
     ("The cake that Maria baked was delicious, and it disappeared fast.", "cake"),
     ("The bird hit the window, but it flew away.", "bird"),
     ("The book fell off the shelf because it was heavy.", "book"),
+    ("The river flooded the valley after it rained for days.", "river"),  # "it" is the weather here
+    ("The car hit the tree, and it was badly damaged.", "car"),  # misses: "tree"
+    ("The company hired ten engineers because it needed help.", "company"),  # misses: "engineers"
 ]
 
 
@@ -75,11 +81,25 @@ def test_the_example_sentence():
     assert top_word(t.weights[5, 11], t.tokens, "it") == ("cat", pytest.approx(0.71, abs=0.01))
     soft = trained_trace(EXAMPLE.replace("tired", "soft"), device="cpu")  # "it" is now the mat
     assert top_word(soft.weights[5, 11], soft.tokens, "it") == ("cat", pytest.approx(0.68, abs=0.01))
+    batch = _weights([EXAMPLE, "Hi!"])[EXAMPLE][1]  # the batched run the other tests use agrees
+    np.testing.assert_allclose(batch, t.weights, atol=1e-5)
+
+
+def _weights(texts):
+    """{text: (word pieces, weights (L, H, T, T))}, the texts run as one padded batch: padding
+    changes no real piece's weights (test_trained_reference.py), and one run is cheaper."""
+    tokens, ids, lengths = encode(texts)
+    T = len(tokens[0])
+    with torch.no_grad():
+        _, weights = load_minilm("cpu")(torch.tensor(ids), padding_mask(lengths, T))
+    w = torch.stack(weights, dim=1).numpy()  # (B, L, H, T, T)
+    rows = enumerate(zip(texts, tokens, lengths, strict=True))
+    return {text: (tok[:n], w[b, :, :, :n, :n]) for b, (text, tok, n) in rows}
 
 
 @pytest.fixture(scope="module")
 def measured():
-    return {s: trained_trace(s, device="cpu") for s in SENTENCES}
+    return _weights(SENTENCES)
 
 
 NOTES = [n for n in HEADS_WORTH_A_LOOK if n.pattern != IT_TO_SUBJECT]
@@ -88,7 +108,7 @@ NOTES = [n for n in HEADS_WORTH_A_LOOK if n.pattern != IT_TO_SUBJECT]
 @needs_model
 @pytest.mark.parametrize("note", NOTES, ids=[f"L{n.layer}H{n.head}-{n.pattern}" for n in NOTES])
 def test_each_note_holds_on_every_sentence(note, measured):
-    values = {s: note_value(note, t.weights, t.tokens) for s, t in measured.items()}
+    values = {s: note_value(note, w, tokens) for s, (tokens, w) in measured.items()}
     assert len(values) >= 8
     assert all(v >= note.threshold for v in values.values()), values
 
@@ -96,16 +116,16 @@ def test_each_note_holds_on_every_sentence(note, measured):
 @needs_model
 def test_it_looks_at_the_subject_with_its_caveat():
     note = next(n for n in HEADS_WORTH_A_LOOK if n.pattern == IT_TO_SUBJECT)
-    assert note.caveat and len(IT_SENTENCES) >= 8
-    for text, subject in IT_SENTENCES:
-        t = trained_trace(text, device="cpu")
-        word, weight = note_value(note, t.weights, t.tokens)
-        assert word == subject and weight >= note.threshold, (text, word, weight)
-    # The caveat's two sentences: the subject even where "it" is the mat; not the subject here.
-    for text, expected in [(EXAMPLE.replace("tired", "soft"), "cat"),
-                           ("The company hired ten engineers because it needed help.", "engineers")]:
-        t = trained_trace(text, device="cpu")
-        assert note_value(note, t.weights, t.tokens)[0] == expected
+    found = {text: note_value(note, w, tokens) for text, (tokens, w) in _weights([t for t, _ in IT_SENTENCES]).items()}
+    hits = [text for text, subject in IT_SENTENCES if found[text][0] == subject]
+    assert len(IT_SENTENCES) == 15 and len(hits) == 13, found  # "13 of our 15 test sentences"
+    assert all(found[text][1] >= note.threshold for text in hits), found
+    assert "13 of our 15" in note.explanation
+    # The caveat, sentence by sentence.
+    soft, he = _weights([EXAMPLE.replace("tired", "soft"), "My brother lost his keys, so he stayed home."]).values()
+    assert note_value(note, soft[1], soft[0])[0] == "cat"  # "it" is the mat
+    assert found[IT_SENTENCES[-1][0]][0] == "engineers"
+    assert top_word(he[1][note.layer - 1, note.head - 1], he[0], "he")[0] == "keys"
 
 
 def test_the_list_is_short_and_counts_from_one():
