@@ -1,6 +1,7 @@
 """A lesson on the trained model: its settings, its links, its limits, and the model missing."""
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -204,3 +205,15 @@ def test_sessions_in_threads_load_the_model_once(monkeypatch):
         models = list(pool.map(lambda _: core.bert.load_minilm("cpu"), range(4)))
     assert len(reads) == 1 and all(m is models[0] for m in models)
     assert not any(p.requires_grad for p in models[0].parameters()) and not models[0].training
+
+
+@needs_model
+def test_the_sizes_core_assumes_are_the_packaged_models(tmp_path):
+    folder = core.pretrained.model_dir()
+    core.pretrained.check_sizes(folder)
+    settings = json.loads((folder / "config.json").read_text())
+    assert (settings["num_hidden_layers"], settings["num_attention_heads"], settings["hidden_size"],
+            settings["intermediate_size"]) == (MINILM.layers, MINILM.heads, MINILM.d_model, MINILM.d_ff)
+    (tmp_path / "config.json").write_text(json.dumps({**settings, "num_hidden_layers": 12}))
+    with pytest.raises(ConfigError, match="is not all-MiniLM-L6-v2 as the lab knows it"):
+        core.pretrained.check_sizes(tmp_path)
