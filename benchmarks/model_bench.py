@@ -30,7 +30,7 @@ TEXT = ("Attention lets every word in a sentence look at every other word, weigh
         "and build its new meaning from that weighted mix of values; a trained model learns what to look at. ") * 2
 
 
-def _ratio(ours, ref, min_run_time, rounds=5):
+def _ratio(ours, ref, min_run_time, rounds=7):
     """Median time of ours / median time of ref, measured in alternating rounds.
 
     The machine is shared and noisy: alternating short rounds lets a slow spell hit both.

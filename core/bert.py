@@ -23,9 +23,10 @@ class Embeddings(nn.Module):
     def __init__(self, vocab_size: int, d_model: int = MINILM.d_model, max_positions: int = MINILM.max_positions,
                  type_vocab_size: int = 2, eps: float = MINILM.layer_norm_eps):
         super().__init__()
-        self.word = nn.Embedding(vocab_size, d_model)
-        self.position = nn.Embedding(max_positions, d_model)
-        self.token_type = nn.Embedding(type_vocab_size, d_model)
+        # The tables start at zero: they are always read from the model's file. (A random draw
+        # would only be overwritten, and on the meta device its first use costs ~2 s of imports.)
+        table = lambda rows: nn.Embedding(rows, d_model, _weight=torch.zeros(rows, d_model))
+        self.word, self.position, self.token_type = table(vocab_size), table(max_positions), table(type_vocab_size)
         self.norm = nn.LayerNorm(d_model, eps=eps)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
