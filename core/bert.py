@@ -49,7 +49,9 @@ class MiniLM(nn.Module):
     def from_weights(cls, tensors: dict) -> "MiniLM":
         """The model holding `tensors` (safetensors names, e.g. "encoder.layer.0.attention.self.query.weight")."""
         state = _rename(tensors)
-        with torch.device("meta"):  # no random initialisation of 23 M numbers that are overwritten at once
+        # Built on the meta device (no memory, no random draws), then handed the file's tensors:
+        # building on the CPU draws 23 M random numbers only to overwrite them (0.3 s of a 0.6 s load).
+        with torch.device("meta"):
             model = cls(vocab_size=state["embeddings.word.weight"].shape[0])
         model.load_state_dict(state, strict=True, assign=True)
         return model.eval().requires_grad_(False)
