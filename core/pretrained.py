@@ -62,6 +62,12 @@ def word_pieces(text: str) -> list[str]:
     return tokenizer().encode(text).tokens
 
 
+def encode_one(text: str) -> tuple[list[str], list[int]]:
+    """(word pieces, ids) of one text, unpadded."""
+    e = tokenizer().encode(text)
+    return e.tokens, e.ids
+
+
 def encode(texts: list[str]) -> tuple[list[list[str]], list[list[int]], list[int]]:
     """(word pieces, ids, lengths) of each text, padded with [PAD] to the longest one."""
     batch = tokenizer().encode_batch(list(texts))

@@ -12,7 +12,7 @@ import torch
 from .bert import load_minilm
 from .config import AttentionConfig
 from .device import resolve_device
-from .pretrained import encode
+from .pretrained import encode_one
 from .trace import AttentionTrace
 
 
@@ -55,12 +55,12 @@ def trained_trace(text: str, device: str = "auto") -> TrainedTrace:
     cfg = AttentionConfig.trained(text, device=device)
     dev = resolve_device(cfg.device)
     model = load_minilm(dev)
-    tokens, ids, _ = encode([text])
-    ids = torch.tensor(ids, device=dev)  # (1, T)
+    tokens, ids = encode_one(text)
+    ids = torch.tensor([ids], device=dev)  # (1, T)
     with torch.no_grad():
         hidden, _ = model(ids)  # L + 1 × (1, T, D)
-    layers = tuple(block.attn.trace(x[0], tokens=tokens[0]).with_config(cfg.replace(layer=i + 1))
+    layers = tuple(block.attn.trace(x[0], tokens=tokens).with_config(cfg.replace(layer=i + 1))
                    for i, (block, x) in enumerate(zip(model.blocks, hidden, strict=False)))
-    return TrainedTrace(text=text, tokens=tokens[0], ids=ids[0].cpu().numpy(), layers=layers,
+    return TrainedTrace(text=text, tokens=tokens, ids=ids[0].cpu().numpy(), layers=layers,
                         weights=np.stack([t.weights for t in layers]),
                         hidden_states=torch.cat(hidden).cpu().numpy())
