@@ -42,8 +42,8 @@ HEADS_WORTH_A_LOOK = (
              "On average, over 0.7 of each word piece's weight goes to [CLS]. A row of weights must sum "
              "to 1, so a head with little to take from the words can park it on a token that is always there.",
              "cls", 0.7,
-             caveat="That it has little to take is a reading (Clark et al. 2019 found the same in BERT), "
-                    "not something the weights alone prove."),
+             caveat="That it has little to take is a reading, not something the weights alone prove: "
+                    "Clark et al. (2019, “What Does BERT Look At?”) read BERT's heads that park on [SEP] so."),
     HeadNote(6, 12, "“it” looks at the subject",
              "From the word “it”, this head's largest weight on a word goes to the sentence's subject "
              "in 13 of our 15 test sentences: “cat” in “The cat sat on the mat because it was tired.”",
