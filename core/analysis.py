@@ -7,8 +7,9 @@ import numpy as np
 import torch
 
 from .attention import attention
+from .bert import load_minilm
 from .block import TransformerBlock
-from .config import AttentionConfig, ConfigError
+from .config import MINILM, AttentionConfig, ConfigError
 from .device import resolve_device
 from .inputs import generator
 from .lesson import add_positions, lesson_inputs, lesson_mask, lesson_module, lesson_scale, token_vectors, unfilled
@@ -64,13 +65,17 @@ def positional_similarity(T: int, d: int) -> np.ndarray:
 
 
 def lesson_block(cfg: AttentionConfig, norm_first: bool = False, d_ff: int | None = None,
-                 activation: str = "relu", device=None) -> TransformerBlock:
+                 activation: str | None = None, device=None) -> TransformerBlock:
     """A Transformer block around the lesson's own attention (its W_Q, W_K, W_V, W_O and rotary).
 
     Like the lesson's attention it has no biases; the feed-forward weights are drawn N(0, 1/fan_in)
     from the lesson's seed on a generator of their own (never torch's global one: sessions run in
-    threads), and LayerNorm starts as the identity (weight 1).
+    threads), and LayerNorm starts as the identity (weight 1). ReLU unless `activation` says
+    otherwise. The trained model's lesson is its own layer `cfg.layer` (post-LN, GELU, d_ff 1536).
     """
+    if cfg.source == "trained":
+        return _trained_block(cfg, d_ff, norm_first, activation, device)
+    activation = activation or "relu"
     if cfg.source == "manual":
         raise ConfigError("A Transformer block starts from token vectors x, and hand-entered Q, K, V skip that "
                           "step: choose a sentence or random tokens to see the block.", "source")
@@ -87,7 +92,7 @@ def lesson_block(cfg: AttentionConfig, norm_first: bool = False, d_ff: int | Non
 
 
 def block_stages(cfg: AttentionConfig, norm_first: bool = False, d_ff: int | None = None,
-                 activation: str = "relu") -> dict:
+                 activation: str | None = None) -> dict:
     """Each stage of the lesson's Transformer block on its tokens: name -> (T, D) numpy.
 
     The attention stage uses the lesson's mask and scale (÷√d_k or not, ÷ temperature), so in a
@@ -125,3 +130,11 @@ def shuffle_demo(cfg: AttentionConfig, order) -> dict:
         out = module(add_positions(c, x))[0]  # (T, D)
         shuffled = module(add_positions(c, x[order]))[0]  # (T, D), positions 0..T-1 again
     return {"positional": c.positional, "output": out.numpy(), "shuffled": shuffled.numpy()}
+
+
+def _trained_block(cfg, d_ff, norm_first, activation, device) -> TransformerBlock:
+    """The model's own block; a different block shape asked for is refused, not ignored."""
+    if norm_first or activation not in (None, "gelu") or d_ff not in (None, MINILM.d_ff):
+        raise ConfigError(f"The trained model's blocks are its own: LayerNorm after each sub-layer, GELU, "
+                          f"d_ff {MINILM.d_ff}.", "source")
+    return load_minilm(device).blocks[cfg.layer - 1]

@@ -40,8 +40,9 @@ class TransformerBlock(nn.Module):
             getattr(ours, part).load_state_dict(getattr(layer, part).state_dict())
         return ours
 
-    def _attend(self, x, mask, scale):
-        return self.dropout1(self.attn(x, mask, need_weights=False, scale=scale)[0])
+    def _attend(self, x, mask, scale, need_weights):
+        out, weights = self.attn(x, mask, need_weights=need_weights, scale=scale)  # (B, T, D), (B, H, T, T)|None
+        return self.dropout1(out), weights
 
     def _feed_forward(self, x):
         hidden = ACTIVATIONS[self.activation](self.linear1(x))  # (B, T, d_ff)
@@ -50,24 +51,30 @@ class TransformerBlock(nn.Module):
     def forward(self, x, mask=None, scale=None):
         return self.stages(x, mask, scale)["output"]
 
-    def stages(self, x, mask=None, scale=None) -> dict:
+    def stages(self, x, mask=None, scale=None, need_weights: bool = False) -> dict:
         """Each stage's output in order, for a lesson that walks through the block.
 
-        `scale` multiplies the attention scores (default 1/√d_k), as in `attention`."""
+        `mask`: a keep-mask (T, T) or (B, T, T), e.g. `padding_mask(lengths, T)`.
+        `scale` multiplies the attention scores (default 1/√d_k), as in `attention`.
+        `need_weights`: also keep the attention weights as "weights" (B, H, T, T); the attention
+        then runs on core's own `attention` (the teaching path) instead of PyTorch's fused kernel.
+        """
         s = {"input": x}
         if self.norm_first:  # x + f(LN(x))
             s["norm1"] = self.norm1(x)
-            s["attention"] = self._attend(s["norm1"], mask, scale)
+            s["attention"], weights = self._attend(s["norm1"], mask, scale, need_weights)
             s["residual1"] = x + s["attention"]
             s["norm2"] = self.norm2(s["residual1"])
             s["feed_forward"] = self._feed_forward(s["norm2"])
             s["residual2"] = s["residual1"] + s["feed_forward"]
         else:  # LN(x + f(x))
-            s["attention"] = self._attend(x, mask, scale)
+            s["attention"], weights = self._attend(x, mask, scale, need_weights)
             s["residual1"] = x + s["attention"]
             s["norm1"] = self.norm1(s["residual1"])
             s["feed_forward"] = self._feed_forward(s["norm1"])
             s["residual2"] = s["norm1"] + s["feed_forward"]
             s["norm2"] = self.norm2(s["residual2"])
         s["output"] = s["residual2"] if self.norm_first else s["norm2"]
+        if need_weights:
+            s["weights"] = weights
         return s

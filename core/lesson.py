@@ -1,10 +1,12 @@
 """From a lesson's settings to its numbers: `run_trace(cfg)` is the one entry point that the
 dashboard and the animations share."""
 
+import copy
 import math
 
 import torch
 
+from .bert import load_minilm
 from .config import MAX_TOKENS, AttentionConfig
 from .device import resolve_device
 from .inputs import embed_tokens, generator, random_inputs
@@ -12,6 +14,7 @@ from .masks import causal_mask, padding_mask, window_mask
 from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, sinusoidal_encoding
 from .trace import AttentionTrace
+from .trained import trained_trace
 
 
 def lesson_mask(cfg: AttentionConfig, device=None) -> torch.Tensor:
@@ -78,7 +81,10 @@ def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
 
     With inputs of unit variance, q·k then has variance d_k: exactly what ÷√d_k undoes.
     Weights are drawn on the CPU, so every device starts from the same numbers.
+    The trained model: a copy of its layer `cfg.layer`'s attention (biases included).
     """
+    if cfg.source == "trained":
+        return copy.deepcopy(load_minilm(device or "cpu").blocks[cfg.layer - 1].attn)
     D = cfg.d_model
     module = unfilled(MultiHeadAttention, D, cfg.num_heads, bias=False, rotary=cfg.positional == "rotary")
     gen = generator(cfg.seed, "weights")
@@ -91,8 +97,11 @@ def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
 def lesson_inputs(cfg: AttentionConfig, device=None) -> torch.Tensor:
     """The token vectors x (T, D) after positions are added.
 
-    Hand-entered lessons have no embeddings: x is the entered Q, as in their trace.
+    Hand-entered lessons have no embeddings: x is the entered Q, as in their trace. The trained
+    model: the input of layer `cfg.layer` (its own embeddings and positions, then the layers before).
     """
+    if cfg.source == "trained":
+        return torch.from_numpy(trained_trace(cfg.text, cfg.device).hidden_states[cfg.layer - 1]).to(device)
     if cfg.source == "manual":
         return torch.tensor(cfg.q, dtype=torch.float32, device=device)  # positions: none or rotary
     return add_positions(cfg, token_vectors(cfg)).to(device)  # (T, D)
@@ -133,7 +142,12 @@ def _manual_module(cfg: AttentionConfig, device) -> MultiHeadAttention:
 
 
 def run_trace(cfg: AttentionConfig) -> AttentionTrace:
-    """Every intermediate of the lesson `cfg`, as numpy arrays. Same cfg ⇒ identical trace."""
+    """Every intermediate of the lesson `cfg`, as numpy arrays. Same cfg ⇒ identical trace.
+
+    The trained model: layer `cfg.layer` of `trained_trace(cfg.text)` (12 heads).
+    """
+    if cfg.source == "trained":
+        return trained_trace(cfg.text, cfg.device).layer(cfg.layer).with_config(cfg)
     device = resolve_device(cfg.device)
     mask = lesson_mask(cfg, device)
     if cfg.source == "manual":

@@ -6,7 +6,8 @@ _MATRICES = ("q", "k", "v")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 _LABELS = {"seq_len": "The number of tokens", "pad_length": "The padding length",
            "num_heads": "The number of heads", "d_model": "d_model", "window": "The window",
-           "seed": "The seed", "temperature": "The temperature", "scale": "Divide by √d_k"}
+           "seed": "The seed", "temperature": "The temperature", "scale": "Divide by √d_k",
+           "layer": "The layer"}
 
 
 def encode_field(name: str, value) -> str:

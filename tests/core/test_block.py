@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from core import TransformerBlock, causal_mask, to_torch_mask, window_mask
+from core import TransformerBlock, causal_mask, padding_mask, to_torch_mask, window_mask
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -83,3 +83,23 @@ def test_dropout_is_active_in_training_only():
 def test_unknown_activation_is_refused():
     with pytest.raises(ValueError, match="activation must be one of"):
         TransformerBlock(8, 2, 16, activation="swish")
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_stages_keep_the_weights_of_the_reference_attention(norm_first):
+    """need_weights: the same output, and the weights nn.MultiheadAttention reports on the
+    sub-layer's input, with a (B, T, T) padding keep-mask."""
+    torch.manual_seed(0)
+    ref = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0, norm_first=norm_first,
+                                     batch_first=True).eval()
+    ours = TransformerBlock.from_torch(ref).eval()
+    x = torch.randn(2, 5, 16)
+    keep = padding_mask([5, 3], 5)  # (B, T, T)
+    with torch.no_grad():
+        s = ours.stages(x, keep, need_weights=True)
+        attn_in = ref.norm1(x) if norm_first else x
+        _, expected = ref.self_attn(attn_in, attn_in, attn_in, key_padding_mask=~keep[:, 0],
+                                    need_weights=True, average_attn_weights=False)  # (B, H, T, T)
+        torch.testing.assert_close(s["weights"], expected)
+        torch.testing.assert_close(s["output"], ours.stages(x, keep)["output"])
+    assert (s["weights"][1, :, :, 3:] == 0).all() and "weights" not in ours.stages(x, keep)

@@ -1,0 +1,68 @@
+"""What each trained head does on a sentence, measured from its weights rather than claimed.
+
+Layers and heads are counted from 1, as a person says them ("layer 1, head 3"); the arrays
+below are indexed from 0, so layer 1 head 3 is `patterns["previous"][0, 2]`.
+"""
+
+import numpy as np
+
+PATTERNS = {
+    "previous": "mean weight a word piece puts on the piece just before it",
+    "next": "mean weight a word piece puts on the piece just after it",
+    "cls": "mean weight a word piece puts on [CLS]",
+    "sep": "mean weight a word piece puts on [SEP]",
+    "self": "mean weight a word piece puts on itself",
+    "entropy": "mean entropy of a word piece's weights, in nats (0 = all on one piece)",
+    "spread": "that entropy divided by ln T, the entropy of a uniform row (1 = evenly spread)",
+}
+
+
+def head_patterns(weights: np.ndarray) -> dict[str, np.ndarray]:
+    """For weights (L, H, T, T) of one sentence "[CLS] w_1 … w_n [SEP]" (T = n + 2, n ≥ 1):
+    each of `PATTERNS` as an (L, H) array.
+
+    Every measure is a mean over the query rows of the sentence's word pieces, i = 1..T-2;
+    the rows of [CLS] (i = 0) and [SEP] (i = T-1) are left out: they are not words, and one
+    has no previous piece, the other no next one. For row i:
+    - previous: w[i, i-1] (for the first word piece, the previous piece is [CLS]);
+    - next: w[i, i+1] (for the last word piece, the next piece is [SEP]);
+    - cls: w[i, 0]; sep: w[i, T-1]; self: w[i, i];
+    - entropy: -Σ_j w[i, j] ln w[i, j] (0 · ln 0 = 0); spread: the mean entropy ÷ ln T.
+    Pass `TrainedTrace.weights`, or one layer's `weights[None]` for a (1, H) result.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    T = w.shape[-1]
+    if T < 3:
+        raise ValueError(f"a sentence needs [CLS], a word piece and [SEP]: T = {T}")
+    rows = np.arange(1, T - 1)  # the word pieces' query rows
+    words = w[..., rows, :]  # (L, H, n, T)
+    logs = np.log(np.where(words > 0, words, 1.0))  # 0 · ln 0 counts as 0
+    entropy = -(words * logs).sum(-1).mean(-1)
+    return {
+        "previous": w[..., rows, rows - 1].mean(-1),
+        "next": w[..., rows, rows + 1].mean(-1),
+        "cls": words[..., 0].mean(-1),
+        "sep": words[..., -1].mean(-1),
+        "self": w[..., rows, rows].mean(-1),
+        "entropy": entropy,
+        "spread": entropy / np.log(T),
+    }
+
+
+def top_word(weights: np.ndarray, tokens: list, query: str) -> tuple[str, float]:
+    """For one head's weights (T, T): the word piece that the first `query` piece weighs most,
+    [CLS] and [SEP] left out, and that weight."""
+    i = tokens.index(query)
+    row = np.asarray(weights)[i, 1:-1]  # the word pieces' columns
+    j = int(np.argmax(row))
+    return tokens[j + 1], float(row[j])
+
+
+def strongest(patterns: dict[str, np.ndarray], name: str, count: int = 5) -> list[tuple[int, int, float]]:
+    """The `count` heads with the highest value of pattern `name` (lowest, for entropy and spread), as
+    (layer, head, value) counted from 1."""
+    values = patterns[name]
+    order = np.argsort(values, axis=None)
+    order = order if name in ("entropy", "spread") else order[::-1]
+    L, H = np.unravel_index(order[:count], values.shape)
+    return [(int(l_) + 1, int(h) + 1, float(values[l_, h])) for l_, h in zip(L, H, strict=True)]
