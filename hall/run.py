@@ -81,6 +81,7 @@ class Hall:
         """Everything, in order; returns once the proxy answers (raises if a part does not come up)."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.run_dir.chmod(0o700)  # logs, the rendered configuration and hall.json (the Redis password)
+        (self.run_dir / "hall.json").unlink(missing_ok=True)  # written again once this hall is up
         self.media.mkdir(parents=True, exist_ok=True)
         self._start_redis()
         self._start_labs()
