@@ -94,6 +94,14 @@ def healthy(port: int) -> bool:
         return False
 
 
+def routed_to(hall, server: str) -> bool:
+    """A request that carries `server`'s cookie is served there (else HAProxy redispatches it and
+    names the process that served it in a new cookie)."""
+    request = urllib.request.Request(f"{hall.info['url']}/_stcore/health", headers={"Cookie": f"SERVERID={server}"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return "SERVERID=" not in (response.headers.get("Set-Cookie") or "")
+
+
 def test_killing_a_lab_process_moves_its_students_and_the_hall_restarts_it(hall, browser):
     context, page = open_lesson(browser, hall)
     try:
@@ -126,9 +134,9 @@ def test_killing_a_lab_process_moves_its_students_and_the_hall_restarts_it(hall,
         context.close()
     port = before["labs"][victim]
 
-    def back():  # a new process on the old port, and HAProxy has seen it come up again
+    def back():  # a new process on the old port, and HAProxy sends that process's students to it again
         restarted = hall.current()["processes"].get(victim) not in (None, before["processes"][victim])
-        return restarted and healthy(port) and f"labs/{victim} is UP" in proxy_log(hall).split(f"{victim} is DOWN")[-1]
+        return restarted and healthy(port) and routed_to(hall, victim)
 
     while not back() and time.monotonic() - killed_at < 90:
         time.sleep(0.5)
