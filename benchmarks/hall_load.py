@@ -121,6 +121,10 @@ def halls(sizes_of_halls: list[int], sizes: list[int], seconds: float, pause: fl
                     print("  error:", line)
                 time.sleep(pause)
         summary(rows, sizes_of_halls)
+        for w, h in running.items():  # an overloaded process failing its health checks would drop its class
+            log = (h.run_dir / "haproxy.log").read_text(errors="replace").splitlines()
+            downs = sum(line.startswith("Server labs/") and " is DOWN" in line for line in log)
+            print(f"hall of {w}: lab processes marked down by HAProxy during the run: {downs}")
 
 
 def summary(rows: list[tuple[int, dict]], sizes_of_halls: list[int]):
