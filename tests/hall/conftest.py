@@ -1,7 +1,8 @@
 """A lecture hall for the tests: `python -m hall` with 2 lab processes, HAProxy and Redis on loopback."""
 
 import shutil
-import subprocess
+import socket
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,14 @@ def hall(tmp_path_factory):
 
 
 def listening(port: int) -> set[str]:
-    """The local addresses on which something listens on this TCP port (from `ss`)."""
-    out = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
-    return {line.split()[3].rsplit(":", 1)[0].strip("[]") for line in out.splitlines() if line.strip()}
-
+    """The local addresses on which something listens on this TCP port (from /proc/net/tcp{,6})."""
+    found = set()
+    for table, family in (("/proc/net/tcp", socket.AF_INET), ("/proc/net/tcp6", socket.AF_INET6)):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, _, hex_port = local.partition(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                raw = bytes.fromhex(address)  # the kernel's words, each in host (little-endian) order
+                raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                found.add(socket.inet_ntop(family, raw))
+    return found
