@@ -8,7 +8,6 @@ lose (the videos themselves live in the shared media folder).
 
 import os
 import secrets
-import shutil
 import subprocess
 import time
 
@@ -22,7 +21,7 @@ def redis_url(password: str, port: int, host: str = "127.0.0.1") -> str:
 
 
 def redis_config(password: str, port: int) -> str:
-    """redis.conf's lines for the hall (given to `redis-server -` on stdin)."""
+    """redis.conf's lines for the hall (given to `redis-server -` on stdin by the supervisor)."""
     return "\n".join([
         "bind 127.0.0.1 -::1",
         f"port {port}",
@@ -34,18 +33,6 @@ def redis_config(password: str, port: int) -> str:
         'logfile ""',
         "",
     ])
-
-
-def start(password: str, port: int, log) -> subprocess.Popen:
-    """redis-server in a process group of its own, its log in `log` (an open file)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise FileNotFoundError("redis-server is not installed: run `make system` (Debian package redis-server)")
-    proc = subprocess.Popen([binary, "-"], stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    proc.stdin.write(redis_config(password, port).encode())
-    proc.stdin.close()
-    return proc
 
 
 def ping(password: str, port: int) -> bool:

@@ -20,6 +20,7 @@ import importlib.util
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from .supervisor import Child, Supervisor
 
 ROOT = Path(__file__).resolve().parents[1]
 RENDER_WORKER_MODULE = "animations.rq_worker"
+PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server", "redis-cli": "redis-tools"}  # -> Debian package
 STREAMLIT_FLAGS = ["--server.headless", "true", "--server.fileWatcherType", "none",
                    "--browser.gatherUsageStats", "false"]
 
@@ -79,6 +81,9 @@ class Hall:
 
     def start(self):
         """Everything, in order; returns once the proxy answers (raises if a part does not come up)."""
+        missing = [f"{prog} (Debian package {pkg})" for prog, pkg in PROGRAMS.items() if not shutil.which(prog)]
+        if missing:
+            raise FileNotFoundError(f"not installed: {', '.join(missing)}. `make system` installs them.")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.run_dir.chmod(0o700)  # logs, the rendered configuration and hall.json (the Redis password)
         (self.run_dir / "hall.json").unlink(missing_ok=True)  # written again once this hall is up
