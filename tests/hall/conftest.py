@@ -7,12 +7,11 @@ from pathlib import Path
 import pytest
 
 from hall.background import running_hall
-
-NEEDS = {"haproxy": "haproxy", "redis-server": "redis-server", "redis-cli": "redis-tools"}
+from hall.run import PROGRAMS
 
 
 def missing_binaries() -> str:
-    missing = [f"{b} (Debian package {pkg})" for b, pkg in NEEDS.items() if shutil.which(b) is None]
+    missing = [f"{b} (Debian package {pkg})" for b, pkg in PROGRAMS.items() if shutil.which(b) is None]
     return f"not installed: {', '.join(missing)}; `make system` installs them" if missing else ""
 
 
