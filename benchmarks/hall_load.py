@@ -87,8 +87,9 @@ async def one_run(url: str, count: int, seconds: float, pids: dict[str, int]) ->
 
 def row_text(label: str, r: dict) -> str:
     labs = " / ".join(f"{v:.0f}" for k, v in r["cpu"].items() if k.startswith("lab"))
+    proxy = f"{r['cpu']['haproxy']:.0f}" if "haproxy" in r["cpu"] else "-"
     return (f"| {label} | {r['sessions']} | {r['changes']} | {r['reruns/s']:.1f} | {r['p50']:.0f} / {r['p95']:.0f} / "
-            f"{r['max']:.0f} | {r['errors']} | {labs or '-'} | {r.get('cpu', {}).get('haproxy', float('nan')):.0f} | "
+            f"{r['max']:.0f} | {r['errors']} | {labs or '-'} | {proxy} | "
             f"{r['client cpu']:.0f} |")
 
 
