@@ -110,8 +110,9 @@ def test_killing_a_lab_process_moves_its_students_and_the_hall_restarts_it(hall,
         os.killpg(before["processes"][victim], signal.SIGKILL)  # the process and its script threads, at once
         killed_at = time.monotonic()
         # The old page stays on screen; the student's next moves run on the other process. (Today
-        # the first move after the switch is lost: the new process loads the lesson from the URL
-        # over it. Hence up to three tries.)
+        # the first move after the switch is lost: on a session's first run controls.lesson_config
+        # loads the URL's lesson into the widgets' state, over the value the browser sent. Hence
+        # up to three tries.)
         page.wait_for_timeout(1500)
         for _ in range(3):
             try:
