@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(REQ_HASH)
 # the multi-GB CUDA download).
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels)
 
-.PHONY: setup system test lint bench run classroom lecture
+.PHONY: setup system test lint bench run classroom hall lecture
 
 setup: $(STAMP)
 
@@ -41,6 +41,11 @@ run: $(STAMP)
 classroom: $(STAMP)
 	$(PY) -m streamlit run dashboard/app.py --server.address 0.0.0.0 --server.port 8501 \
 		--server.fileWatcherType none
+
+# A lecture hall on one machine: WORKERS lab processes (default: cores - 1, at least 2) behind
+# HAProxy on the classroom port, Redis on loopback with a generated password. See the README.
+hall: $(STAMP)
+	$(PY) -m hall $(if $(WORKERS),--workers $(WORKERS))
 
 lecture: $(STAMP)
 	$(PY) -m animations lecture --quality low --out media/lecture

@@ -42,6 +42,11 @@ What it found (2-core machine, 30 × 60 s, 4 renders):
 
     python benchmarks/classroom_load.py [--sessions 30] [--seconds 60] [--renderers 4]
 
+A lecture hall (several lab processes behind HAProxy, `make hall`): see hall_load.py.
+
+    python benchmarks/classroom_load.py --target http://127.0.0.1:8501 --sessions 30,100,200
+    python benchmarks/classroom_load.py --hall 1,2 --sessions 30,100,200
+
 Loopback only; every loop is bounded; the server is stopped at the end.
 """
 
@@ -56,6 +61,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import hall_load
 from lab_server import start_streamlit
 from streamlit_client import Session
 
@@ -121,12 +127,12 @@ async def sample_queue(media: Path, stats: dict, until):
 
 async def classroom(port: int, pid: int, media: Path, args) -> dict:
     stats = {"errors": [], "times": [], "queue": [], "requested": 0}
-    warm = Session(port, -1, stats)
+    warm = Session(f"http://127.0.0.1:{port}", -1, stats)
     await warm.connect()
     await warm.close()
     await asyncio.sleep(3)
     rss0 = rss_mb(pid)
-    sessions = [Session(port, i, stats) for i in range(args.sessions)]
+    sessions = [Session(f"http://127.0.0.1:{port}", i, stats) for i in range(args.sessions)]
     for s in sessions:  # one after another, as students arrive
         await s.connect()
     await asyncio.sleep(5)
@@ -226,7 +232,9 @@ async def run_and_report(port, pid, media, args, t0):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--sessions", default="30", help="sessions; a list (30,100,200) with --target or --hall")
+    parser.add_argument("--target", metavar="URL", help="load this running hall or lab (loopback) instead")
+    parser.add_argument("--hall", metavar="N,M", help="start halls of N and M lab processes and load each in turn")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--renderers", type=int, default=4, help="sessions that also request a video")
     parser.add_argument("--render-wait", type=float, default=600.0, help="at most this long for renders to finish")
@@ -234,11 +242,17 @@ def main():
                         help="a `streamlit run` option, e.g. runner.postScriptGC=false (repeatable)")
     parser.add_argument("--keep-log", metavar="PATH", help="copy the server's log here")
     args = parser.parse_args()
+    sizes = [int(n) for n in args.sessions.split(",")]
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
+    if args.target:
+        return hall_load.target(args.target, sizes, args.seconds)
+    if args.hall:
+        return hall_load.halls([int(n) for n in args.hall.split(",")], sizes, args.seconds)
+    args.sessions = sizes[0]
     for option in args.server_option:
         name, _, value = option.partition("=")
         EXTRA.extend([f"--{name.removeprefix('--')}", value])
-    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; server options: "
-          f"--server.fileWatcherType none {' '.join(EXTRA)}", flush=True)
+    print(f"server options: --server.fileWatcherType none {' '.join(EXTRA)}", flush=True)
     with tempfile.TemporaryDirectory(prefix="classroom-") as tmp:
         media = Path(tmp)
         proc, port = start_server(media)

@@ -22,8 +22,9 @@ TEXTS = ["The cat sat on the mat.", "Attention is all you need.", "A student mov
 class Session:
     """One browser tab, as Streamlit's websocket protocol sees it."""
 
-    def __init__(self, port: int, name: int, stats: dict):
-        self.port, self.name, self.stats = port, name, stats
+    def __init__(self, url: str, name: int, stats: dict):
+        """`url`: the lab's address (http://host:port), a lab process or the hall's proxy."""
+        self.url, self.name, self.stats = url, name, stats
         self.ws = None
         self.widgets: dict[str, str] = {}  # key -> widget id
         self.page_hash, self.query = "", ""
@@ -33,8 +34,8 @@ class Session:
         self.reader = None
 
     async def connect(self):
-        self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", max_size=None,
-                                           ping_interval=None)
+        ws_url = self.url.replace("http://", "ws://", 1).rstrip("/") + "/_stcore/stream"
+        self.ws = await websockets.connect(ws_url, max_size=None, ping_interval=None)
         self.reader = asyncio.create_task(self._read())
         await self.rerun({})
 

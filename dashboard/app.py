@@ -31,10 +31,10 @@ PAGES = [
 def freeze_loaded_objects():
     """Once per server, at the end of the first run (everything a page needs is imported by then).
 
-    Streamlit runs a full `gc.collect()` after every run (runner.postScriptGC) and the browser
-    waits for that run's last message meanwhile. With torch, Altair and pandas loaded it walks
-    some 250 000 long-lived objects: about 160 ms of every slider move. Frozen, they are skipped,
-    and the collector looks only at what the runs themselves create."""
+    With torch, Altair and pandas loaded, a full garbage collection walks some 250 000
+    long-lived objects: about 160 ms. Streamlit ran one after every run (runner.postScriptGC,
+    now off in .streamlit/config.toml) and Python's own collector still runs full ones now and
+    then; frozen, those objects are skipped and it looks only at what the runs create."""
     gc.collect()
     gc.freeze()
 

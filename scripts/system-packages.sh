@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Install the system libraries that manim (Cairo, Pango, ffmpeg), the browser tests
-# (Chromium), the classroom rooms' Redis tests (redis-server) and QR test (zbarimg, from
-# zbar-tools) need, only when one is missing. Debian starts a redis-server service on
-# 6379 when it installs one; the lab never uses it (tests start their own), so it is stopped.
-# On macOS, print the one Homebrew line instead.
+# Install the system packages that manim (Cairo, Pango, ffmpeg), the browser tests (Chromium),
+# the lecture hall and the classroom rooms (HAProxy, Redis) and the QR test (zbarimg, from
+# zbar-tools) need, only when one is missing. On macOS, print the one Homebrew line instead.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium redis-server zbar-tools)
+DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium haproxy redis-server zbar-tools)
+# Packages that come with a system service: `make hall` starts its own HAProxy and Redis (on
+# ports and with a password of its own), so a service we install is stopped and not started at
+# boot. A service that was on the machine before is left as it was.
+SERVICES=(haproxy redis-server)
 
 if [ "$(uname -s)" = "Darwin" ]; then
   echo "On macOS, install the system packages with:"
-  echo "  brew install cairo pango pkg-config ffmpeg redis zbar && brew install --cask chromium"
+  echo "  brew install cairo pango pkg-config ffmpeg haproxy redis zbar && brew install --cask chromium"
   exit 0
 fi
 if ! command -v dpkg >/dev/null 2>&1; then
@@ -29,6 +31,14 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo apt-get update -q
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
-if [[ " ${missing[*]} " == *" redis-server "* ]]; then
-  $sudo service redis-server stop >/dev/null 2>&1 || true
-fi
+
+for svc in "${SERVICES[@]}"; do
+  [[ " ${missing[*]} " == *" $svc "* ]] || continue
+  echo "Stopping the system $svc service that the install started (the lab starts its own)"
+  if [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true
+  else
+    $sudo service "$svc" stop >/dev/null 2>&1 || true
+    $sudo systemctl disable "$svc" >/dev/null 2>&1 || $sudo update-rc.d "$svc" disable >/dev/null 2>&1 || true
+  fi
+done

@@ -1,0 +1,90 @@
+"""What the hall exposes: the lab through HAProxy and nothing else. Streamlit's metrics are denied
+at the proxy however the path is spelled; Redis and the lab processes listen on loopback only,
+and Redis answers only with the hall's password."""
+
+import os
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.hall.conftest import listening
+
+pytestmark = pytest.mark.hall
+
+# Spellings of /_stcore/metrics; those marked True reach the metrics when sent to Streamlit itself.
+METRICS_PATHS = {
+    "/_stcore/metrics": True,
+    "/_stcore/%6detrics": True,  # percent-encoded letter
+    "/%5fstcore/metrics": True,  # percent-encoded underscore, lower-case hex
+    "/_stcore%2Fmetrics": True,  # percent-encoded slash
+    "/_stcore/metrics?families=session_events": True,
+    "//_stcore/metrics": False,  # Streamlit refuses a double slash, the proxy too
+    "/_STCORE/METRICS": False,  # Streamlit's routes are case-sensitive (it answers with the app page)
+    "/_stcore/metrics/": True,  # Streamlit redirects it to the metrics
+}
+METRICS_TEXT = "session_events"  # in every metrics answer
+
+
+def get(url: str) -> tuple[int, str]:
+    request = urllib.request.Request(url)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode(errors="replace")
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode(errors="replace")
+
+
+@pytest.mark.parametrize("path", METRICS_PATHS)
+def test_metrics_are_denied_through_the_proxy_in_every_spelling(hall, path):
+    lab_port = next(iter(hall.info["labs"].values()))
+    status, body = get(f"http://127.0.0.1:{lab_port}{path}")
+    assert (METRICS_TEXT in body) == METRICS_PATHS[path], "the spelling is (or is not) a way to the metrics"
+    status, body = get(f"{hall.info['url']}{path}")
+    assert status == 403 and METRICS_TEXT not in body
+
+
+def test_the_proxy_serves_the_lab_and_no_statistics_page(hall):
+    status, body = get(f"{hall.info['url']}/")
+    assert status == 200 and "streamlit" in body.lower()
+    for path in ("/haproxy?stats", "/stats", "/;csv"):
+        status, body = get(f"{hall.info['url']}{path}")
+        assert "Statistics Report" not in body and "pxname" not in body
+
+
+def redis_cli(port: int, password: str | None, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "REDISCLI_AUTH"}
+    if password is not None:
+        env["REDISCLI_AUTH"] = password
+    return subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args], capture_output=True, text=True,
+                          timeout=10, env=env).stdout.strip()
+
+
+def test_redis_answers_only_with_the_password(hall):
+    url = hall.info["redis_url"]  # redis://:<password>@127.0.0.1:<port>/0
+    password, port = url.split("//:")[1].split("@")[0], int(url.rsplit(":", 1)[1].split("/")[0])
+    assert len(password) >= 32
+    assert redis_cli(port, None, "ping").startswith("NOAUTH")
+    assert redis_cli(port, "not-the-password", "ping").startswith(("NOAUTH", "WRONGPASS"))
+    assert redis_cli(port, password, "ping") == "PONG"
+    assert redis_cli(port, password, "config", "get", "save") == "save", "no snapshot schedule (its value is empty)"
+    assert redis_cli(port, password, "config", "get", "appendonly").split() == ["appendonly", "no"]
+
+
+def test_only_the_proxy_listens_beyond_loopback(hall):
+    """The test hall binds its proxy to 127.0.0.1 as well; `make hall` binds it to 0.0.0.0, and
+    then it is the one socket beyond loopback."""
+    redis_port = int(hall.info["redis_url"].rsplit(":", 1)[1].split("/")[0])
+    for name, port in [("redis", redis_port), *hall.info["labs"].items()]:
+        addresses = listening(port)
+        assert addresses and addresses <= {"127.0.0.1", "::1"}, f"{name} listens on {addresses}"
+
+
+def test_hall_json_with_the_redis_password_is_private(hall):
+    assert (hall.run_dir / "hall.json").stat().st_mode & 0o077 == 0
+    assert hall.run_dir.stat().st_mode & 0o077 == 0
+    # ... and the password is on no process's command line.
+    password = hall.info["redis_url"].split("//:")[1].split("@")[0]
+    for pid in hall.current()["processes"].values():
+        assert password not in open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
