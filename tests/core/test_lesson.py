@@ -153,7 +153,9 @@ def test_two_sessions_in_threads_get_the_numbers_they_would_get_alone():
         sys.setswitchinterval(interval)
     for i, got in enumerate(together):
         for a, b in zip(got, alone[i % 2], strict=True):
-            np.testing.assert_array_equal(a, b)
+            # Another lesson's weights would differ by whole units; threads may only split a sum
+            # across cores differently (torch's intra-op pool), a difference in the last bits.
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_lessons_leave_torchs_global_random_state_alone():
