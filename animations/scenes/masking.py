@@ -144,7 +144,8 @@ class MaskingScene(LessonScene):
     def window_caption(self, cfg) -> str:
         T = cfg.num_tokens
         w = min(cfg.window, T)
-        sees = "only itself" if w == 1 else f"itself and at most the {w - 1} tokens before it"
+        sees = ("only itself" if w == 1 else "itself and at most the token before it" if w == 2
+                else f"itself and at most the {w - 1} tokens before it")
         return (f"A sliding window of width {w}: each query sees {sees}, a band along the diagonal. A banded or "
                 "sparse kernel computes only those scores, about T × w instead of T²; with a dense mask, as here, "
                 f"all {T} × {T} scores are still computed, then hidden.")

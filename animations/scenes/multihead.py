@@ -54,13 +54,13 @@ class MultiHeadScene(LessonScene):
         if self.cfg.source == "manual":
             how = f"Here Q, K and V were entered by hand, {D} numbers per token, and are cut into {h} heads"
         elif h == 1:
-            how = f"Q = x·W_Q (and likewise K and V) gives {D} numbers per token, all for one head, so 1 head"
+            how = f"Q = x·W_Q (and likewise K and V) gives {D} numbers per token, all for one head"
         else:
             how = (f"Every head sees all {D} numbers of x: Q = x·W_Q (and likewise K and V) gives {D} numbers per "
                    f"token, and head 1 takes the first {d_k} of them, head 2 the next {d_k}, and so on: {h} heads")
         rotary = " Rotary positions then turn each head's queries and keys." if self.cfg.positional == "rotary" else ""
-        self.step("split", f"{how} of d_k = {d_k}. So each head has its own slice of W_Q, W_K and W_V.{rotary}"
-                  + citation(self.cfg),
+        own = " So each head has its own slice of W_Q, W_K and W_V." if h > 1 and self.cfg.source != "manual" else ""
+        self.step("split", f"{how}{f' of d_k = {d_k}' if h > 1 else ''}.{own}{rotary}" + citation(self.cfg),
                   f"Q = x·W<sub>Q</sub>:  {D} = {h} × {d_k}", self.footnote())
         x = self.matrix("x", tr.x[: self.n], room=3.6, row_labels=self.tokens, show_numbers=False,
                         columns=self.columns)
@@ -119,8 +119,8 @@ class MultiHeadScene(LessonScene):
     def close_up_caption(self, tr, k) -> str:
         rows = "every row that may attend adding up to 1" if tr.blocked_rows.any() else "every row adding up to 1"
         text = f"Head {k + 1} up close: its own weights, {rows}."
-        i = next((r for r in range(self.n) if not tr.blocked_rows[r]), None)
-        if k > 0 and i is not None:
+        i = max(range(self.n), key=lambda r: (tr.mask[r].sum(), -r))  # the query that sees the most keys
+        if k > 0 and not tr.blocked_rows[i]:
             j = int(tr.weights[k, i].argmax())
             text += (f" Here {tok(tr.tokens[i])} gives {pct(tr.weights[k, i, j])} of its attention to "
                      f"{tok(tr.tokens[j])}; in head 1, {pct(tr.weights[0, i, j])}.")
@@ -128,8 +128,9 @@ class MultiHeadScene(LessonScene):
 
     def concatenate(self, tr):
         D, h, d_k = tr.x.shape[1], tr.num_heads, tr.d_k
-        self.step("concat", f"Each head outputs d_k = {d_k} numbers per token. Put side by side, the {h} heads give "
-                  f"back one vector of d_model = {D} numbers per token.",
+        together = (f"Put side by side, the {h} heads give back one vector of d_model = {D} numbers per token"
+                    if h > 1 else f"With one head, that is already d_model = {D} numbers per token")
+        self.step("concat", f"Each head outputs d_k = {d_k} numbers per token. {together}.",
                   "Concat(head<sub>1</sub>, …, head<sub>h</sub>)")
         self.clear_stage()
         parts = VGroup()

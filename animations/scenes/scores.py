@@ -119,18 +119,18 @@ class ScoresScene(LessonScene):
         return new
 
     def scale_caption(self, tr, masked) -> str:
-        cfg = self.cfg
+        cfg, hot = self.cfg, self.cfg.temperature != 1
+        by_temperature = f"the temperature {cfg.temperature:g}"
         if cfg.scale:
-            text = f"Every score is divided by √d_k = √{tr.d_k}"
-            why = (": for random vectors, scores spread further as d_k grows, and the division undoes that "
-                   "(the scaling video shows why it matters).")
+            text = (f"Every score is divided by √d_k = √{tr.d_k}{f' and by {by_temperature}' if hot else ''}, so it "
+                    f"is multiplied by {tr.scale:.2f}: for random vectors, scores spread further as d_k grows, and "
+                    "the division undoes that (the scaling video shows why it matters).")
+        elif hot:
+            text = (f"This lesson does not divide by √d_k; every score is divided by {by_temperature}, so it is "
+                    f"multiplied by {tr.scale:.2f}.")
         else:
-            text, why = "This lesson does not divide by √d_k", "."
-        if cfg.temperature != 1:
-            text += f"{',' if cfg.scale else ';'} and by the temperature {cfg.temperature:g}"
-        if cfg.scale or cfg.temperature != 1:
-            text += f", so it is multiplied by {tr.scale:.2f}"
-        text += why
+            text = ("This lesson does not divide by √d_k: the scores go into the softmax as they are "
+                    "(the scaling video shows what that does).")
         return text + (" Blocked pairs (the mask) become −∞." if masked else "")
 
     def scale_markup(self, tr) -> str:
