@@ -101,6 +101,26 @@ def test_speech_is_cached_by_voice_rate_and_text(tmp_path, monkeypatch):
     assert not cache_path(tmp_path, Voice(rate=1.0), texts[0]).exists()  # another rate: another entry
 
 
+def test_piper_runs_as_a_program_without_telemetry(tmp_path, monkeypatch):
+    """onnxruntime under Piper would look up mobile.events.data.microsoft.com: the lab turns that off."""
+    import animations.voice as voice_module
+
+    started = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_popen(argv, **kwargs):
+        started.update(argv=argv, env=kwargs["env"])
+        raise Stop
+
+    monkeypatch.setattr(voice_module.subprocess, "Popen", fake_popen)
+    with pytest.raises(Stop):
+        Synthesis(["Hello."], NARRATOR, tmp_path)
+    assert started["argv"][1:4] == ["-m", "piper", "-m"] and "-d" in started["argv"]
+    assert started["env"]["ORT_DISABLE_TELEMETRY"] == "1"
+
+
 def test_without_piper_videos_are_silent_with_one_log_line(tmp_path, monkeypatch, caplog):
     why = "Narration is off: piper-tts is not installed (run `make run`, which installs them)."
     monkeypatch.setattr(render_module, "missing", lambda voice=None: why)
