@@ -59,7 +59,7 @@ def random_lesson(seed: int) -> AttentionConfig:
     while True:
         d_model = rng.choice([4, 8, 12, 16])
         source = rng.choice(["text", "text", "random", "manual"])
-        T = rng.randint(2, 5)
+        T = rng.randint(2, 4)
         fields = dict(source=source, d_model=d_model, num_heads=rng.choice([h for h in (1, 2, 4) if d_model % h == 0]),
                       mask=rng.choice(["none", "causal", "padding", "window", "custom"]), pad_length=rng.randint(1, T),
                       window=rng.randint(1, 4), positional=rng.choice(["none", "sinusoidal", "learned", "rotary"]),
