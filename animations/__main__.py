@@ -2,7 +2,10 @@
 
     python -m animations render --scene masking --preset default --quality low --out DIR
     python -m animations render --scene scores --config lesson.json --quality medium --out DIR
-    python -m animations lecture --quality low --out media/lecture
+    python -m animations lecture --quality low --out media/lecture [--voice none] [--rate 0.8]
+
+Narrated by default (Piper's "joe" voice, a little slower than his own pace); `--voice none`
+makes silent videos.
 """
 
 import argparse
@@ -14,6 +17,7 @@ from core import PRESETS, AttentionConfig, ConfigError
 
 from .catalog import LECTURE, QUALITIES, SCENES
 from .render import DEFAULT_MEDIA, RenderError, outputs, render
+from .voice import DEFAULT_RATE, DEFAULT_VOICE, MAX_RATE, MIN_RATE, VOICES, voice_from
 
 BAR = 30
 
@@ -30,13 +34,15 @@ def _bar(label: str):
 
 
 def export(movie: Path, out: Path, name: str) -> Path:
-    """Copy one render (mp4, .srt, sections) into `out` as `<name>.mp4`, `<name>.srt`, `<name>_sections/`."""
+    """Copy one render (mp4, .srt, .vtt, sections) into `out` as `<name>.mp4`, `<name>.srt`,
+    `<name>.vtt`, `<name>_sections/`."""
     out.mkdir(parents=True, exist_ok=True)
     files = outputs(movie)
     target = out / f"{name}.mp4"
     shutil.copyfile(files["video"], target)
-    if files["subtitles"].is_file():
-        shutil.copyfile(files["subtitles"], out / f"{name}.srt")
+    for kind, suffix in (("subtitles", ".srt"), ("vtt", ".vtt")):
+        if files[kind].is_file():
+            shutil.copyfile(files[kind], out / f"{name}{suffix}")
     if files["sections_index"] is not None:
         shutil.copytree(files["sections_index"].parent, out / f"{name}_sections", dirs_exist_ok=True)
     return target
@@ -49,7 +55,8 @@ def _config(args) -> AttentionConfig:
 
 
 def _render_one(name, cfg, args) -> Path:
-    movie = render(name, cfg, args.quality, on_progress=_bar(name), timeout=args.timeout, media_dir=args.media)
+    movie = render(name, cfg, args.quality, on_progress=_bar(name), timeout=args.timeout, media_dir=args.media,
+                   voice=voice_from(args.voice, args.rate))
     sys.stderr.write("\n")
     return export(movie, args.out, name)
 
@@ -68,7 +75,15 @@ def main(argv=None) -> int:
         p.add_argument("--out", type=Path, default=Path("media/lecture"))
         p.add_argument("--media", type=Path, default=DEFAULT_MEDIA, help="render cache folder")
         p.add_argument("--timeout", type=float, default=600.0, help="seconds per scene")
+        p.add_argument("--voice", default=DEFAULT_VOICE, choices=[*VOICES, "none"],
+                       help="the narrator, or none for a silent video")
+        p.add_argument("--rate", type=float, default=DEFAULT_RATE,
+                       help=f"speaking rate, 1.0 = the voice's own pace ({MIN_RATE} to {MAX_RATE})")
     args = parser.parse_args(argv)
+    try:
+        voice_from(args.voice, args.rate)
+    except ValueError as err:
+        parser.exit(2, f"{err}\n")
     try:
         if args.command == "render":
             print(_render_one(args.scene, _config(args), args))

@@ -2,11 +2,15 @@
 
 It runs in its own process because manim's config is global. It prints one JSON event per
 line on stdout ({"event": "total" | "progress" | "done", ...}); manim's log goes to stderr.
+A first pass of the scene's construct() plays nothing: it counts the animations (for the
+progress bar) and collects every caption, so that Piper can speak them all in one process
+while the second pass draws.
 """
 
 import importlib
 import json
 import sys
+from pathlib import Path
 
 from core import AttentionConfig
 
@@ -21,12 +25,17 @@ def _scene_class(job):
 
 def count_animations(cls, cfg) -> int:
     """Run the scene's construct without playing anything, to know how many animations follow."""
-    scene = cls(cfg)
-    scene.counting = True
-    scene.setup()
-    scene.construct()
-    scene.tear_down()  # the last step's closing pause
-    return scene.animations_done
+    return cls.counted(cfg).animations_done
+
+
+def _narration(counted, job):
+    """The scene's narration for the job's voice, or None for a silent video."""
+    if not job.get("voice"):
+        return None
+    from animations.narration import Narration
+    from animations.voice import Voice
+
+    return Narration(counted.captions, counted.section_seconds, Voice(**job["voice"]), Path(job["tts_dir"]))
 
 
 def main(job_path: str) -> int:
@@ -40,9 +49,11 @@ def main(job_path: str) -> int:
                "save_sections": True, "disable_caching": True, "progress_bar": "none", "verbosity": "INFO",
                "write_to_movie": True}
     with tempconfig(options):
-        total = count_animations(cls, cfg)
+        counted = cls.counted(cfg)
+        total = counted.animations_done
         _emit(event="total", total=total)
-        scene = cls(cfg, progress=lambda done: _emit(event="progress", done=done, total=total))
+        scene = cls(cfg, progress=lambda done: _emit(event="progress", done=done, total=total),
+                    narration=_narration(counted, job))
         scene.render()
         _emit(event="done", total=total, seconds=float(scene.time))
     return 0

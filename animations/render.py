@@ -1,13 +1,16 @@
 """`render(scene, cfg, quality)`: one lecture video, rendered by manim in a separate process.
 
-Renders are cached under `media_dir/renders/<scene>-<cfg.key()>-<quality>-<code version>/`
-(the mp4, its `.srt` subtitles and its `sections/`); a hit returns at once. A render is
+Renders are cached under `media_dir/renders/<scene>-<cfg.key()>-<quality>-<voice>-<code version>/`
+(the mp4 with its sound and subtitle track, its `.srt` and `.vtt` subtitles and its
+`sections/`); a hit returns at once. Narration is on by default (`voice=NARRATOR`); where
+Piper is not installed the video is silent, with one log line, and cached as silent. A render is
 written in a temporary folder and renamed into place, so a half-written video is never
 returned. Importing this module does not import manim.
 """
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import signal
@@ -23,6 +26,9 @@ from pathlib import Path
 from core import AttentionConfig, ConfigError
 
 from .catalog import QUALITIES, SCENES, scene_name
+from .voice import NARRATOR, Voice, missing
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MEDIA = Path("media")
 DEFAULT_TIMEOUT = 600.0  # seconds; the longest scene renders in well under a minute at 480p
@@ -50,12 +56,30 @@ def code_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def checked_request(scene: str, cfg, quality: str) -> tuple[str, AttentionConfig]:
-    """(catalogue scene name, validated config) of a render request, or the reason it cannot be:
-    KeyError for an unknown scene or quality, ConfigError for bad settings."""
+def checked_request(scene: str, cfg, quality: str, voice: Voice | None = None) -> tuple[str, AttentionConfig,
+                                                                                      Voice | None]:
+    """(catalogue scene name, validated config, the voice that will speak) of a render request,
+    or the reason it cannot be: KeyError for an unknown scene or quality, ConfigError for bad
+    settings. The voice is None (silent) when none is asked for or Piper is not installed."""
     if quality not in QUALITIES:
         raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
-    return scene_name(scene), _checked(cfg)
+    return scene_name(scene), _checked(cfg), speaking(voice)
+
+
+def speaking(voice: Voice | None) -> Voice | None:
+    """`voice` if Piper and that voice are installed; else None, said once in the log."""
+    if voice is None:
+        return None
+    why = missing(voice)
+    if why:
+        _say_once(why)
+        return None
+    return voice
+
+
+@lru_cache(maxsize=4)
+def _say_once(message: str):
+    log.warning(message)
 
 
 def _checked(cfg) -> AttentionConfig:
@@ -69,27 +93,32 @@ def _checked(cfg) -> AttentionConfig:
     raise ConfigError("The lesson settings must be an AttentionConfig, a dict or JSON.")
 
 
-def cache_dir(scene: str, cfg: AttentionConfig, quality: str, media_dir=DEFAULT_MEDIA) -> Path:
-    return Path(media_dir) / "renders" / f"{scene}-{cfg.key()}-{quality}-{code_version()}"
+def cache_dir(scene: str, cfg: AttentionConfig, quality: str, media_dir=DEFAULT_MEDIA,
+              voice: Voice | None = None) -> Path:
+    """The folder of one render; `voice` is the one that speaks (None: silent)."""
+    spoken = voice.tag() if voice is not None else "silent"
+    return Path(media_dir) / "renders" / f"{scene}-{cfg.key()}-{quality}-{spoken}-{code_version()}"
 
 
 def render(scene: str, cfg, quality: str = "low", on_progress=None, timeout: float = DEFAULT_TIMEOUT,
-           media_dir=DEFAULT_MEDIA) -> Path:
-    """Render `scene` for the lesson `cfg`; returns the mp4 (its `.srt` and `sections/` beside it).
+           media_dir=DEFAULT_MEDIA, voice: Voice | None = NARRATOR) -> Path:
+    """Render `scene` for the lesson `cfg`; returns the mp4 (its `.srt`, `.vtt` and `sections/` beside it).
 
-    on_progress(done, total) is called after each animation. Raises ConfigError for a bad
-    lesson (before any process starts), KeyError for an unknown scene or quality, and
-    RenderError when manim fails or takes longer than `timeout` seconds.
+    `voice` narrates (None: a silent video). on_progress(done, total) is called after each
+    animation. Raises ConfigError for a bad lesson (before any process starts), KeyError for
+    an unknown scene or quality, and RenderError when manim fails or takes longer than
+    `timeout` seconds.
     """
-    name, cfg = checked_request(scene, cfg, quality)
-    final = cache_dir(name, cfg, quality, Path(media_dir).resolve())  # the worker runs elsewhere
+    name, cfg, voice = checked_request(scene, cfg, quality, voice)
+    media_dir = Path(media_dir).resolve()  # the worker runs elsewhere
+    final = cache_dir(name, cfg, quality, media_dir, voice)
     movie = final / f"{name}.mp4"
     if movie.is_file():
         return movie
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=final.parent))
     try:
-        _run_worker(work, name, cfg, quality, on_progress, timeout)
+        _run_worker(work, name, cfg, quality, on_progress, timeout, voice, media_dir / "tts")
         staged = _collect(work, name)
         try:
             os.replace(staged, final)  # atomic: the folder appears complete or not at all
@@ -101,10 +130,11 @@ def render(scene: str, cfg, quality: str = "low", on_progress=None, timeout: flo
     return movie
 
 
-def _run_worker(work: Path, name, cfg, quality, on_progress, timeout):
+def _run_worker(work: Path, name, cfg, quality, on_progress, timeout, voice, tts_dir):
     module, cls = SCENES[name]
     job = {"module": module, "class": cls, "config": cfg.to_json(), "quality": QUALITIES[quality],
-           "media_dir": str(work / "manim"), "output_name": name}
+           "media_dir": str(work / "manim"), "output_name": name, "tts_dir": str(tts_dir),
+           "voice": {"name": voice.name, "rate": voice.rate} if voice else None}
     job_path = work / "job.json"
     job_path.write_text(json.dumps(job), encoding="utf-8")
     argv = [sys.executable, "-m", "animations._worker", str(job_path)]
@@ -161,9 +191,10 @@ def _collect(work: Path, name: str) -> Path:
     staged = work / "result"
     staged.mkdir()
     shutil.move(str(found[0]), staged / f"{name}.mp4")
-    srt = video_dir / f"{name}.srt"
-    if srt.is_file():
-        shutil.move(str(srt), staged / f"{name}.srt")
+    for suffix in (".srt", ".vtt"):
+        subtitles = video_dir / f"{name}{suffix}"
+        if subtitles.is_file():
+            shutil.move(str(subtitles), staged / subtitles.name)
     sections = video_dir / "sections"
     if sections.is_dir():
         shutil.move(str(sections), staged / "sections")
@@ -171,9 +202,10 @@ def _collect(work: Path, name: str) -> Path:
 
 
 def outputs(movie: Path) -> dict:
-    """The files of one render: the video, its subtitles and its sections (index and clips)."""
+    """The files of one render: the video, its subtitles (.srt, .vtt) and its sections (index and clips)."""
     folder = movie.parent
     sections = folder / "sections"
     index = next(iter(sorted(sections.glob("*.json"))), None) if sections.is_dir() else None
-    return {"video": movie, "subtitles": folder / f"{movie.stem}.srt", "sections_index": index,
+    return {"video": movie, "subtitles": folder / f"{movie.stem}.srt", "vtt": folder / f"{movie.stem}.vtt",
+            "sections_index": index,
             "sections": json.loads(index.read_text()) if index else []}

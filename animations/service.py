@@ -4,18 +4,25 @@
   render and all get its video.
 - At most `workers` renders run at once (default: cores - 1, at least 1); each has a timeout.
 - Renders land in a disk cache under `media_dir/renders/` whose total size is capped: the
-  least recently used renders are evicted first. The index (`index.json`) survives a restart
-  and is rebuilt from the folders when it is missing or corrupt.
-- Limits keep one session from starving the rest: jobs waiting per session, and in total.
+  least recently used renders are evicted first. The cap holds for whatever is in the folder:
+  before evicting, the index is reconciled with the folders on disk (renders made by
+  `make lecture` or the CLI count too). The index (`index.json`) survives a restart and is
+  rebuilt from the folders when it is missing or corrupt.
+- Limits keep one session from starving the rest: jobs waiting per session, and in total;
+  finished jobs are forgotten beyond MAX_FINISHED_JOBS (least recently asked for first).
+- A failure is logged with its traceback (logging); a failure of the cache's bookkeeping
+  after a good render does not fail the video.
 
 No Streamlit here: the dashboard holds one service with `st.cache_resource`.
 """
 
 import json
+import logging
 import os
 import shutil
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +30,11 @@ from pathlib import Path
 from core import AttentionConfig
 
 from .render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, RenderError, cache_dir, checked_request, render
+from .voice import NARRATOR, Voice
 
+log = logging.getLogger(__name__)
 DEFAULT_CAP_BYTES = 2 * 1024**3
+MAX_FINISHED_JOBS = 200  # finished jobs remembered (their videos stay in the cache); active ones always are
 
 
 class QueueFull(RuntimeError):
@@ -56,10 +66,21 @@ class CacheIndex:
 
     def _rebuild(self) -> dict:
         """The index from the folders on disk; temporary folders (a leading dot) are not renders."""
+        return {d.name: {"size": _folder_size(d), "last_used": d.stat().st_mtime} for d in self._folders()}
+
+    def _folders(self) -> list[Path]:
         if not self.root.is_dir():
-            return {}
-        return {d.name: {"size": _folder_size(d), "last_used": d.stat().st_mtime}
-                for d in self.root.iterdir() if d.is_dir() and not d.name.startswith(".")}
+            return []
+        return [d for d in self.root.iterdir() if d.is_dir() and not d.name.startswith(".")]
+
+    def reconcile(self):
+        """Make the index match the disk: folders written behind the service's back (the CLI,
+        `make lecture`) are added with their size and time, vanished ones dropped. Call with the lock."""
+        on_disk = {d.name: d for d in self._folders()}
+        self.entries = {n: e for n, e in self.entries.items() if n in on_disk}
+        for name, folder in on_disk.items():
+            if name not in self.entries:
+                self.entries[name] = {"size": _folder_size(folder), "last_used": folder.stat().st_mtime}
 
     def _save(self):
         self.root.mkdir(parents=True, exist_ok=True)
@@ -79,7 +100,7 @@ class CacheIndex:
         """Remove least recently used renders until the total fits the cap; returns their names."""
         removed = []
         with self._lock:
-            self.entries = {n: e for n, e in self.entries.items() if (self.root / n).is_dir()}
+            self.reconcile()
             by_age = sorted(self.entries, key=lambda n: self.entries[n]["last_used"])
             for name in by_age:
                 if self.total_bytes() <= self.cap_bytes:
@@ -102,6 +123,7 @@ class Job:
     cfg: AttentionConfig
     quality: str
     session: str = ""
+    voice: Voice | None = None  # the narrator (None: silent)
     state: str = "queued"  # queued | running | done | failed
     done: int = 0
     total: int = 0
@@ -127,45 +149,64 @@ class RenderService:
         self.timeout, self.render_fn = timeout, render_fn
         self.max_per_session, self.max_queued = max_per_session, max_queued
         self.index = CacheIndex(self.media_dir / "renders", cap_bytes)
+        try:  # what the CLI or an older server left may already be over the cap
+            self.index.evict()
+        except OSError:
+            log.exception("Could not bring the render cache under its cap at start")
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="render")
-        self._jobs: dict[str, Job] = {}
+        self._jobs: OrderedDict[str, Job] = OrderedDict()  # least recently asked for first
         self._lock = threading.Lock()
 
     @staticmethod
-    def job_key(scene: str, cfg: AttentionConfig, quality: str) -> str:
-        return f"{scene}-{cfg.key()}-{quality}"
+    def job_key(scene: str, cfg: AttentionConfig, quality: str, voice: Voice | None = None) -> str:
+        return f"{scene}-{cfg.key()}-{quality}-{voice.tag() if voice else 'silent'}"
 
-    def cached(self, scene: str, cfg, quality: str = "low") -> Path | None:
+    def cached(self, scene: str, cfg, quality: str = "low", voice: Voice | None = NARRATOR) -> Path | None:
         """The finished video for this request, if the cache holds one (counts as a use)."""
-        return self._hit(*checked_request(scene, cfg, quality), quality)
+        name, cfg, voice = checked_request(scene, cfg, quality, voice)
+        return self._hit(name, cfg, quality, voice)
 
-    def _hit(self, name: str, cfg: AttentionConfig, quality: str) -> Path | None:
-        movie = cache_dir(name, cfg, quality, self.media_dir) / f"{name}.mp4"
+    def _hit(self, name: str, cfg: AttentionConfig, quality: str, voice: Voice | None) -> Path | None:
+        movie = cache_dir(name, cfg, quality, self.media_dir, voice) / f"{name}.mp4"
         if not movie.is_file():
             return None
         self.index.touch(movie.parent)
         return movie
 
-    def submit(self, scene: str, cfg, quality: str = "low", session: str = "") -> Job:
+    def submit(self, scene: str, cfg, quality: str = "low", session: str = "", voice: Voice | None = NARRATOR) -> Job:
         """A job for this request: the running or finished one if it exists, else a new one.
 
-        Raises ConfigError for bad settings and QueueFull past the limits, before queueing.
+        `voice` narrates (None: silent; also where Piper is not installed). Raises ConfigError
+        for bad settings and QueueFull past the limits, before queueing.
         """
-        name, cfg = checked_request(scene, cfg, quality)
-        key = self.job_key(name, cfg, quality)
+        name, cfg, voice = checked_request(scene, cfg, quality, voice)
+        key = self.job_key(name, cfg, quality, voice)
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and (job.active or (job.state == "done" and job.path.is_file())):
+                self._jobs.move_to_end(key)
                 return job
-            hit = self._hit(name, cfg, quality)
+            hit = self._hit(name, cfg, quality, voice)
             if hit is not None:  # rendered before, perhaps before a restart: no queue, no worker
-                job = self._jobs[key] = Job(key, name, cfg, quality, session, state="done", path=hit)
+                job = self._remember(Job(key, name, cfg, quality, session, voice, state="done", path=hit))
                 job.finished.set()
                 return job
             self._check_limits(session)
-            job = self._jobs[key] = Job(key, name, cfg, quality, session)
+            job = self._remember(Job(key, name, cfg, quality, session, voice))
         self._pool.submit(self._run, job)
         return job
+
+    def _remember(self, job: Job) -> Job:
+        """Keep `job` as the newest; forget the oldest finished jobs beyond MAX_FINISHED_JOBS. Call with the lock."""
+        self._jobs[job.key] = job
+        self._jobs.move_to_end(job.key)
+        self._forget_old()
+        return job
+
+    def _forget_old(self):
+        finished = [k for k, j in self._jobs.items() if not j.active]
+        for key in finished[: max(0, len(finished) - MAX_FINISHED_JOBS)]:
+            del self._jobs[key]
 
     def _check_limits(self, session: str):
         active = [j for j in self._jobs.values() if j.active]
@@ -181,17 +222,32 @@ class RenderService:
             job.done, job.total = done, total
 
         try:
-            job.path = self.render_fn(job.scene, job.cfg, job.quality, on_progress=progress,
-                                      timeout=self.timeout, media_dir=self.media_dir)
+            path = self.render_fn(job.scene, job.cfg, job.quality, on_progress=progress, timeout=self.timeout,
+                                  media_dir=self.media_dir, voice=job.voice)
+        except RenderError as err:
+            log.warning("Render %s failed: %s", job.key, str(err).split("\n")[0])
+            job.error, job.log, job.state = str(err).split("\n")[0], err.log, "failed"
+        except OSError as err:  # the disk: full, read-only, a folder removed under us
+            log.exception("Render %s could not be written", job.key)
+            job.error, job.state = f"The video could not be saved ({err.strerror or err}).", "failed"
+        except Exception:  # a bug: say so in the log with its traceback; the job still ends, the queue goes on
+            log.exception("Render %s crashed", job.key)
+            job.error, job.state = "The renderer crashed; the server's log has the details.", "failed"
+        else:
+            job.path, job.state = path, "done"
+            self._keep_in_cache(job)
+        finally:
+            with self._lock:
+                self._forget_old()
+            job.finished.set()
+
+    def _keep_in_cache(self, job: Job):
+        """Index the new render and keep the cache under its cap; a failure here loses no video."""
+        try:
             self.index.touch(job.path.parent)
             self.index.evict(keep={job.path.parent.name})
-            job.state = "done"
-        except RenderError as err:
-            job.error, job.log, job.state = str(err).split("\n")[0], err.log, "failed"
-        except Exception as err:  # a broken render must not take the queue down with it
-            job.error, job.state = f"The render failed: {err}", "failed"
-        finally:
-            job.finished.set()
+        except (OSError, ValueError):
+            log.exception("Cache bookkeeping failed after a good render of %s (the video is kept)", job.key)
 
     def queue_length(self) -> int:
         with self._lock:

@@ -2,7 +2,8 @@
 
 The service (animations.service) queues renders, shares identical requests, caps its disk
 cache and survives restarts; this module holds one per server and draws its state: a
-render button with a progress bar, the finished video with subtitles, a retry on failure.
+render button with a narration toggle and a progress bar, the finished video (with sound and
+subtitles) labelled with the lesson it shows, a retry on failure.
 Settings (environment): ATTENTION_LAB_MEDIA (cache folder, default `media`),
 ATTENTION_LAB_CACHE_GB (cap, default 2), ATTENTION_LAB_RENDER_WORKERS (default cores - 1).
 """
@@ -16,9 +17,12 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, LECTURE
 from animations.service import QueueFull, RenderService
+from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
 
 POLL_SECONDS = 1.0
+RATES = {0.75: "slower", DEFAULT_RATE: "a little slow (default)", 1.0: "the voice's own pace"}
+TEXT_SHOWN = 40  # characters of a lesson's sentence in a video's label
 
 
 def videos_available() -> str:
@@ -40,23 +44,55 @@ def session_id() -> str:
     return st.session_state.setdefault("studio_session", uuid.uuid4().hex)
 
 
-def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False):
+def chosen_voice() -> Voice | None:
+    """The narration this session asked for (toggle and rate beside the render button)."""
+    if not st.session_state.get("studio_voice", True) or missing():
+        return None
+    return Voice(rate=st.session_state.get("studio_rate", DEFAULT_RATE))
+
+
+def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False, voice: Voice | None = NARRATOR):
     """Start (or join) the render of `scene` for `cfg`; its job is remembered under `slot`.
 
     `shared`: a render for everyone (the default lesson), not counted against this session.
     """
     try:
-        job = service().submit(scene, cfg, "low", session="" if shared else session_id())
-    except (ConfigError, QueueFull, KeyError) as err:
+        job = service().submit(scene, cfg, "low", session="" if shared else session_id(), voice=voice)
+    except (ConfigError, QueueFull, KeyError, ValueError) as err:
         st.session_state[f"studio_msg_{slot}"] = str(err).strip("'\"")
         return
     st.session_state.pop(f"studio_msg_{slot}", None)
     st.session_state[f"studio_job_{slot}"] = job
 
 
+def request_mine(scene: str, cfg: AttentionConfig, slot: str):
+    """A render for this session, narrated as its toggle says."""
+    request(scene, cfg, slot, voice=chosen_voice())
+
+
 def play(movie: Path, autoplay: bool = False):
-    subtitles = movie.with_suffix(".srt")
-    st.video(str(movie), subtitles=str(subtitles) if subtitles.is_file() else None, autoplay=autoplay)
+    """The video with its sound, and its subtitles (WebVTT for the browser; .srt in older renders)."""
+    vtt, srt = movie.with_suffix(".vtt"), movie.with_suffix(".srt")
+    subtitles = vtt if vtt.is_file() else srt if srt.is_file() else None
+    st.video(str(movie), subtitles=str(subtitles) if subtitles else None, autoplay=autoplay)
+
+
+def describe(cfg: AttentionConfig) -> str:
+    """A lesson in one line of plain text, e.g. '"The cat sat on the mat." · d_model 16 · 4 heads · causal mask'."""
+    if cfg.source == "text":
+        text = " ".join(cfg.text.split())
+        what = f"“{text[:TEXT_SHOWN]}{'…' if len(text) > TEXT_SHOWN else ''}”"
+    elif cfg.source == "random":
+        what = f"{cfg.seq_len} random tokens"
+    else:
+        what = f"hand-entered Q, K, V ({cfg.num_tokens} tokens)"
+    mask = {"none": "no mask", "padding": f"padding mask ({cfg.pad_length} real)",
+            "window": f"window mask ({cfg.window})"}.get(cfg.mask, f"{cfg.mask} mask")
+    parts = [what, f"d_model {cfg.d_model}", f"{cfg.num_heads} head{'s' * (cfg.num_heads > 1)}", mask,
+             f"{cfg.positional} positions" if cfg.positional != "none" else "",
+             "no ÷√d_k" if not cfg.scale else "", f"temperature {cfg.temperature:g}" if cfg.temperature != 1 else "",
+             f"seed {cfg.seed}"]
+    return " · ".join(p for p in parts if p)
 
 
 def _download(movie: Path, name: str, key: str):
@@ -64,8 +100,19 @@ def _download(movie: Path, name: str, key: str):
                        key=key, on_click="ignore")
 
 
-def job_panel(slot: str, retry_cfg: AttentionConfig | None = None):
-    """The state of the job in `slot`: waiting, progress, the video, or the error and a retry."""
+def _label(job, current: AttentionConfig | None):
+    """Which lesson (and voice) the video in this panel shows; a warning when it is not the one on screen."""
+    voice = f"narrated at {job.voice.rate:g}× pace" if job.voice else "silent"
+    st.text(f"Video of: {describe(job.cfg)} ({job.scene}, {voice})")  # plain text: a sentence may hold markup
+    if current is not None and job.cfg != current:
+        st.warning("This video is of another lesson than the one on your screen (see above); "
+                   "render again to see yours.")
+
+
+def job_panel(slot: str, retry_cfg: AttentionConfig | None = None, current: AttentionConfig | None = None):
+    """The state of the job in `slot`: waiting, progress, the video, or the error and a retry.
+
+    `current`: the lesson on screen, to say so when the video shows another one."""
     message = st.session_state.get(f"studio_msg_{slot}")
     if message:
         st.warning(message)
@@ -73,8 +120,10 @@ def job_panel(slot: str, retry_cfg: AttentionConfig | None = None):
     if job is None:
         return
     if job.active:
+        _label(job, current)
         _progress(slot)
     elif job.state == "done" and job.path.is_file():
+        _label(job, current)
         play(job.path)
         _download(job.path, f"{job.scene}-{job.cfg.key()}", f"studio_dl_{slot}")
     else:
@@ -82,7 +131,8 @@ def job_panel(slot: str, retry_cfg: AttentionConfig | None = None):
         if job.log:
             with st.expander("What manim printed"):
                 st.code(job.log, language=None)
-        st.button("Try again", key=f"studio_retry_{slot}", on_click=request, args=(job.scene, job.cfg, slot))
+        st.button("Try again", key=f"studio_retry_{slot}", on_click=request,
+                  args=(job.scene, job.cfg, slot), kwargs={"voice": job.voice})
 
 
 @st.fragment(run_every=POLL_SECONDS)
@@ -96,15 +146,28 @@ def _progress(slot: str):
     st.progress(job.done / job.total if job.total else 0.0, text=text)
 
 
+def narration_controls():
+    """The narration toggle and speaking rate; says so, and how to install it, when Piper is missing."""
+    why = missing()
+    on = st.toggle("Narration", value=True, key="studio_voice", disabled=bool(why),
+                   help="A voice reads each step, with your lesson's numbers. Off: a silent video with subtitles.")
+    if why:
+        st.caption(why)
+    elif on:
+        st.select_slider("Speaking rate", options=list(RATES), value=DEFAULT_RATE, key="studio_rate",
+                         format_func=lambda r: f"{r:g}× ({RATES[r]})")
+
+
 def render_with_my_settings(cfg: AttentionConfig):
     """The sidebar block every page shares: pick a scene, render it with the current lesson."""
     st.subheader("Lecture video")
-    missing = videos_available()
-    if missing:
-        st.caption(missing)
+    absent = videos_available()
+    if absent:
+        st.caption(absent)
         return
     scene = st.selectbox("Scene", LECTURE, key="studio_scene", help="\n\n".join(
         f"**{n}**: {d}" for n, d in DESCRIPTIONS.items()))
-    st.button("Render with my settings", key="studio_render", on_click=request, args=(scene, cfg, "mine"),
-              help="Renders a 480p video of exactly the numbers on screen (about 10 s; cached afterwards).")
-    job_panel("mine")
+    narration_controls()
+    st.button("Render with my settings", key="studio_render", on_click=request_mine, args=(scene, cfg, "mine"),
+              help="Renders a 480p video of exactly the numbers on screen (tens of seconds; cached afterwards).")
+    job_panel("mine", current=cfg)

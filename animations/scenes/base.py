@@ -2,16 +2,25 @@
 
 It runs `core.run_trace` once, and gives every topic scene the same frame: a title, the
 formula of the current step, a footnote, one named section per step, and a subtitle that
-lasts the whole step. It also keeps a record (sections, captions, grids drawn) for tests,
-and reports each finished animation to `progress` (the render worker's hook).
+lasts the whole step. With a `Narration`, each step also speaks its caption and lasts as
+long as its animation or its speech, whichever is longer (the animations slow down to follow
+the voice). It keeps a record (sections, captions, grids drawn) for tests, and reports each
+finished animation to `progress` (the render worker's hook).
 """
 
-from manim import DL, DOWN, LEFT, UL, UR, FadeIn, FadeOut, MarkupText, Scene, Text, Transform
+import logging
+from pathlib import Path
+
+from manim import DL, DOWN, LEFT, UL, UR, Animation, FadeIn, FadeOut, MarkupText, Scene, Text, Transform, config
 
 from core import PRESETS, AttentionConfig, run_trace
 
 from .. import style
 from ..mobjects import Label, formula, label
+from ..narration import LEAD, Narration
+
+log = logging.getLogger(__name__)
+AUTO = "auto"  # narration when run by hand (`manim -ql ...`): the default voice if Piper is installed
 
 TITLE_SIZE = 30
 NOTE_SIZE = 16
@@ -27,8 +36,10 @@ class LessonScene(Scene):
     record_layout = False  # True: keep the boxes of every text at the end of each step (tests)
     snapshot_dir = None  # a folder: save the frame at the end of each step there as a PNG (tests)
 
-    def __init__(self, cfg: AttentionConfig | None = None, progress=None, **kwargs):
+    def __init__(self, cfg: AttentionConfig | None = None, progress=None, narration: Narration | str | None = AUTO,
+                 **kwargs):
         self.cfg = cfg if cfg is not None else PRESETS[self.preset]
+        self.narration = narration  # a Narration, None (silent) or AUTO
         self.trace = run_trace(self.cfg)
         self.variants = {"main": self.cfg}  # name -> config of every trace the scene draws
         self.traces = {"main": self.trace}
@@ -38,7 +49,10 @@ class LessonScene(Scene):
         self.layouts: list[tuple[str, list]] = []  # (step, [(text, box)]) when record_layout
         self.progress = progress  # called with the number of animations done (wait counts too)
         self.animations_done = 0
-        self._caption = None  # (text, start time) of the running step
+        self.section_seconds: list[float] = []  # each step's animation time before any stretch (counting pass)
+        self.timings: list = []  # each step's narration Timing, when narrated
+        self._stretch, self._closing = 1.0, False
+        self._caption = None  # (text, start time, seconds at least) of the running step
         self._formula = None
         self._note = None
         super().__init__(**kwargs)
@@ -67,9 +81,12 @@ class LessonScene(Scene):
         self._record_layout()
         self.section_names.append(name)
         self.captions.append(caption)
-        self._caption = (caption, 0.0 if self.counting else self.time)
+        self.section_seconds.append(0.0)
+        least = 0.0
         if not self.counting:
             self.next_section(name)
+            least = self._speak(caption)
+        self._caption = (caption, 0.0 if self.counting else self.time, least)
         changes = []
         if markup is not None:
             new = formula(markup).to_corner(UR, buff=0.3)
@@ -86,13 +103,26 @@ class LessonScene(Scene):
         if changes:
             self.play(*changes, run_time=0.5)
 
+    def _speak(self, caption: str) -> float:
+        """Start this step's speech; returns how long the step must last for it (0 when silent)."""
+        self._stretch = 1.0
+        if not isinstance(self.narration, Narration):
+            return 0.0
+        timing = self.narration.timing(len(self.captions) - 1, caption)
+        self.timings.append(timing)
+        self.add_sound(str(timing.speech.path), time_offset=LEAD)
+        self._stretch = timing.stretch
+        return timing.seconds
+
     def _close_caption(self):
-        """End the running step: a pause until its subtitle can be read, then the subtitle itself."""
+        """End the running step: a pause until its subtitle can be read and its speech is over,
+        then the subtitle itself."""
         if self._caption is not None:
-            text, start = self._caption
-            reading = len(text) / READING_RATE - (0.0 if self.counting else self.time - start)
-            self.wait(max(reading, 0.2))  # always one wait, so that counting matches rendering
-            self._caption = None
+            text, start, least = self._caption
+            elapsed = 0.0 if self.counting else self.time - start
+            self._closing = True
+            Scene.wait(self, max(len(text) / READING_RATE - elapsed, least - elapsed, 0.2))  # one wait, always
+            self._closing, self._stretch, self._caption = False, 1.0, None
             if self.counting:
                 return
             self.add_subcaption(text, duration=max(self.time - start, 0.1), offset=start - self.time)
@@ -108,6 +138,9 @@ class LessonScene(Scene):
     def hold(self, seconds: float | None = None):
         self.wait(self.reading_pause if seconds is None else seconds)
 
+    def wait(self, duration: float = 1.0, **kwargs):  # a pause inside a step stretches with the voice
+        super().wait(duration * self._stretch, **kwargs)
+
     def clear_stage(self, *keep):
         """Fade out everything but the title, the formula, the footnote and `keep`."""
         fixed = {id(m) for m in (self._title, self._formula, self._note, *keep) if m is not None}
@@ -120,6 +153,37 @@ class LessonScene(Scene):
     def tear_down(self):
         self._close_caption()
         self._record_layout()
+        writer = None if self.counting else self.manager.file_writer
+        if writer is not None and writer.includes_sound:  # the sound runs to the last frame
+            from pydub import AudioSegment
+
+            writer.add_audio_segment(AudioSegment.silent(0), time=self.time)
+
+    # -- narration --------------------------------------------------------------------------
+    @classmethod
+    def counted(cls, cfg: AttentionConfig) -> "LessonScene":
+        """The scene after a construct() that plays nothing: its captions, its number of
+        animations and each step's animation time, before anything is drawn."""
+        scene = cls(cfg, narration=None)
+        scene.counting = True
+        scene.setup()
+        scene.construct()
+        scene.tear_down()  # the last step's closing pause
+        return scene
+
+    def render(self, preview: bool = False):
+        """Render, narrated if asked; then add the WebVTT subtitles, the subtitle track and the
+        sections' sound (see animations.media)."""
+        if self.narration == AUTO:
+            self.narration = None if config.dry_run else auto_narration(type(self), self.cfg)
+        try:
+            result = super().render(preview)
+        finally:
+            if isinstance(self.narration, Narration):
+                self.narration.close()
+        if not config.dry_run:
+            finish_files(self)
+        return result
 
     def _record_layout(self):
         """The text on screen now, as (string, (x0, y0, x1, y1)), to check overlaps and margins."""
@@ -141,7 +205,13 @@ class LessonScene(Scene):
 
     # -- progress ---------------------------------------------------------------------------
     def play(self, *args, **kwargs):  # Scene.wait plays a Wait, so waits count too
+        run_time = kwargs.get("run_time") or max((a.run_time for a in args if isinstance(a, Animation)),
+                                                 default=1.0)
+        if self.section_seconds and not self._closing:
+            self.section_seconds[-1] += run_time
         if not self.counting:
+            if "run_time" in kwargs:
+                kwargs["run_time"] = kwargs["run_time"] * self._stretch
             super().play(*args, **kwargs)
         self._tick()
 
@@ -149,3 +219,39 @@ class LessonScene(Scene):
         self.animations_done += 1
         if self.progress is not None:
             self.progress(self.animations_done)
+
+
+def auto_narration(cls, cfg) -> Narration | None:
+    """The default voice for a scene run by hand (`manim -ql ...`), or None with one log line."""
+    from ..voice import Voice, missing
+
+    why = missing()
+    if why:
+        log.warning(why)
+        return None
+    counted = cls.counted(cfg)
+    return Narration(counted.captions, counted.section_seconds, Voice(), Path(config.media_dir) / "tts")
+
+
+def finish_files(scene) -> None:
+    """The WebVTT copy, the subtitle track and the sections' sound, beside manim's files."""
+    from .. import media
+
+    writer = scene.manager.file_writer
+    movie = getattr(writer, "final_file_path", None)
+    if movie is None or not Path(movie).is_file() or Path(movie).suffix != ".mp4":
+        return
+    movie = Path(movie)
+    srt = movie.with_suffix(".srt")
+    media.write_vtt(srt)
+    media.embed_subtitles(movie, srt)
+    if not (writer.includes_sound and writer.output_spec.save_sections):
+        return
+    index = next(iter(sorted(Path(writer.sections_output_dir).glob("*.json"))), None)
+    if index is not None:
+        audio = index.parent / ".narration.wav"
+        writer.audio_segment.export(str(audio), format="wav")
+        try:
+            media.voice_sections(index, audio)
+        finally:
+            audio.unlink(missing_ok=True)

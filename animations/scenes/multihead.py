@@ -1,4 +1,5 @@
-"""Scene 3: multi-head attention. d_model splits into h heads of d_k; each head has its own
+"""Scene 3: multi-head attention. Every head projects all of x with its own W_Q, W_K, W_V:
+Q = x·W_Q (d_model numbers per token) splits into h heads of d_k; each head has its own
 weight grid; the head outputs are concatenated back to d_model and projected by W_O."""
 
 import numpy as np
@@ -7,6 +8,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, LaggedStart, Rectangle, 
 from animations import style
 from animations.mobjects import AttentionGrid, cell_size, label, shown, shown_note
 from animations.scenes.base import LessonScene
+from animations.scenes.words import citation, pct, tok, weights_note
 
 MAX_HEADS_SHOWN = 8
 MAX_COLUMNS = 64  # numbers per token drawn; wider matrices show the first few of each head
@@ -48,28 +50,44 @@ class MultiHeadScene(LessonScene):
         return self.show(grid)
 
     def split(self, tr):
-        D, d_k, w = tr.x.shape[1], tr.d_k, self.per_head
-        self.step("split", f"Each token is a vector of d_model = {D} numbers. Multi-head attention cuts its "
-                  f"queries, keys and values into {tr.num_heads} heads of d_k = {d_k} numbers each.",
-                  f"d<sub>model</sub> = h × d<sub>k</sub>:  {D} = {tr.num_heads} × {d_k}", self.footnote())
-        x = self.matrix("x", tr.x[: self.n], row_labels=self.tokens, show_numbers=False, columns=self.columns)
-        self.place(x, top=2.5)
-        self.play(FadeIn(x), run_time=1)
-        bands = VGroup()
+        D, h, d_k = tr.x.shape[1], tr.num_heads, tr.d_k
+        if self.cfg.source == "manual":
+            how = f"Here Q, K and V were entered by hand, {D} numbers per token, and are cut into {h} heads"
+        elif h == 1:
+            how = f"Q = x·W_Q (and likewise K and V) gives {D} numbers per token, all for one head"
+        else:
+            how = (f"Every head sees all {D} numbers of x: Q = x·W_Q (and likewise K and V) gives {D} numbers per "
+                   f"token, and head 1 takes the first {d_k} of them, head 2 the next {d_k}, and so on: {h} heads")
+        rotary = " Rotary positions then turn each head's queries and keys." if self.cfg.positional == "rotary" else ""
+        own = " So each head has its own slice of W_Q, W_K and W_V." if h > 1 and self.cfg.source != "manual" else ""
+        self.step("split", f"{how}{f' of d_k = {d_k}' if h > 1 else ''}.{own}{rotary}" + citation(self.cfg),
+                  f"Q = x·W<sub>Q</sub>:  {D} = {h} × {d_k}", self.footnote())
+        x = self.matrix("x", tr.x[: self.n], room=3.6, row_labels=self.tokens, show_numbers=False,
+                        columns=self.columns)
+        x.add(label("x", 22, bold=True).next_to(x.squares, UP, buff=0.15))
+        times = label("× W_Q", 22) if self.cfg.source != "manual" else label("=", 22)
+        heads = VGroup()
         for k in range(self.h):
-            cols = VGroup(*[x.square_rows[i][j] for i in range(self.n) for j in range(k * w, (k + 1) * w)])
-            band = Rectangle(width=cols.width, height=cols.height, stroke_color=HEAD_COLORS[k], stroke_width=4)
-            band.move_to(cols)
-            tag = label(f"head {k + 1}", 16, color=HEAD_COLORS[k])
-            if tag.width > band.width:
-                tag = label(str(k + 1), 16, color=HEAD_COLORS[k])
-            bands.add(VGroup(band, tag.next_to(band, UP, buff=0.1)))
-        self.play(LaggedStart(*[FadeIn(b) for b in bands], lag_ratio=0.3), run_time=1.5)
+            g = self.matrix("q", tr.q[k, : self.n, : self.per_head], room=7.6 / self.h, show_numbers=False)
+            g.tag = ("main", "q", k)
+            g.add(Rectangle(width=g.squares.width, height=g.squares.height, stroke_color=HEAD_COLORS[k],
+                            stroke_width=4).move_to(g.squares))
+            name = label(f"head {k + 1}", 16, color=HEAD_COLORS[k])
+            g.add((name if name.width <= g.squares.width + 0.3 else label(str(k + 1), 16, color=HEAD_COLORS[k]))
+                  .next_to(g.squares, UP, buff=0.1))
+            heads.add(g)
+        heads.arrange(RIGHT, buff=0.12)
+        q_name = label("Q", 24, color=style.QUERY, bold=True).next_to(heads, UP, buff=0.45)
+        row = self.place(VGroup(x, times, VGroup(heads, q_name)).arrange(RIGHT, buff=0.4), top=2.6)
+        self.play(FadeIn(x), run_time=1)
+        self.play(FadeIn(times), FadeIn(q_name), LaggedStart(*[FadeIn(g) for g in heads], lag_ratio=0.3),
+                  run_time=1.5)
+        self.row = row
         self.hold(2.5)
 
     def head_grids(self, tr):
-        self.step("heads", "Each head computes its own attention with its own slice of Q, K and V, so each "
-                  "learns a different pattern of who looks at whom.",
+        self.step("heads", "Each head computes its own attention from its own slice of Q, K and V, so each can "
+                  "attend in a pattern of its own." + weights_note(self.cfg),
                   "head<sub>i</sub> = softmax(Q<sub>i</sub>K<sub>i</sub><sup>T</sup> / √d<sub>k</sub>) V<sub>i</sub>")
         self.clear_stage()
         per_row = self.h if self.h <= 4 else (self.h + 1) // 2
@@ -89,8 +107,7 @@ class MultiHeadScene(LessonScene):
 
     def close_up(self, tr):
         k = min(1, self.h - 1)
-        self.step("close-up", f"Head {k + 1} up close: its own weights, every row summing to 1. "
-                  "Compare the pattern with the other heads.",
+        self.step("close-up", self.close_up_caption(tr, k),
                   f"head {k + 1}: softmax(Q<sub>{k + 1}</sub>K<sub>{k + 1}</sub><sup>T</sup> / √d<sub>k</sub>)")
         self.clear_stage()
         g = AttentionGrid(tr.weights[k, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
@@ -99,9 +116,21 @@ class MultiHeadScene(LessonScene):
         self.play(FadeIn(self.show(self.place(g))), run_time=1)
         self.hold(2.5)
 
+    def close_up_caption(self, tr, k) -> str:
+        rows = "every row that may attend adding up to 1" if tr.blocked_rows.any() else "every row adding up to 1"
+        text = f"Head {k + 1} up close: its own weights, {rows}."
+        i = max(range(self.n), key=lambda r: (tr.mask[r].sum(), -r))  # the query that sees the most keys
+        if k > 0 and not tr.blocked_rows[i]:
+            j = int(tr.weights[k, i].argmax())
+            text += (f" Here {tok(tr.tokens[i])} gives {pct(tr.weights[k, i, j])} of its attention to "
+                     f"{tok(tr.tokens[j])}; in head 1, {pct(tr.weights[0, i, j])}.")
+        return text
+
     def concatenate(self, tr):
-        self.step("concat", "Each head outputs d_k numbers per token. Put side by side, the heads give back "
-                  "one vector of d_model numbers per token.",
+        D, h, d_k = tr.x.shape[1], tr.num_heads, tr.d_k
+        together = (f"Put side by side, the {h} heads give back one vector of d_model = {D} numbers per token"
+                    if h > 1 else f"With one head, that is already d_model = {D} numbers per token")
+        self.step("concat", f"Each head outputs d_k = {d_k} numbers per token. {together}.",
                   "Concat(head<sub>1</sub>, …, head<sub>h</sub>)")
         self.clear_stage()
         parts = VGroup()
@@ -121,10 +150,13 @@ class MultiHeadScene(LessonScene):
         return concat
 
     def project(self, tr, concat):
-        self.step("project", "Finally W_O, a learned d_model × d_model matrix, mixes what the heads found "
-                  "into the layer's output, one row per token.",
-                  "MultiHead(x) = Concat(head<sub>1</sub>, …, head<sub>h</sub>) W<sub>O</sub>")
         D = tr.output.shape[1]
+        what = ("W_O is the identity here (a hand-entered lesson), so the output is the concatenation"
+                if self.cfg.source == "manual" else
+                f"Finally W_O, a d_model × d_model matrix ({D} × {D}, random here, trained in a real model), mixes "
+                "what the heads found into the layer's output")
+        self.step("project", f"{what}, one row per token.",
+                  "MultiHead(x) = Concat(head<sub>1</sub>, …, head<sub>h</sub>) W<sub>O</sub>")
         room = 4.8
         small = self.matrix("concat", tr.concat[: self.n], room=room, row_labels=self.tokens, columns=self.columns)
         out = self.matrix("output", tr.output[: self.n, :MAX_COLUMNS], room=room)  # numbers if they fit

@@ -1,11 +1,13 @@
 """Scene 4: why √d_k. The same random query and keys at growing d_k, softmaxed with and
-without the scale: without it the weights saturate into one-hot."""
+without the scale: without it the weights saturate into one-hot. Every number comes from
+core.analysis (score_row, saturation)."""
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, ReplacementTransform, VGroup
 
 from animations import style
 from animations.mobjects import bar_row, fmt, label, shown
 from animations.scenes.base import LessonScene
+from animations.scenes.words import pct
 from core.analysis import saturation, score_row
 
 BAR_WIDTH = 5.2
@@ -36,14 +38,18 @@ class ScalingScene(LessonScene):
         rows.add(label(f"d_k = {d_k}", 26, bold=True).move_to(UP * 2.6))
         return rows
 
-    def show_size(self, d_k, old, first):
+    def size_caption(self, d_k, first) -> str:
+        raw, scaled = score_row(d_k, self.T, self.cfg.seed, False), score_row(d_k, self.T, self.cfg.seed, True)
+        weights = (f"Unscaled, softmax gives its largest weight {pct(raw.max())}; scaled, {pct(scaled.max())}.")
         if first:
-            caption = (f"One query against {self.T} keys, every number drawn at random with variance 1. "
-                       f"Their dot product then has variance d_k: here d_k = {d_k}.")
-        else:
-            caption = (f"d_k = {d_k}: unscaled, the scores spread further and softmax piles the weight "
-                       "on one key; scaled, the row keeps its shape.")
-        self.step(f"d_k-{d_k}", caption,
+            return (f"One query against {self.T} keys, every entry drawn at random: independent, with mean 0 and "
+                    "variance 1, and no trained model. Then a dot product has mean 0 and variance d_k, a spread of "
+                    f"about √d_k: here d_k = {d_k}, a spread of about √{d_k}. {weights}")
+        return (f"d_k = {d_k}: unscaled, the scores spread about √{d_k} times as wide as scaled ones, whose "
+                f"spread stays about 1. {weights}")
+
+    def show_size(self, d_k, old, first):
+        self.step(f"d_k-{d_k}", self.size_caption(d_k, first),
                   "softmax(q·k<sup>T</sup>)  vs  softmax(q·k<sup>T</sup> / √d<sub>k</sub>)",
                   f"the same seed ({self.cfg.seed}) at every size · {self.T} keys")
         new = self.bars(d_k)
@@ -52,13 +58,14 @@ class ScalingScene(LessonScene):
         return new
 
     def summary(self):
-        self.step("saturation", f"Averaged over {len(SEEDS)} random draws of 16 keys: the largest weight of a row. "
-                  "Without the scale it heads to 1, a one-hot row that passes no gradient to the others; "
-                  "with it, it stays put whatever d_k.",
-                  "mean largest weight in a row", f"{len(SEEDS)} seeds × 16 keys at every size")
-        self.clear_stage()
         raw = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=False)["max_weight"]
         scaled = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=True)["max_weight"]
+        self.step("saturation", f"Averaged over {len(SEEDS)} random draws of 16 keys, the largest weight of a row: "
+                  f"without the scale it climbs to {fmt(raw[-1])} at d_k = {self.d_ks[-1]}; with it, it stays near "
+                  f"{fmt(scaled[-1])}. A saturated softmax passes almost no gradient: its Jacobian, diag(p) − p·pᵀ, "
+                  "goes to 0 for every score, the winner's too.",
+                  "mean largest weight in a row", f"{len(SEEDS)} seeds × 16 keys at every size")
+        self.clear_stage()
         cells = [label("d_k", 24, bold=True), label("without ÷√d_k", 24, color=style.KEY),
                  label("with ÷√d_k", 24, color=style.QUERY)]
         for d_k, a, b in zip(self.d_ks, raw, scaled, strict=True):
@@ -69,6 +76,3 @@ class ScalingScene(LessonScene):
         self.play(FadeIn(VGroup(*cells[:3])), run_time=0.5)
         self.play(FadeIn(VGroup(*cells[3:]), shift=LEFT * 0.2), run_time=1.2)
         self.hold(3.5)
-
-
-

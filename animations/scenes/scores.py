@@ -6,6 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Replacemen
 from animations import style
 from animations.mobjects import AttentionGrid, cell_size, fmt, label, shown, shown_note
 from animations.scenes.base import LessonScene
+from animations.scenes.words import citation, pct, tok, weights_note
 
 MAX_DIMS = 4  # columns of Q, K, V shown
 
@@ -40,10 +41,18 @@ class ScoresScene(LessonScene):
                  extra]
         return " · ".join(p for p in parts if p)
 
+    def project_caption(self) -> str:
+        roles = "its query Q (what it looks for), key K (what it offers) and value V (what it passes on)."
+        if self.cfg.source == "manual":
+            lead = "Each token has three vectors, entered by hand: "
+        else:
+            lead = "Each token's vector x is multiplied by three weight matrices, W_Q, W_K and W_V, giving "
+        return lead + roles + weights_note(self.cfg) + citation(self.cfg)
+
     def show_qkv(self, tr, h):
-        self.step("project", "Each token's vector x is multiplied by three learned matrices: "
-                  "its query Q (what it looks for), key K (what it offers) and value V (what it passes on).",
-                  "Q = x·W<sub>Q</sub>   K = x·W<sub>K</sub>   V = x·W<sub>V</sub>", self.footnote())
+        markup = ("Q, K, V as entered" if self.cfg.source == "manual"
+                  else "Q = x·W<sub>Q</sub>   K = x·W<sub>K</sub>   V = x·W<sub>V</sub>")
+        self.step("project", self.project_caption(), markup, self.footnote())
         grids = VGroup()
         for name, arr, color in (("Q", tr.q, style.QUERY), ("K", tr.k, style.KEY), ("V", tr.v, style.VALUE)):
             rows = self.tokens if name == "Q" else ()
@@ -58,8 +67,9 @@ class ScoresScene(LessonScene):
 
     def show_dot_product(self, tr, h, qkv):
         i = self.query
-        self.step("dot-product", f"The query of '{self.tokens[i]}' meets every key: a dot product, one score per key. "
-                  "Multiply the numbers pair by pair and add them up.",
+        self.step("dot-product", f"The query of {tok(self.tokens[i])} meets every key: multiply the numbers pair "
+                  f"by pair and add them up, one score per key. With its own key, the score is "
+                  f"{fmt(tr.scores[h, i, i])}.",
                   "score<sub>ij</sub> = q<sub>i</sub> · k<sub>j</sub>")
         q_grid, k_grid = qkv[0], qkv[1]
         q_box = SurroundingRectangle(q_grid.row(i), color=style.HIGHLIGHT, buff=0.03)
@@ -80,8 +90,12 @@ class ScoresScene(LessonScene):
         self.scores_of_query = scores
 
     def show_scores(self, tr, h):
-        self.step("scores", "Doing this for every query and every key fills the score grid: "
-                  "row = the query, column = the key. Blue is negative, orange positive.",
+        block = tr.scores[h, : self.n, : self.n]
+        a, b = divmod(int(block.argmax()), self.n)
+        self.step("scores", "Doing this for every query and every key fills the score grid, Q·Kᵀ: each row is "
+                  "a query, each column a key; blue is negative, orange positive. The highest here, "
+                  f"{fmt(block[a, b])}, is the query of {tok(self.tokens[a])} meeting the key of "
+                  f"{tok(self.tokens[b])}.",
                   "scores = Q·K<sup>T</sup>")
         self.clear_stage()
         grid = self.show(AttentionGrid(tr.scores[h, : self.n, : self.n], self.tokens, self.tokens, kind="scores",
@@ -95,11 +109,7 @@ class ScoresScene(LessonScene):
     def show_scaling(self, tr, h, grid):
         masked = bool((~tr.mask).any())
         field = "masked" if masked else "scaled"
-        scale_text = (f"Every score is divided by √d_k = √{tr.d_k}, so it is multiplied by {tr.scale:.2f}: "
-                      "this keeps the scores from growing with the size of the vectors.")
-        if masked:
-            scale_text += " Blocked pairs (the mask) become −∞."
-        self.step("scale", scale_text, f"Q·K<sup>T</sup> / √d<sub>k</sub>   (× {tr.scale:.2f})")
+        self.step("scale", self.scale_caption(tr, masked), self.scale_markup(tr))
         new = self.show(AttentionGrid(getattr(tr, field)[h, : self.n, : self.n], self.tokens, self.tokens,
                                       kind="scores",
                                       cell=cell_size(self.n), tag=("main", field, h)))
@@ -108,10 +118,33 @@ class ScoresScene(LessonScene):
         self.hold(2.5)
         return new
 
+    def scale_caption(self, tr, masked) -> str:
+        cfg, hot = self.cfg, self.cfg.temperature != 1
+        by_temperature = f"the temperature {cfg.temperature:g}"
+        if cfg.scale:
+            text = (f"Every score is divided by √d_k = √{tr.d_k}{f' and by {by_temperature}' if hot else ''}, so it "
+                    f"is multiplied by {tr.scale:.2f}: for random vectors, scores spread further as d_k grows, and "
+                    "the division undoes that (the scaling video shows why it matters).")
+        elif hot:
+            text = (f"This lesson does not divide by √d_k; every score is divided by {by_temperature}, so it is "
+                    f"multiplied by {tr.scale:.2f}.")
+        else:
+            text = ("This lesson does not divide by √d_k: the scores go into the softmax as they are "
+                    "(the scaling video shows what that does).")
+        return text + (" Blocked pairs (the mask) become −∞." if masked else "")
+
+    def scale_markup(self, tr) -> str:
+        parts = ["Q·K<sup>T</sup>"] + ([" / √d<sub>k</sub>"] if self.cfg.scale else [])
+        parts += [f" / {self.cfg.temperature:g}"] if self.cfg.temperature != 1 else []
+        return "".join(parts) + f"   (× {tr.scale:.2f})"
+
     def show_softmax(self, tr, h, grid):
         i = self.query
-        self.step("softmax", "Softmax turns each row into weights: all positive, and each row sums to 1. "
-                  f"Row '{self.tokens[i]}' shows how much this token attends to every other one.",
+        j = int(tr.weights[h, i].argmax())
+        blocked = " A row whose keys are all blocked stays 0 (see the masking video)." if tr.blocked_rows.any() else ""
+        self.step("softmax", "Softmax turns each row into weights between 0 and 1 that add up to 1. "
+                  f"{tok(self.tokens[i])} gives {pct(tr.weights[h, i, j])} of its attention to "
+                  f"{tok(tr.tokens[j])}, its largest weight.{blocked}",
                   "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub>)")
         new = self.show(AttentionGrid(tr.weights[h, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
                                       cell=cell_size(self.n), tag=("main", "weights", h), mask=tr.mask))
@@ -125,24 +158,27 @@ class ScoresScene(LessonScene):
 
     def show_mixing(self, tr, h, grid):
         i = self.query
-        self.step("mix-values", f"The weights mix the value rows: the output of '{self.tokens[i]}' is the "
-                  "weighted sum of every V row, mostly of the rows it attends to most.",
+        T, d_k = len(tr.tokens), tr.d_k
+        j = int(tr.weights[h, i].argmax())
+        self.step("mix-values", f"The weights mix the values: the weights of {tok(self.tokens[i])}, a row of "
+                  f"1 × {T}, times V, {T} × {d_k}, give its output, 1 × {d_k}: a weighted sum of the value rows, "
+                  f"{pct(tr.weights[h, i, j])} of it from the value of {tok(tr.tokens[j])}.",
                   "output<sub>i</sub> = Σ<sub>j</sub> w<sub>ij</sub> v<sub>j</sub>", self.footnote())
         self.clear_stage()
-        weights = self.show(AttentionGrid(tr.weights[h, i, : self.n][:, None], self.tokens, [f"w({self.tokens[i]},·)"],
-                                          kind="weights", cell=cell_size(self.n),
-                                          tag=("main", "weights", h, i)))
-        values = self.show(AttentionGrid(tr.v[h, : self.n, : self.dims], kind="vector", color=style.VALUE,
-                                         cell=cell_size(self.n), tag=("main", "v", h)))
+        cell = cell_size(self.n, 4.4)
+        weights = self.show(AttentionGrid(tr.weights[h, i, : self.n], [f"w({self.tokens[i]})"], self.tokens,
+                                          kind="weights", cell=cell, tag=("main", "weights", h, i)))
+        values = self.show(AttentionGrid(tr.v[h, : self.n, : self.dims], self.tokens, kind="vector",
+                                         color=style.VALUE, cell=cell, tag=("main", "v", h)))
         values.add(label("V", 26, color=style.VALUE, bold=True).next_to(values.squares, UP, buff=0.15))
-        out = self.show(AttentionGrid(tr.heads[h, i, : self.dims], [self.tokens[i]], kind="vector",
+        out = self.show(AttentionGrid(tr.heads[h, i, : self.dims], kind="vector", cell=cell,
                                       color=style.OUTPUT, tag=("main", "heads", h, i)))
-        out.add(label("output", 24, color=style.OUTPUT, bold=True).next_to(out.squares, UP, buff=0.15))
-        times = label("×", 36)
-        equals = label("=", 36)
-        VGroup(weights, times, values, equals, out).arrange(RIGHT, buff=0.4)
-        values.shift(UP * (weights.squares.get_top()[1] - values.squares.get_top()[1]))
-        self.place(VGroup(weights, times, values, equals, out))
+        out.add(label("output", 22, color=style.OUTPUT, bold=True).next_to(out.squares, UP, buff=0.15))
+        times, equals = label("·", 40), label("=", 36)
+        row = VGroup(weights, times, values, equals, out).arrange(RIGHT, buff=0.35)
+        for part in (weights, times, equals, out):  # the row and the output level with the middle of V
+            part.shift(UP * (values.squares.get_center()[1] - part.get_center()[1]))
+        self.place(row)
         self.play(FadeIn(weights), FadeIn(times), FadeIn(values), run_time=1)
         self.play(FadeIn(equals), FadeIn(out, shift=LEFT * 0.3), run_time=1)
         self.hold(3.0)

@@ -4,19 +4,23 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, LECTURE
 from animations.sections import steps
+from animations.voice import missing as voice_missing
 from core import PRESETS
 from dashboard import state, studio
 
 st.title("Lecture")
 st.markdown(
-    "Each scene animates the numbers of one lesson, computed by the same code as the other pages. "
-    "The default lesson's videos are made the first time someone opens this page and kept afterwards; "
-    "**Render with my settings** in the sidebar makes one of the lesson on your screen."
+    "Each scene animates the numbers of one lesson, computed by the same code as the other pages, and a "
+    "narrator reads each step with that lesson's numbers. The default lesson's videos are made the first time "
+    "someone opens this page and kept afterwards; **Render with my settings** in the sidebar makes one of the "
+    "lesson on your screen (narration on or off beside it)."
 )
 missing = studio.videos_available()
 if missing:
     st.info(missing)
     st.stop()
+if voice_missing():
+    st.info(voice_missing() + " The videos are silent, with subtitles.")
 
 LESSONS = {"the default lesson": PRESETS["default"], "my settings": None}
 lesson_name = st.segmented_control("Lesson", list(LESSONS), default="the default lesson", key="lecture_lesson")
@@ -26,19 +30,20 @@ presenting = st.toggle("Presenter mode: step through one scene", key="lecture_pr
 
 def _video_of(scene: str):
     """The finished video of `scene` for the chosen lesson, or None while it is being made."""
-    slot = f"lecture_{scene}_{lesson.key()}"
-    job = st.session_state.get(f"studio_job_{slot}")
     shared = lesson_name == "the default lesson"
+    voice = studio.NARRATOR if shared else studio.chosen_voice()
+    slot = f"lecture_{scene}_{lesson.key()}_{voice.tag() if voice else 'silent'}"
+    job = st.session_state.get(f"studio_job_{slot}")
     if job is None or (job.state == "done" and not job.path.is_file()):
         if shared:  # made on first need, for everyone
             studio.request(scene, lesson, slot, shared=True)
         else:
             st.button(f"Render {scene} with my settings", key=f"lecture_render_{scene}",
-                      on_click=studio.request, args=(scene, lesson, slot))
+                      on_click=studio.request_mine, args=(scene, lesson, slot))
         job = st.session_state.get(f"studio_job_{slot}")
     if job is not None and job.state == "done":
         return job.path
-    studio.job_panel(slot)
+    studio.job_panel(slot, current=lesson)
     return None
 
 
@@ -58,7 +63,7 @@ def _presenter(scene: str):
     where.markdown(f"**Step {step + 1} of {len(parts)}: {parts[step].name.replace('-', ' ')}**")
     forward.button("Next ▶", key="presenter_next", disabled=step == len(parts) - 1, shortcut="Right",
                    on_click=lambda: st.session_state.update({key: step + 1}), width="stretch")
-    st.video(str(parts[step].clip), autoplay=True)
+    st.video(str(parts[step].clip), autoplay=True)  # the clip carries its own step's speech
     st.markdown(f"### {parts[step].caption}" if parts[step].caption else "")
 
 

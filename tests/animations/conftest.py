@@ -17,6 +17,7 @@ LESSONS = {
 }
 WIDE = AttentionConfig(source="random", seq_len=12, d_model=256, num_heads=16)  # 8 of 16 heads, 8 of 16 columns each
 SCENES = ("scores", "masking", "multihead", "scaling")
+SHORTEST = "scaling"  # the shortest scene: the one real render of the suite (narrated)
 
 _rendered: dict = {}
 
@@ -65,3 +66,23 @@ def scene(request, manim_media):
 def dry_scene(manim_media):
     """dry_scene(scene, lesson) -> the scene after a dry run (shared with the parametrised tests)."""
     return lambda name, lesson: dry_run(name, lesson, manim_media)
+
+
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory):
+    """The suite's one real render: the shortest scene, default lesson, low quality, narrated."""
+    import os
+
+    from animations.render import render
+
+    here = tmp_path_factory.mktemp("cwd")
+    progress = []
+    cwd = os.getcwd()
+    os.chdir(here)  # a relative media folder is relative to the caller, not to the worker
+    try:
+        movie = render(SHORTEST, PRESETS["default"], "low", on_progress=lambda d, t: progress.append((d, t)),
+                       media_dir="media")
+    finally:
+        os.chdir(cwd)
+    assert movie.is_absolute() and movie.is_relative_to(here / "media")
+    return {"movie": movie, "media": here / "media", "progress": progress}

@@ -1,7 +1,7 @@
-"""The render API and CLI: one real low-quality render, then cache hits, failures and bad configs."""
+"""The render API and CLI: one real low-quality render (narrated: its sound is checked in
+test_render_sound.py), then cache hits, failures and bad configs."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,42 +13,31 @@ import animations.render as render_module
 from animations.__main__ import main as cli
 from animations.catalog import SCENES
 from animations.render import RenderError, outputs, render
+from animations.voice import NARRATOR, Voice
 from core import PRESETS, ConfigError
 
+from .conftest import SHORTEST
+
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "animations"
-SHORTEST = "scaling"  # the shortest scene: the one real render of the suite
 
 
 def _no_process(*args, **kwargs):
     raise AssertionError("a process was started")
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    here = tmp_path_factory.mktemp("cwd")
-    progress = []
-    cwd = os.getcwd()
-    os.chdir(here)  # a relative media folder is relative to the caller, not to the worker
-    try:
-        movie = render(SHORTEST, PRESETS["default"], "low", on_progress=lambda d, t: progress.append((d, t)),
-                       media_dir="media")
-    finally:
-        os.chdir(cwd)
-    assert movie.is_absolute() and movie.is_relative_to(here / "media")
-    return {"movie": movie, "media": here / "media", "progress": progress}
-
-
 @pytest.mark.render
 def test_real_render_writes_the_video(rendered, dry_scene):
-    scene = dry_scene(SHORTEST, "default")  # the same scene and lesson, not rendered
+    silent = dry_scene(SHORTEST, "default")  # the same scene and lesson, silent and not rendered
+    sections = outputs(rendered["movie"])["sections"]
     with av.open(str(rendered["movie"])) as container:
         stream = container.streams.video[0]
         frames = [frame for frame in container.decode(stream)]
-        duration = float(container.duration / av.time_base)
+        seconds = float(stream.duration * stream.time_base)
         assert (stream.codec_context.width, stream.codec_context.height) == (854, 480)
         assert float(stream.average_rate) == pytest.approx(15, abs=0.01)
-    assert len(frames) == pytest.approx(scene.time * 15, abs=2)
-    assert duration == pytest.approx(scene.time, abs=0.2)
+    assert len(frames) == pytest.approx(seconds * 15, abs=2)
+    assert seconds == pytest.approx(sum(float(s["duration"]) for s in sections), abs=0.2)
+    assert seconds >= silent.time - 0.2  # the voice may slow the scene down, never speed it up
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     frames[len(frames) // 3].to_image().save(ARTIFACTS / f"render-{SHORTEST}-third.png")
     frames[-1].to_image().save(ARTIFACTS / f"render-{SHORTEST}-last.png")
@@ -90,7 +79,7 @@ def test_cli_exports_a_cached_render(rendered, monkeypatch, tmp_path):
     assert cli(["render", "--scene", SHORTEST, "--preset", "default", "--quality", "low", "--out", str(out),
                 "--media", str(rendered["media"])]) == 0
     assert (out / f"{SHORTEST}.mp4").read_bytes() == rendered["movie"].read_bytes()
-    assert (out / f"{SHORTEST}.srt").is_file()
+    assert (out / f"{SHORTEST}.srt").is_file() and (out / f"{SHORTEST}.vtt").is_file()
     assert json.loads((out / f"{SHORTEST}_sections" / f"{SHORTEST}.json").read_text())
 
 
@@ -142,10 +131,13 @@ def test_importing_the_package_does_not_import_manim():
 def test_lecture_exports_every_scene_with_a_progress_bar(monkeypatch, tmp_path, capsys):
     import animations.__main__ as main_module
 
-    def fake_render(name, cfg, quality, on_progress=None, timeout=None, media_dir=None):
+    voices = []
+
+    def fake_render(name, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
         assert cfg == PRESETS["default"] and quality == "low"
+        voices.append(voice)
         folder = tmp_path / "cache" / name
-        (folder / "sections").mkdir(parents=True)
+        (folder / "sections").mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.mp4").write_bytes(name.encode())
         (folder / f"{name}.srt").write_text("1\n00:00:00,000 --> 00:00:01,000\nhi\n")
         (folder / "sections" / f"{name}.json").write_text("[]")
@@ -159,6 +151,17 @@ def test_lecture_exports_every_scene_with_a_progress_bar(monkeypatch, tmp_path, 
         assert (out / f"{name}.mp4").read_bytes() == name.encode()
         assert (out / f"{name}.srt").is_file() and (out / f"{name}_sections" / f"{name}.json").is_file()
     assert capsys.readouterr().err.count("2/2") == len(SCENES)
+    assert voices == [NARRATOR] * len(SCENES)  # narrated unless asked otherwise
+    assert cli(["lecture", "--voice", "none", "--out", str(out)]) == 0
+    assert voices[len(SCENES):] == [None] * len(SCENES)
+    assert cli(["lecture", "--rate", "0.75", "--out", str(out)]) == 0
+    assert voices[-1] == Voice(rate=0.75)
+
+
+def test_cli_bad_speaking_rate_says_why(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli(["lecture", "--rate", "5"])
+    assert exit_.value.code == 2 and "out of range" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))

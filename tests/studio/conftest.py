@@ -17,10 +17,10 @@ SRT = "1\n00:00:00,000 --> 00:00:02,000\nFirst, project.\n\n2\n00:00:02,000 --> 
 def fake_render(fail: bool = False):
     """A render_fn that writes a finished render folder (video, subtitles, two sections) at once."""
 
-    def render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None):
+    def render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
         if fail:
             raise RenderError(f"Rendering {scene} failed (exit status 1).", "Traceback\nValueError: no frames")
-        folder = cache_dir(scene, cfg, quality, media_dir)
+        folder = cache_dir(scene, cfg, quality, media_dir, voice)
         (folder / "sections").mkdir(parents=True, exist_ok=True)
         (folder / f"{scene}.mp4").write_bytes(b"\0\0\0\x18ftypmp42")
         (folder / f"{scene}.srt").write_text(SRT, encoding="utf-8")

@@ -32,6 +32,7 @@ def test_render_with_my_settings_shows_the_video(studio_app):
 def test_render_with_my_settings_for_real(studio_app):
     at = studio_app(query=TINY)
     at.selectbox(key="studio_scene").set_value("scaling")
+    at.toggle(key="studio_voice").set_value(False).run()  # silent: the narrated render is tested in tests/animations
     at.button(key="studio_render").click().run()
     run_until(at, lambda a: _videos(a) or a.error, seconds=240)
     _no_exception(at)

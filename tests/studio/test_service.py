@@ -21,7 +21,7 @@ class FakeRender:
         self.calls, self.running, self.most_running = [], 0, 0
         self._lock = threading.Lock()
 
-    def __call__(self, scene, cfg, quality, on_progress=None, timeout=None, media_dir=None):
+    def __call__(self, scene, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
         with self._lock:
             self.calls.append((scene, cfg.key()))
             self.running += 1
@@ -32,7 +32,7 @@ class FakeRender:
                 on_progress(1, 1)
             if cfg.seed in self.fail:
                 raise RenderError("Rendering scores failed (exit status 1).", "Traceback ...\nValueError: boom")
-            folder = cache_dir(scene, cfg, quality, media_dir)
+            folder = cache_dir(scene, cfg, quality, media_dir, voice)
             folder.mkdir(parents=True, exist_ok=True)
             movie = folder / f"{scene}.mp4"
             movie.write_bytes(b"\0" * self.size)

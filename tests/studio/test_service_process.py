@@ -30,7 +30,7 @@ def _worker_pids(media_dir: Path) -> list[int]:
 def test_killed_render_fails_alone_and_the_next_succeeds(tmp_path):
     service = RenderService(media_dir=tmp_path, workers=1, timeout=300)
     lesson = AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1)
-    job = service.submit("scaling", lesson)
+    job = service.submit("scaling", lesson, voice=None)  # silent: this test is about processes, not sound
     deadline = time.monotonic() + 60
     while not (pids := _worker_pids(tmp_path)) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -41,7 +41,7 @@ def test_killed_render_fails_alone_and_the_next_succeeds(tmp_path):
     assert job.wait(60) and job.state == "failed"
     assert "exit status -9" in job.error
     assert not list((tmp_path / "renders").glob("scaling-*/scaling.mp4"))  # nothing half-written is served
-    retry = service.submit("scaling", lesson)
+    retry = service.submit("scaling", lesson, voice=None)
     assert retry is not job and retry.wait(240) and retry.state == "done"
     assert retry.path.is_file() and retry.path.stat().st_size > 10_000
-    assert service.submit("scaling", lesson).path == retry.path
+    assert service.submit("scaling", lesson, voice=None).path == retry.path

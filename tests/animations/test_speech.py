@@ -1,0 +1,173 @@
+"""The narrator's words: the normaliser, on examples and on every caption of every scene for the
+default lesson and 20 random ones; and every number spoken comes from the lesson's numbers."""
+
+import importlib
+import math
+import random
+import re
+
+import pytest
+
+from animations.catalog import SCENES
+from animations.mobjects import MAX_SHOWN
+from animations.scenes.scaling import SEEDS
+from animations.speech import SPEAKABLE, spoken, token_words
+from core import PRESETS, AttentionConfig, ConfigError, run_trace
+from core.analysis import saturation, score_row
+
+EXAMPLES = {
+    "Q·Kᵀ / √d_k": "Q times K transposed over the square root of d k",
+    "divided by √d_k = √4, so it is multiplied by 0.50.": "divided by the square root of d k equals the square root "
+                                                           "of four, so it is multiplied by zero point five zero.",
+    "‘cat’ gives 17% of its attention to ‘on’.": "cat gives 17 percent of its attention to on.",
+    "the score is -1.05 and −0.79": "the score is minus one point zero five and minus zero point seven nine",
+    "M_ij = −∞ where j may not be seen, and 0 elsewhere": "M ij equals minus infinity where j may not be seen, "
+                                                          "and zero elsewhere",
+    "since e^−∞ = 0": "since e to the minus infinity equals zero",
+    "a row of 1 × 7 times V, 7 × 4": "a row of one by seven times V, seven by four",
+    "W_O, a d_model × d_model matrix": "W O, a d model by d model matrix",
+    "about T × w instead of T²": "about T times w instead of T squared",
+    "its Jacobian, diag(p) − p·pᵀ": "its Jacobian, the diagonal matrix of p minus p times p transposed",
+    "a tolerance of 1e-5": "a tolerance of one times ten to the minus 5",
+    "key j within i − 2 … i ⇒ 0/0": "key j within i minus two and so on i, so zero over zero",
+    "F.scaled_dot_product_attention gives 0; nn.MultiheadAttention gives NaN":
+        "F dot scaled dot product attention gives zero; n n dot multi-head attention gives NaN",
+    "the row ‘.’ and ‘’’ and ‘Zoë’ and ‘😀’ and ‘中’": "the row full stop and apostrophe and Zoe and grinning face "
+                                                     "and a symbol",
+    "The lab’s weights — random": "The lab's weights, random",
+}
+
+
+@pytest.mark.parametrize("caption", EXAMPLES)
+def test_normaliser_examples(caption):
+    assert spoken(caption) == EXAMPLES[caption]
+
+
+def test_tokens_are_said_by_name_and_never_run_long():
+    assert token_words("x_y") == "x underscore y"
+    assert token_words("<b>") == "less than sign b greater than sign"
+    assert len(token_words("a" * 500)) <= 60
+
+
+WORDS = ["The", "cat", "didn't", "Zoë", "naïve", "<b>bold</b>", "😀", "中文", "x_y", "3.14", "-2", "e^x", "√2", "50%",
+         "→", "—", "«quoted»", "PAD", "1e-5", "Q·K", "d_k", "&", "#", "@home", "C++", "ℵ"]
+
+
+def random_lesson(seed: int) -> AttentionConfig:
+    """A small random lesson (any source, mask, positions, scale and temperature)."""
+    rng = random.Random(seed)
+    while True:
+        d_model = rng.choice([4, 8, 12, 16])
+        source = rng.choice(["text", "text", "random", "manual"])
+        T = rng.randint(2, 4)
+        fields = dict(source=source, d_model=d_model, num_heads=rng.choice([h for h in (1, 2, 4) if d_model % h == 0]),
+                      mask=rng.choice(["none", "causal", "padding", "window", "custom"]), pad_length=rng.randint(1, T),
+                      window=rng.randint(1, 4), positional=rng.choice(["none", "sinusoidal", "learned", "rotary"]),
+                      scale=rng.random() < 0.8, temperature=rng.choice([0.5, 1.0, 1.0, 2.0]), seed=rng.randint(0, 999),
+                      text=" ".join(rng.choice(WORDS) for _ in range(T)), seq_len=T)
+        if source == "manual":
+            fields.update({m: tuple(tuple(round(rng.uniform(-3, 3), 1) for _ in range(d_model)) for _ in range(T))
+                           for m in "qkv"}, positional=rng.choice(["none", "rotary"]))
+        try:
+            cfg = AttentionConfig(**fields)
+            T = cfg.num_tokens
+            if cfg.mask == "custom":
+                cfg = cfg.replace(custom_mask=tuple(tuple(rng.random() < 0.6 for _ in range(T)) for _ in range(T)))
+            if cfg.mask == "padding" and cfg.pad_length > T:
+                cfg = cfg.replace(pad_length=T)
+            return cfg
+        except ConfigError:
+            continue
+
+
+LESSONS = [PRESETS["default"]] + [random_lesson(s) for s in range(20)]
+
+
+@pytest.fixture(scope="module")
+def counted(manim_media):
+    """(lesson, scene name) -> the scene after its counting pass (captions, no frames)."""
+    from manim import tempconfig
+
+    done = {}
+    with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media), "verbosity": "WARNING"}):
+        for n, cfg in enumerate(LESSONS):
+            for name, (module, cls) in SCENES.items():
+                done[n, name] = getattr(importlib.import_module(module), cls).counted(cfg)
+    return done
+
+
+def test_every_caption_is_spoken_in_characters_piper_reads(counted):
+    """SPEAKABLE: ASCII letters and digits, space and , . ' ? ! : ; - ( ). Nothing else reaches Piper: a
+    symbol it does not know it would skip or read by an odd name; a decimal point between digits is read
+    by us, digit by digit, not left to Piper."""
+    for (n, name), scene in counted.items():
+        assert len(scene.captions) >= 4
+        for caption in scene.captions:
+            said = spoken(caption)
+            assert said and SPEAKABLE.fullmatch(said), (n, name, caption, said)
+            assert not re.search(r"\d[.,]\d", said), (n, name, said)
+            assert "  " not in said and "_" not in said
+
+
+NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?%?")
+
+
+def _numbers(caption: str) -> list[str]:
+    """The numbers a caption says, leaving out quoted tokens (a token may be '3.14')."""
+    return NUMBER.findall(re.sub(r"‘\S+?’(?=[\s,.;:!?)]|$)", " ", caption))
+
+
+def _candidates(scene, cfg) -> tuple[set, set, set]:
+    """(two-decimal values, whole percentages, whole numbers) that the scene's sources hold."""
+    decimals, percents = set(), set()
+    traces = [run_trace(c) for c in scene.variants.values()]
+    for tr in traces:
+        for field in ("x", "q", "k", "v", "scores", "scaled", "weights", "heads", "concat", "output"):
+            values = getattr(tr, field).ravel()
+            decimals |= {f"{v:.2f}" for v in values if math.isfinite(v)}
+        percents |= {f"{round(100 * w)}%" for w in tr.weights.ravel()}
+        decimals |= {f"{tr.scale:.2f}", f"{cfg.temperature:g}"}
+    wholes = {"0", "1", str(MAX_SHOWN), str(len(SEEDS)), "16", f"{cfg.temperature:g}", str(cfg.seed)}
+    for tr in traces:
+        T, D, h = len(tr.tokens), tr.x.shape[1], tr.num_heads
+        wholes |= {str(v) for v in (T, D, tr.d_k, T - 1, *range(1, h + 1))}  # head 1 … head h
+    for c in scene.variants.values():
+        wholes |= {str(c.pad_length), str(c.num_tokens - c.pad_length), str(min(c.window, c.num_tokens)),
+                   str(min(c.window, c.num_tokens) - 1)}
+    if hasattr(scene, "d_ks"):  # the scaling scene: core.analysis's numbers
+        wholes |= {str(d) for d in scene.d_ks}
+        for d_k in scene.d_ks:
+            for scaled in (False, True):
+                percents |= {f"{round(100 * w)}%" for w in score_row(d_k, scene.T, cfg.seed, scaled)}
+        for scaled in (False, True):
+            decimals |= {f"{v:.2f}" for v in saturation(scene.d_ks, T=16, seeds=SEEDS, scaled=scaled)["max_weight"]}
+    return decimals, percents, wholes
+
+
+def test_every_number_spoken_is_the_lessons(counted):
+    checked = 0
+    for (n, name), scene in counted.items():
+        decimals, percents, wholes = _candidates(scene, LESSONS[n])
+        for caption in scene.captions:
+            for number in _numbers(caption):
+                number = number.replace("−", "-")
+                pool = percents if number.endswith("%") else decimals if "." in number else wholes
+                assert number in pool, (n, name, number, caption)
+                checked += "." in number or number.endswith("%")
+    assert checked > 100  # decimals and percentages, not only small whole numbers
+
+
+def test_the_softmax_sentence_names_a_real_weight(counted):
+    """'‘A’ gives P% of its attention to ‘B’': the weight of query A on key B in the scene's head is P%."""
+    pattern = re.compile(r"‘(\S+?)’ gives (\d+)% of its attention to ‘(\S+?)’")
+    seen = 0
+    for (n, name), scene in counted.items():
+        if name != "scores":
+            continue
+        tr = scene.trace
+        for a, p, b in pattern.findall(" ".join(scene.captions)):
+            matches = [(i, j) for i, ti in enumerate(tr.tokens) for j, tj in enumerate(tr.tokens)
+                       if ti == a and tj == b and round(100 * tr.weights[scene.head, i, j]) == int(p)]
+            assert matches, (n, a, p, b)
+            seen += 1
+    assert seen == len(LESSONS)
