@@ -26,7 +26,8 @@ def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> a
             for data, label in ((scaled, "÷√d_k"), (unscaled, "not scaled"))
             for d, v in zip(data["d_k"], data[metric], strict=True)]
     line = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
-        x=alt.X("d_k:Q", scale=alt.Scale(type="log", base=2, padding=12), title="d_k (log scale)"),
+        x=alt.X("d_k:Q", scale=alt.Scale(type="log", base=2, padding=12, nice=False), title="d_k (log scale)",
+                axis=alt.Axis(values=sorted(set(scaled["d_k"])))),
         y=alt.Y(f"{metric}:Q", title=title),
         color=alt.Color("scores:N", scale=alt.Scale(domain=["÷√d_k", "not scaled"], range=[style.QUERY, style.KEY]),
                         legend=alt.Legend(orient="bottom", title=None)),

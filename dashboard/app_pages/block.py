@@ -36,7 +36,7 @@ def layouts(cfg):
     for col, (_, summary), name in ((left, post, "post-LN"), (right, pre, "pre-LN")):
         with col:
             st.subheader(name)
-            chart = charts.stage_norms(summary, f"{name}: mean length of a token's vector", f"norms-{name}")
+            chart = charts.stage_norms(summary, "mean length of a token's vector", f"norms-{name}")
             draw(chart, f"chart_norms_{name}")
             st.dataframe([{"stage": r["stage"], "size": " × ".join(map(str, r["shape"])),
                            "mean ‖row‖": round(r["mean_norm"], 3)} for r in summary], hide_index=True)
