@@ -12,27 +12,38 @@ from . import controls, links, sizing, theme
 
 PROJECTOR, WEIGHTS = "projector", "weights"
 SCALES = {"fixed": "0 to 1 (compare rows)", "row": "0 to the row's largest (see its shape)"}
+_NOTICE = "display_link_notice"
 
 
-def _opened_with(name: str, parse, default):
-    """The value before the widget is drawn: the session's, else the opening link's, else `default`."""
+def _one_of(options):
+    def parse(raw):
+        if raw not in options:
+            raise ValueError(raw)
+        return options[raw]
+    return parse
+
+
+def _opened_with(name: str, options: dict, default):
+    """The value before the widget is drawn (the look is needed first): the session's, else the
+    opening link's, else `default`; a link's value that cannot be is said in the sidebar."""
     key = f"view_{name}"
-    if key in st.session_state:
-        return st.session_state[key]
-    try:
-        value = links.view_from_url(name, parse)
-    except (ValueError, KeyError):
-        value = None
-    st.session_state[key] = default if value is None else value
+    if key not in st.session_state:
+        try:
+            value = links.view_from_url(name, _one_of(options))
+        except ValueError as err:
+            st.session_state[_NOTICE] = (f"This link asks for {name} '{str(err)[:40]}', which the lab does not "
+                                         "have; it shows its default instead.")
+            value = None
+        st.session_state[key] = default if value is None else value
     return st.session_state[key]
 
 
 def projector() -> bool:
-    return bool(_opened_with(PROJECTOR, lambda raw: {"1": True, "0": False}[raw], False))
+    return bool(_opened_with(PROJECTOR, {"1": True, "0": False}, False))
 
 
 def by_row() -> bool:
-    return _opened_with(WEIGHTS, lambda raw: raw if raw in SCALES else None, "fixed") == "row"
+    return _opened_with(WEIGHTS, {k: k for k in SCALES}, "fixed") == "row"
 
 
 def look() -> sizing.Look:
@@ -49,6 +60,8 @@ def page_config():
 def sidebar():
     """The display settings, at the top of the sidebar (inside `with st.sidebar`)."""
     st.subheader("Display")
+    if st.session_state.get(_NOTICE):
+        st.warning(st.session_state.pop(_NOTICE), icon="🔗")
     controls.flag("Projector mode", PROJECTOR, help="Larger type everywhere, one chart per screen, the sidebar "
                   "folded away (open it again with the arrow at the top left).")
     controls.choice(st.radio, "Colours of the weights", list(SCALES), WEIGHTS, "fixed", format_func=SCALES.get,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the system libraries that manim (Cairo, Pango, ffmpeg), the browser tests
-# (Chromium), the classroom rooms' Redis tests (redis-server) and QR test (zbarimg, from
+# (Chromium, and npm for axe-core), the classroom rooms' Redis tests (redis-server) and QR test (zbarimg, from
 # zbar-tools) need, only when one is missing. Debian starts a redis-server service on
 # 6379 when it installs one; the lab never uses it (tests start their own), so it is stopped.
 # On macOS, print the one Homebrew line instead.
@@ -22,6 +22,9 @@ missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+# npm (for the browser tests' axe-core) may come from elsewhere than Debian (e.g. a nodejs build
+# that bundles it): only a machine without any npm gets Debian's.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing system packages: ${missing[*]}"

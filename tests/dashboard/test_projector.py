@@ -156,3 +156,24 @@ def test_projector_mode_prints_cell_numbers_of_twenty_px_at_1080p(server, browse
             page.screenshot(path=str(ARTIFACTS / f"projector-mode-1920x1080-{tokens}-tokens-step{step}.png"))
     finally:
         context.close()
+
+
+def test_the_theme_control_puts_the_theme_in_the_address_and_back(server, browser):
+    """Dark, from a light browser: the page reloads with Streamlit's embed_options=dark_theme, the
+    lesson's own parameters kept, and opens dark; the browser's preference again drops it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="light")
+    page = context.new_page()
+    background = "getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
+    try:
+        settle(page, f"{server}/masking?temperature=0.5")
+        assert contrast(page.evaluate(background), "#000") > 10
+        page.locator("[data-testid=stSidebar]").get_by_text("Dark", exact=True).click()
+        page.wait_for_url("**embed_options=dark_theme**", timeout=30_000)
+        settle(page, page.url)
+        assert "temperature=0.5" in page.url and contrast(page.evaluate(background), "#000") < 3
+        page.locator("[data-testid=stSidebar]").get_by_text("Browser's", exact=True).click()
+        page.wait_for_function("() => !location.search.includes('embed_options')", timeout=30_000)
+        page.wait_for_selector(SETTLED, timeout=60_000)
+        assert contrast(page.evaluate(background), "#000") > 10
+    finally:
+        context.close()
