@@ -8,10 +8,12 @@ STAMP := $(VENV)/.installed-$(REQ_HASH)
 # Where a local CPU build of torch lies on disk, let pip find it (a fresh venv then skips
 # the multi-GB CUDA download).
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels)
+# What the browser tests inject into the pages (axe-core), pinned in package-lock.json.
+NODE_STAMP := node_modules/.installed-$(shell cat package.json package-lock.json | sha256sum | cut -c1-12)
 
 .PHONY: setup system test lint bench run classroom hall lecture
 
-setup: $(STAMP)
+setup: $(STAMP) $(NODE_STAMP)
 
 system:
 	@bash scripts/system-packages.sh
@@ -26,10 +28,15 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
+$(NODE_STAMP): package.json package-lock.json
+	@bash scripts/system-packages.sh
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
+
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-test: $(STAMP) lint
+test: $(STAMP) $(NODE_STAMP) lint
 	$(PY) -m pytest
 
 # The lab on this machine only (loopback).

@@ -9,7 +9,7 @@ import gc
 import streamlit as st
 import torch
 
-from dashboard import links, sidebar, state, studio
+from dashboard import display, links, sidebar, state, studio
 
 PAGES = [
     st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="scaled-dot-product",
@@ -40,9 +40,11 @@ def freeze_loaded_objects():
 
 
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
-st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide")
 page = st.navigation(PAGES)
 links.start_run()
+display.page_config()  # projector mode folds the sidebar away
+with st.sidebar:
+    display.sidebar()
 sidebar.sidebar()
 state.messages()
 with st.sidebar:

@@ -13,6 +13,9 @@ import pandas as pd
 
 from animations import style
 
+from . import sizing
+from .line_charts import row_bars, saturation_chart, stage_norms  # noqa: F401 (pages read them here)
+
 NUMBERS_UP_TO = 12  # print each cell's number when the sequence is at most this long
 FONT = style.FONT
 
@@ -23,7 +26,7 @@ def token_labels(tokens) -> list[str]:
 
 
 def cell_px(n: int) -> int:
-    """Cell size: big enough to print a number when short, 64 cells still fit a screen."""
+    """Cell size of an exported chart (the browser sizes its own: sizing.py)."""
     if n <= 4:
         return 56
     if n <= NUMBERS_UP_TO:
@@ -32,22 +35,22 @@ def cell_px(n: int) -> int:
 
 
 def heatmap_px(n: int) -> int:
-    """About how wide an n×n heatmap is drawn, axis labels and legend included."""
+    """About how wide an exported n×n heatmap is, axis labels included."""
     return n * cell_px(n) + 170
 
 
-def _axis(title: str, n: int, across: bool = True) -> alt.Axis:
-    """Labels that stay legible up to 64 tokens; only the bottom axis turns them."""
-    size = 14 if n <= 16 else (11 if n <= 32 else 9)
-    angle = 0 if n <= 8 or not across else -60
-    return alt.Axis(title=title, labelFontSize=size, labelLimit=120, labelAngle=angle,
-                    titleFontSize=14, labelFont=FONT, titleFont=FONT)
+def _label_font(n: int) -> int:
+    """Axis labels stay legible up to 64 of them."""
+    return 14 if n <= 16 else (11 if n <= 32 else 9)
 
 
-def _finish(chart, title: str, **meta):
-    """Title, a name for tests and exports, and sizes in pixels as given (Streamlit would
-    otherwise fit the whole chart, axes and legend included, into the plot's width)."""
-    return chart.properties(title=title, usermeta=meta, autosize=alt.AutoSizeParams(type="pad"))
+def _axis(title: str, labels, along_x: bool = True) -> alt.Axis:
+    """Labels that stay legible up to 64 tokens; the key labels turn only when their cells are
+    too narrow for them. Every size grows with the look (sizing.scaled)."""
+    angle = sizing.label_angle() if along_x else 0
+    size = {"expr": f"lab_{'x' if along_x else 'y'}_font * lab_type"}  # by the number of labels: _layered
+    return alt.Axis(title=title, labelFontSize=size, labelLimit=sizing.scaled(120), labelAngle=angle,
+                    titleFontSize=sizing.scaled(14), labelFont=FONT, titleFont=FONT)
 
 
 # -- tables: one row per cell -----------------------------------------------------------------
@@ -82,25 +85,36 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
 # dicts: Altair then neither hashes the table per layer nor validates each condition. Specs
 # hold nothing computed from the numbers (diverging scales centre on 0 by `domainMid`), so
 # when a slider moves the browser swaps the data in place instead of rebuilding the chart.
+# Sizes are Vega signals (sizing.py): the chart fills its container with square cells.
 def _tooltip():
     return [alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
             alt.Tooltip("qk:Q", title="q·k", format=".3f"), alt.Tooltip("scaled:Q", title="scaled", format=".3f"),
             alt.Tooltip("masked_text:N", title="masked"), alt.Tooltip("weight:Q", title="weight", format=".3f")]
 
 
-def _grid(labels, x_title="key (attended to)", y_title="query (attending)"):
-    n = len(labels)
+def _grid(labels, x_title="key (attended to)", y_title="query (attending)", x="key", y="query", tooltip=None,
+          x_domain=None):
+    """The shared x/y of a heatmap's layers: `x_domain` may hold blank spacer columns."""
+    cols = list(x_domain or labels)
     return alt.Chart().encode(
-        x=alt.X("key:N", sort=labels, axis=_axis(x_title, n)),
-        y=alt.Y("query:N", sort=labels, axis=_axis(y_title, n, across=False)),
-        tooltip=_tooltip(),
+        x=alt.X(f"{x}:N", sort=cols, scale={"domain": cols, **sizing.plot_width()},
+                axis=_axis(x_title, cols)),
+        y=alt.Y(f"{y}:N", sort=list(labels), axis=_axis(y_title, labels, along_x=False)),
+        tooltip=tooltip or _tooltip(),
     )
 
 
-def _layered(layers, width: int, height: int, title: str, **meta) -> alt.LayerChart:
+def _layered(layers, rows: int, cols: int, title: str, transform=(), x_labels=(), **meta) -> alt.LayerChart:
     """One constructor call, no data: each `.properties()` would deep-copy every layer again."""
-    return alt.LayerChart(layer=layers, width=width, height=height, title=title, usermeta=meta,
-                          autosize=alt.AutoSizeParams(type="pad"))
+    longest = max((len(str(label)) for label in x_labels), default=1)
+    label_px = sizing.label_px(longest, _label_font(cols))
+    meta.update(sizing.embed_options(rows * cols), cols=cols)
+    return alt.LayerChart(layer=layers, width=max(cols * cell_px(max(rows, cols)) + 170, 300),
+                          height=rows * cell_px(max(rows, cols)), title=sizing.title(title), usermeta=meta,
+                          autosize=sizing.AUTOSIZE, transform=list(transform), config={"view": {"stroke": None}},
+                          params=[alt.VariableParameter(**p) for p in sizing.params(rows, cols, label_px)] +
+                          [alt.VariableParameter(name=f"lab_{axis}_font", value=_label_font(n))
+                           for axis, n in (("x", cols), ("y", rows))])
 
 
 def with_data(template: alt.TopLevelMixin, df: pd.DataFrame) -> alt.TopLevelMixin:
@@ -110,53 +124,71 @@ def with_data(template: alt.TopLevelMixin, df: pd.DataFrame) -> alt.TopLevelMixi
     return chart
 
 
-def _numbers(base, field: str, fmt: str, dark_when: str):
-    return base.mark_text(fontSize=13, font=FONT).encode(
-        text=alt.Text(f"{field}:Q", format=fmt),
-        color=alt.ColorValue(style.TEXT_LIGHT, condition={"test": dark_when, "value": style.TEXT_DARK}),
-    )
+def _numbers(base, text: str, background: str, cells: int) -> list:
+    """The cell numbers as a layer (none when no screen could fit them); `text` and `background`
+    are Vega expressions: the number as printed and the colour of its cell."""
+    if cells > sizing.MAX_NUMBER_CELLS:
+        return []
+    layer = base.mark_text(font=FONT).encode(**sizing.number_encoding(background))
+    layer.transform = sizing.number_transforms(text)
+    return [layer]
 
 
-def _weight_color(**legend) -> alt.Color:
-    return alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
-                     legend=alt.Legend(title="weight", **legend),
-                     condition={"test": "datum.masked", "value": style.MASKED})
+def _shade_legend(title: str) -> alt.Legend:
+    return alt.Legend(title=title, orient="bottom", labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(13),
+                      gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type"}, **sizing.by_row_legend())
+
+
+def _weight_color(title: str = "weight") -> alt.Color:
+    return alt.Color("lab_shade:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
+                     legend=_shade_legend(title), condition={"test": "datum.masked", "value": style.MASKED})
+
+
+def _blocked_or(colour: str) -> str:
+    return f"datum.masked ? {sizing.js(style.MASKED)} : {colour}"
 
 
 # Templates depend on labels and options only, so they are built once (lru_cache) and every
 # rerun just attaches its numbers; `usermeta["template"]` names the template for ui.draw.
 @lru_cache(maxsize=256)
 def _weights_template(labels: tuple, title: str, fmt: str, head: int) -> alt.LayerChart:
-    n, px = len(labels), cell_px(len(labels))
+    n = len(labels)
     base = _grid(list(labels))
-    layers = [base.mark_rect().encode(color=_weight_color())]
-    if n <= NUMBERS_UP_TO:
-        layers.append(_numbers(base, "weight", fmt, "datum.weight > 0.6"))
+    layers = [base.mark_rect().encode(color=_weight_color()),
+              *_numbers(base, f"format(datum.weight, {sizing.js(fmt)})", _blocked_or("scale('color', datum.lab_shade)"),
+                        n * n)]
     key = ("weights", labels, title, fmt, head)
-    return _layered(layers, px * n, px * n, title, lab="weights", head=head, template=_hash(key))
+    return _layered(layers, n, n, title, sizing.by_row_transforms("weight", "query"), labels, lab="weights",
+                    head=head, template=_hash(key))
 
 
 def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f") -> alt.Chart:
-    """Weights on the sequential 0..1 scale; blocked cells grey."""
+    """Weights on the sequential scale (0..1, or 0..each row's largest: the look's choice); blocked cells grey."""
     template = _weights_template(tuple(token_labels(trace.tokens)), title, fmt, head)
     return with_data(template, attention_cells(trace, head))
 
 
+def _diverging(field: str, title: str) -> alt.Color:
+    return alt.Color(f"{field}:Q", scale=alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0),
+                     legend=alt.Legend(title=title, orient="bottom", labelFontSize=sizing.scaled(13),
+                                       titleFontSize=sizing.scaled(13),
+                                       gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type"}))
+
+
 @lru_cache(maxsize=256)
 def _scores_template(labels: tuple, field: str, title: str, show_mask: bool, head: int) -> alt.LayerChart:
-    n, px = len(labels), cell_px(len(labels))
+    n = len(labels)
     base = _grid(list(labels))
-    scale = alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0)
-    blocked = {"condition": {"test": "datum.masked", "value": style.MASKED}} if show_mask else {}
-    color = alt.Color(f"{field}:Q", scale=scale, legend=alt.Legend(title="q·k" if field == "qk" else "score"),
-                      **blocked)
-    layers = [base.mark_rect().encode(color=color)]
-    if n <= NUMBERS_UP_TO:
-        minus_inf = {"condition": {"test": "datum.masked", "value": "−∞"}} if show_mask else {}
-        layers.append(base.mark_text(fontSize=13, font=FONT).encode(
-            text=alt.Text(f"{field}:Q", format=".2f", **minus_inf), color=alt.value(style.TEXT_DARK)))
+    color = _diverging(field, "q·k" if field == "qk" else "score").to_dict()
+    if show_mask:
+        color["condition"] = {"test": "datum.masked", "value": style.MASKED}
+    number = f"format(datum.{field}, '.2f')"
+    cell = f"scale('color', datum.{field})"
+    layers = [base.mark_rect().encode(color=color),
+              *_numbers(base, f"datum.masked ? '−∞' : {number}" if show_mask else number,
+                        _blocked_or(cell) if show_mask else cell, n * n)]
     key = ("scores", labels, field, title, show_mask, head)
-    return _layered(layers, px * n, px * n, title, lab="masked" if show_mask else field, head=head,
+    return _layered(layers, n, n, title, x_labels=labels, lab="masked" if show_mask else field, head=head,
                     template=_hash(key))
 
 
@@ -168,32 +200,47 @@ def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_ma
 
 @lru_cache(maxsize=256)
 def _matrix_template(row_labels: tuple, col_labels: tuple, title: str, name: str, scheme: str, x_title: str,
-                     y_title: str, domain, max_width: int) -> alt.LayerChart:
-    rows, cols = len(row_labels), len(col_labels)
-    px = cell_px(max(rows, cols))
-    extra = {"domainMid": 0} if scheme == style.SCORE_SCHEME else {}
-    scale = alt.Scale(scheme=scheme, **({"domain": list(domain)} if domain is not None else {}), **extra)
-    base = alt.Chart().encode(
-        x=alt.X("col_label:N", sort=list(col_labels), axis=_axis(x_title, cols)),
-        y=alt.Y("row_label:N", sort=list(row_labels), axis=_axis(y_title, rows, across=False)),
-        tooltip=[alt.Tooltip("row_label:N", title=y_title), alt.Tooltip("col_label:N", title=x_title),
-                 alt.Tooltip("value:Q", format=".3f")],
-    )
-    layers = [base.mark_rect().encode(color=alt.Color("value:Q", scale=scale, legend=alt.Legend(title="value")))]
-    if max(rows, cols) <= NUMBERS_UP_TO:
-        dark = "datum.value > 0.6" if scheme == style.WEIGHT_SCHEME else "true"
-        layers.append(_numbers(base, "value", ".2f", dark))
-    key = ("matrix", row_labels, col_labels, title, name, scheme, x_title, y_title, domain, max_width)
-    return _layered(layers, min(px * cols, max_width), px * rows, title, lab=name, template=_hash(key))
+                     y_title: str, domain, x_domain) -> alt.LayerChart:
+    rows, cols = len(row_labels), len(x_domain or col_labels)
+    rows_sum_to_one = scheme == style.WEIGHT_SCHEME and domain == (0, 1)
+    tooltip = [alt.Tooltip("row_label:N", title=y_title), alt.Tooltip("col_label:N", title=x_title),
+               alt.Tooltip("value:Q", format=".3f")]
+    base = _grid(list(row_labels), x_title, y_title, x="col_label", y="row_label", tooltip=tooltip,
+                 x_domain=list(x_domain or col_labels))
+    if rows_sum_to_one:
+        color, shade = _weight_color("value"), "lab_shade"
+    else:
+        extra = {"domainMid": 0} if scheme == style.SCORE_SCHEME else {}
+        scale = alt.Scale(scheme=scheme, **({"domain": list(domain)} if domain is not None else {}), **extra)
+        color = alt.Color("value:Q", scale=scale, legend=alt.Legend(
+            title="value", orient="bottom", labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(13),
+            gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type"}))
+        shade = "value"
+    layers = [base.mark_rect().encode(color=color),
+              *_numbers(base, "format(datum.value, '.2f')", f"scale('color', datum.{shade})", rows * cols)]
+    transform = sizing.by_row_transforms("value", "row_label") if rows_sum_to_one else ()
+    key = ("matrix", row_labels, col_labels, title, name, scheme, x_title, y_title, domain, x_domain)
+    return _layered(layers, rows, cols, title, transform, x_domain or col_labels, lab=name, template=_hash(key))
 
 
 def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name: str,
                    scheme: str = style.SCORE_SCHEME, x_title: str = "dimension", y_title: str = "token",
-                   domain=None, max_width: int = 720) -> alt.Chart:
-    """Any (rows, cols) matrix: Q, K, V, head outputs, W_O, positional tables, block stages."""
+                   domain=None, x_domain=None) -> alt.Chart:
+    """Any (rows, cols) matrix: Q, K, V, head outputs, W_O, positional tables, block stages.
+    `x_domain`: the columns in order, with blank labels where a gap should stand."""
+    as_key = lambda seq: None if seq is None else tuple(seq)  # lru_cache needs hashable arguments
     template = _matrix_template(tuple(row_labels), tuple(col_labels), title, name, scheme, x_title, y_title,
-                                None if domain is None else tuple(domain), max_width)
+                                as_key(domain), as_key(x_domain))
     return with_data(template, matrix_cells(np.asarray(values), row_labels, col_labels))
+
+
+def qkv_heatmap(q: np.ndarray, k: np.ndarray, v: np.ndarray, row_labels, title: str, name: str) -> alt.Chart:
+    """Q, K and V side by side in one chart (one colour scale, one legend): columns q1…, k1…, v1…."""
+    d = q.shape[-1]
+    cols = [f"{m}{i + 1}" for m in "qkv" for i in range(d)]
+    spaced = cols[:d] + [" "] + cols[d:2 * d] + ["  "] + cols[2 * d:]  # a blank column between matrices
+    return matrix_heatmap(np.concatenate([q, k, v], axis=-1), row_labels, cols, title, name,
+                          x_title="dimension of q, k and v", x_domain=spaced)
 
 
 def _hash(key: tuple) -> str:
@@ -201,7 +248,8 @@ def _hash(key: tuple) -> str:
 
 
 def heads_grid(trace, columns: int = 4) -> alt.Chart:
-    """Every head's weights as small multiples, the same 0..1 scale for all."""
+    """Every head's weights as small multiples, the same 0..1 scale for all (an export's picture:
+    the page draws each head as its own weights heatmap, which fits any screen)."""
     labels = token_labels(trace.tokens)
     frames = [attention_cells(trace, h).assign(head=f"head {h + 1}") for h in range(trace.num_heads)]
     df = pd.concat(frames, ignore_index=True)
@@ -212,46 +260,11 @@ def heads_grid(trace, columns: int = 4) -> alt.Chart:
     grid = alt.Chart(df).mark_rect().encode(
         x=alt.X("key:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="key", labelAngle=-60)),
         y=alt.Y("query:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="query", labelAngle=0)),
-        color=_weight_color(), tooltip=[alt.Tooltip("head:N")] + _tooltip(),
+        color=alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
+                        condition={"test": "datum.masked", "value": style.MASKED}),
+        tooltip=[alt.Tooltip("head:N")] + _tooltip(),
     ).properties(width=px * n, height=px * n).facet(
         facet=alt.Facet("head:N", sort=[f"head {h + 1}" for h in range(trace.num_heads)], title=None),
         columns=columns,
     )
-    return _finish(grid, "", lab="heads")
-
-
-# -- line and bar charts ----------------------------------------------------------------------
-def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> alt.Chart:
-    """Entropy or largest weight against d_k, with and without ÷√d_k (numbers from core)."""
-    rows = [{"d_k": d, metric: v, "scores": label}
-            for data, label in ((scaled, "÷√d_k"), (unscaled, "not scaled"))
-            for d, v in zip(data["d_k"], data[metric], strict=True)]
-    line = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
-        x=alt.X("d_k:Q", scale=alt.Scale(type="log", base=2), title="d_k (log scale)"),
-        y=alt.Y(f"{metric}:Q", title=title),
-        color=alt.Color("scores:N", scale=alt.Scale(domain=["÷√d_k", "not scaled"], range=[style.QUERY, style.KEY]),
-                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=13)),
-        tooltip=["scores:N", "d_k:Q", alt.Tooltip(f"{metric}:Q", format=".3f")],
-    ).properties(width=360, height=240)
-    return _finish(line, title, lab=f"saturation-{metric}")
-
-
-def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = style.QUERY) -> alt.Chart:
-    df = pd.DataFrame({"key": list(labels), "weight": np.asarray(weights, dtype=float)})
-    bars = alt.Chart(df).mark_bar(color=color).encode(
-        x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-60 if len(labels) > 8 else 0)),
-        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
-        tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
-    ).properties(width=min(40 * len(labels), 400), height=220)
-    return _finish(bars, title, lab=name)
-
-
-def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
-    """Mean row length of each block stage, in order (numbers from core.views.stage_summary)."""
-    df = pd.DataFrame({"stage": [r["stage"] for r in summary], "norm": [r["mean_norm"] for r in summary]})
-    bars = alt.Chart(df).mark_bar(color=style.OUTPUT).encode(
-        x=alt.X("stage:N", sort=list(df["stage"]), axis=alt.Axis(labelAngle=-30)),
-        y=alt.Y("norm:Q", title="mean ‖row‖"),
-        tooltip=["stage:N", alt.Tooltip("norm:Q", format=".3f")],
-    ).properties(width=380, height=240)
-    return _finish(bars, title, lab=name)
+    return grid.properties(title="", usermeta={"lab": "heads"}, autosize=alt.AutoSizeParams(type="pad"))

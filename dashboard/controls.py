@@ -81,3 +81,13 @@ def number(label: str, low: int, high: int, name: str, default: int, **kwargs) -
     value = st.slider(label, low, high, key=key, **kwargs)
     links.view_param(name, value, default)
     return value
+
+
+def flag(label: str, name: str, default: bool = False, **kwargs) -> bool:
+    """A page control that is on or off (st.toggle); `name=1` in the URL when on."""
+    key = f"view_{name}"
+    _from_link(key, name, lambda raw: {"1": True, "0": False}[raw] if raw in ("0", "1") else _bad(raw), label.lower(),
+               default)
+    value = st.toggle(label, key=key, **kwargs)
+    links.view_param(name, int(value), int(default))
+    return value

@@ -7,11 +7,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .charts import heatmap_px
+from . import display, sizing, theme
 from .export import export_menu
 from .memo import MemoryLRU
 
-MAIN_WIDTH_PX = 1100  # what a wide page's main area holds on a 1600 px screen
 MAX_DRAWN_DIMS = 64  # wider matrices are shown in part (the first columns), and the page says so
 
 
@@ -34,12 +33,19 @@ def _bare_spec(chart: alt.TopLevelMixin) -> dict:
     return light.to_dict(validate=False)
 
 
-def draw(chart: alt.TopLevelMixin, key: str):
+def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     """`st.altair_chart`, minus its schema validation and rebuilding (tens of ms a chart): the
-    chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow."""
+    chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow.
+    It fills the width it is given, in this session's look (display.py); a heatmap's key asks
+    for a panel wide enough for its numbers (theme.page_css). `kwargs` go to `st.vega_lite_chart`."""
     spec = _spec(chart)
     spec["datasets"] = {"cells": chart.data}
-    st.vega_lite_chart(spec, width="content", theme=None, key=key)
+    look = display.look()
+    sizing.set_look(spec, look, lab_by_row=display.by_row())
+    meta = spec.get("usermeta", {})
+    if "cols" in meta:
+        theme.panel_marker(sizing.panel_px(meta["cols"], look))
+    return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, **kwargs)
 
 
 def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
@@ -48,11 +54,11 @@ def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
     export_menu(chart, name, cfg, table)
 
 
-def panels(count: int, num_tokens: int) -> list:
-    """`count` columns when that many T×T heatmaps fit side by side, else one under another."""
-    if count * heatmap_px(num_tokens) <= MAIN_WIDTH_PX:
-        return list(st.columns(count))
-    return [st.container() for _ in range(count)]
+def panels(count: int, num_tokens: int = 0) -> list:
+    """`count` panels in a row that wraps: side by side while each is wide enough for its chart's
+    numbers (the browser measures; theme.page_css), one under another on narrow screens."""
+    row = st.container(horizontal=True, gap="medium")
+    return [row.container() for _ in range(count)]
 
 
 def labelled(values, rows, cols) -> pd.DataFrame:

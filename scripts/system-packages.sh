@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the system packages that manim (Cairo, Pango, ffmpeg), the browser tests (Chromium),
+# Install the system packages that manim (Cairo, Pango, ffmpeg), the browser tests (Chromium, and npm for axe-core),
 # the lecture hall and the classroom rooms (HAProxy, Redis) and the QR test (zbarimg, from
 # zbar-tools) need, only when one is missing. On macOS, print the one Homebrew line instead.
 set -euo pipefail
@@ -24,6 +24,9 @@ missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+# npm (for the browser tests' axe-core) may come from elsewhere than Debian (e.g. a nodejs build
+# that bundles it): only a machine without any npm gets Debian's.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing system packages: ${missing[*]}"

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import streamlit as st
 
 from dashboard import charts, controls, data, links, state
@@ -38,13 +39,10 @@ def one_head():
 def projections(cfg, trace, h, labels):
     st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v: "
                f"{len(labels)} tokens × d_k = {trace.d_k} numbers per head.")
-    dims = dim_labels(trace.d_k)
-    for col, name in zip(panels(3, len(labels)), "qkv", strict=True):
-        with col:
-            values = getattr(trace, name)[h]
-            shown, cols = first_dims(values, name.upper(), dims)
-            chart = charts.matrix_heatmap(shown, labels, cols, name.upper(), f"{name}-head{h + 1}", max_width=320)
-            show(chart, f"{name}_{h}", cfg, labelled(values, labels, dims))
+    q, k, v = (first_dims(getattr(trace, m)[h], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
+    chart = charts.qkv_heatmap(q, k, v, labels, "Q, K and V, side by side", f"qkv-head{h + 1}")
+    names = [f"{m}{i + 1}" for m in "qkv" for i in range(trace.d_k)]
+    show(chart, f"qkv_{h}", cfg, labelled(np.concatenate([trace.q[h], trace.k[h], trace.v[h]], -1), labels, names))
 
 
 def scores(cfg, trace, h, labels):

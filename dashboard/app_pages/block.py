@@ -4,7 +4,7 @@ import streamlit as st
 
 from core import ConfigError
 from dashboard import charts, controls, data, links, state
-from dashboard.ui import dim_labels, first_dims, labelled, show, untrained_note
+from dashboard.ui import dim_labels, draw, first_dims, labelled, show, untrained_note
 
 st.title("Transformer block")
 st.markdown(
@@ -36,8 +36,8 @@ def layouts(cfg):
     for col, (_, summary), name in ((left, post, "post-LN"), (right, pre, "pre-LN")):
         with col:
             st.subheader(name)
-            st.altair_chart(charts.stage_norms(summary, f"{name}: mean length of a token's vector", f"norms-{name}"),
-                            theme=None, key=f"chart_norms_{name}")
+            chart = charts.stage_norms(summary, "mean length of a token's vector", f"norms-{name}")
+            draw(chart, f"chart_norms_{name}")
             st.dataframe([{"stage": r["stage"], "size": " × ".join(map(str, r["shape"])),
                            "mean ‖row‖": round(r["mean_norm"], 3)} for r in summary], hide_index=True)
 

@@ -5,12 +5,12 @@ import streamlit as st
 from animations import style
 from core.config import MAX_HEADS
 from dashboard import charts, data, state
-from dashboard.ui import dim_labels, first_dims, labelled, show, untrained_note
+from dashboard.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
 
 st.title("Multi-head attention")
 st.markdown(
     "Each head has its own W_Q, W_K and W_V, each projecting the whole of x down to d_k numbers, so each head "
-    "computes its own weights: below, every head's weights on the same 0..1 colour scale. The heads' outputs "
+    "computes its own weights: below, every head's weights on the same colour scale. The heads' outputs "
     "are laid side by side (**concat**, back to d_model numbers per token) and mixed by one more matrix, "
     "**W_O**. In a trained model the heads come to track different relationships; here they differ only "
     "because their random matrices differ."
@@ -23,8 +23,10 @@ labels = charts.token_labels(trace.tokens)
 D, H = cfg.d_model, trace.num_heads
 
 st.subheader(f"{H} heads' weights")
-show(charts.heads_grid(trace), "heads", cfg,
-     labelled(trace.weights.reshape(H * len(labels), -1), [f"h{h + 1} {q}" for h in range(H) for q in labels], labels))
+for panel, h in zip(panels(H, len(labels)), range(H), strict=True):
+    with panel:
+        show(charts.weights_heatmap(trace, h, f"head {h + 1}"), f"heads_{h}", cfg,
+             labelled(trace.weights[h], labels, labels))
 
 st.subheader("Average over heads")
 st.caption("`nn.MultiheadAttention` returns (output, weights), and by default (`average_attn_weights=True`) "

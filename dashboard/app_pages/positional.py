@@ -30,8 +30,8 @@ st.caption("One row per position, numbered from 1 like the tokens; the formula c
 left, right = panels(2, T)
 with left:
     shown, cols = first_dims(table, "The table", dim_labels(D))
-    show(charts.matrix_heatmap(shown, labels, cols, "sinusoidal encoding", "sinusoidal", y_title="position",
-                               max_width=340), "sinusoidal", cfg, labelled(table, labels, dim_labels(D)))
+    show(charts.matrix_heatmap(shown, labels, cols, "sinusoidal encoding", "sinusoidal", y_title="position"),
+         "sinusoidal", cfg, labelled(table, labels, dim_labels(D)))
 with right:
     show(charts.matrix_heatmap(similarity, labels, labels, "cosine similarity of positions", "similarity",
                                x_title="position", y_title="position", domain=[-1, 1]),

@@ -4,6 +4,7 @@ import streamlit as st
 
 from core import MAX_TOKENS
 from dashboard import charts, controls, data, state
+from dashboard.ui import draw
 
 st.title("Why divide by √d_k")
 st.markdown(
@@ -21,11 +22,9 @@ st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1))
 scaled, unscaled = data.saturation(T, 20)
 left, right = st.columns(2)
 with left:
-    st.altair_chart(charts.saturation_chart(scaled, unscaled, "entropy", "mean entropy of a row (nats)"),
-                    theme=None, key="chart_sat_entropy")
+    draw(charts.saturation_chart(scaled, unscaled, "entropy", "mean entropy of a row (nats)"), "chart_sat_entropy")
 with right:
-    st.altair_chart(charts.saturation_chart(scaled, unscaled, "max_weight", "mean largest weight"),
-                    theme=None, key="chart_sat_max")
+    draw(charts.saturation_chart(scaled, unscaled, "max_weight", "mean largest weight"), "chart_sat_max")
 
 st.subheader("One row at the lesson's settings")
 cfg = state.lesson()
@@ -36,8 +35,7 @@ st.caption(f"One query against {n} random keys of size {d_k} (entries N(0, 1), s
 left, right = st.columns(2)
 labels = charts.token_labels([f"k{i + 1}" for i in range(n)])
 with left:
-    st.altair_chart(charts.row_bars(data.score_row(d_k, n, cfg.seed, True), labels, "÷√d_k", "row-scaled"),
-                    theme=None, key="chart_row_scaled")
+    draw(charts.row_bars(data.score_row(d_k, n, cfg.seed, True), labels, "÷√d_k", "row-scaled"), "chart_row_scaled")
 with right:
-    st.altair_chart(charts.row_bars(data.score_row(d_k, n, cfg.seed, False), labels, "not scaled", "row-unscaled",
-                                    color=charts.style.KEY), theme=None, key="chart_row_unscaled")
+    draw(charts.row_bars(data.score_row(d_k, n, cfg.seed, False), labels, "not scaled", "row-unscaled",
+                                    color=charts.style.KEY), "chart_row_unscaled")

@@ -1,10 +1,11 @@
 """Page 7: the article's 2×2 example, reproduced by core."""
 
+import numpy as np
 import streamlit as st
 
 from core import PRESETS
 from dashboard import charts, data, state
-from dashboard.ui import ARTICLE, dim_labels, labelled, show
+from dashboard.ui import ARTICLE, dim_labels, labelled, panels, show
 
 st.title("The article's worked example")
 st.markdown(
@@ -19,13 +20,10 @@ trace = data.trace(cfg)
 labels = charts.token_labels(trace.tokens)
 dims = dim_labels(cfg.d_model)
 
-cols = st.columns(3)
-for col, name in zip(cols, "qkv", strict=True):
-    with col:
-        values = getattr(trace, name)[0]
-        show(charts.matrix_heatmap(values, labels, dims, name.upper(), f"article-{name}"), f"article_{name}", cfg,
-             labelled(values, labels, dims))
-left, mid, right = st.columns(3)
+names = [f"{m}{i + 1}" for m in "qkv" for i in range(cfg.d_model)]
+show(charts.qkv_heatmap(trace.q[0], trace.k[0], trace.v[0], labels, "Q, K and V", "article-qkv"), "article_qkv", cfg,
+     labelled(np.concatenate([trace.q[0], trace.k[0], trace.v[0]], -1), labels, names))
+left, mid, right = panels(3, len(labels))
 with left:
     show(charts.scores_heatmap(trace, 0, "scaled", "Q·Kᵀ ÷ √2"), "article_scaled", cfg,
          labelled(trace.scaled[0], labels, labels))

@@ -46,12 +46,16 @@ def test_attention_charts_equal_run_trace(make_app, preset):
                 field = {"qk": "scores", "masked": "scaled"}.get(lab, lab)
                 column = {"weights": "weight", "masked": "scaled"}.get(lab, lab)
                 np.testing.assert_allclose(grid(df, column, T), getattr(trace, field)[h], rtol=1e-5, atol=1e-6)
+            elif lab.startswith("qkv-head"):  # Q, K and V side by side: columns q1.., k1.., v1..
+                for name in "qkv":
+                    part = df[df["col_label"].str.startswith(name)]
+                    np.testing.assert_allclose(part["value"].to_numpy().reshape(T, -1), getattr(trace, name)[h],
+                                               rtol=1e-5, atol=1e-6)
             else:
-                name, _ = lab.split("-head")
-                array = trace.heads if name == "output" else getattr(trace, name)
-                np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), array[h], rtol=1e-5, atol=1e-6)
+                assert lab.startswith("output-head")
+                np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), trace.heads[h], rtol=1e-5, atol=1e-6)
             checked.add(lab.split("-head")[0] if "-head" in lab else lab)
-    assert checked == {"q", "k", "v", "qk", "scaled", "masked", "weights", "output"}
+    assert checked == {"qkv", "qk", "scaled", "masked", "weights", "output"}
 
 
 @pytest.mark.parametrize("preset", ["causal-sentence", "padding", "sliding-window"])
@@ -73,10 +77,8 @@ def test_multi_head_shows_every_head_and_the_projection(make_app):
     at = make_app(query=url_params(cfg), page="multi_head")
     no_exception(at)
     trace = run_trace(cfg)
-    heads = chart(at, "heads")
-    assert sorted(heads["head"].unique()) == sorted(f"head {h + 1}" for h in range(trace.num_heads))
-    for h in range(trace.num_heads):
-        w = heads[heads["head"] == f"head {h + 1}"]
+    for h in range(trace.num_heads):  # each head its own chart
+        w = chart(at, "weights", head=h)
         np.testing.assert_allclose(grid(w, "weight", cfg.num_tokens), trace.weights[h], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(chart(at, "mean-weights")["value"].to_numpy().reshape(cfg.num_tokens, -1),
                                trace.mean_weights, rtol=1e-5, atol=1e-6)

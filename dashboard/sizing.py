@@ -1,0 +1,143 @@
+"""How a heatmap fills the width it is given, in the browser, at any screen size and zoom.
+
+Streamlit hands a `width="stretch"` chart the pixel width of its container; `autosize: fit-x`
+makes Vega fit the whole chart (axes included) into it. Square cells then come from two Vega
+signals: `lab_cell`, the cell size that fits the plot's width (and, for "one idea per screen",
+85 % of the window's height), and `height`, which replaces Vega-Lite's own height signal
+(a top-level param of that name does) with `lab_cell × rows`.
+
+Cell numbers are printed as large as they fit (all at one size per chart) and only when that
+size is at least the look's minimum; below it the tooltip carries them. Their ink is black or
+white, whichever contrasts more with the cell's own colour, computed by Vega from the colour
+scale itself (`contrast()` is WCAG's formula): one of the two always reaches 4.58:1.
+
+The look (ordinary or projector) is a set of signal values that `ui.draw` sets per session, so
+a chart's spec, and its cached template, are the same for every look.
+"""
+
+import json
+from dataclasses import dataclass
+
+INK_DARK, INK_LIGHT = "#000000", "#FFFFFF"  # the pair whose better choice always passes 4.5:1
+DIGIT_EM = 0.64  # width of a digit, "." or "−" in DejaVu Sans, in ems (on average over "−0.43")
+WINDOW_SHARE = 0.85  # a heatmap's plot is at most this share of the window's height
+MAX_NUMBER_CELLS = 1024  # above this many cells no number can fit any screen: no text layer at all
+SVG_UP_TO = 1600  # cells drawn as SVG (crisp when zoomed, readable by tests); Canvas beyond
+AUTOSIZE = {"type": "fit-x", "contains": "padding"}
+
+
+@dataclass(frozen=True)
+class Look:
+    """Type sizes of the charts: `scale` multiplies every font; cell numbers between min and max px."""
+
+    name: str
+    scale: float
+    min_number_px: float
+    max_number_px: float
+    max_cell_px: float
+
+    def signals(self) -> dict:
+        return {"lab_type": self.scale, "lab_min_font": self.min_number_px, "lab_max_font": self.max_number_px,
+                "lab_max_cell": self.max_cell_px}
+
+
+ORDINARY = Look("ordinary", 1.0, 12, 20, 96)
+PROJECTOR = Look("projector", 1.5, 20, 32, 160)
+
+
+def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list[dict]:
+    """The signals every heatmap shares; the look's values are defaults that ui.draw replaces.
+    Sizes are values and the expressions never change, whatever the lesson (nothing typed reaches
+    an expression: tests/classroom/test_hostile_text.py)."""
+    window = f"(windowSize()[1] > 0 ? windowSize()[1] * {WINDOW_SHARE} : 1e9)"
+    cell = f"max(2, min(width / lab_cols, lab_max_cell, {window} / lab_rows))"
+    values = {**look.signals(), "lab_by_row": False, "lab_rows": rows, "lab_cols": cols, "lab_label_px": label_px}
+    return [*({"name": k, "value": v} for k, v in values.items()),
+            {"name": "lab_cell", "expr": cell}, {"name": "height", "expr": "lab_cell * lab_rows"}]
+
+
+def set_look(spec: dict, look: Look, **values):
+    """Give the spec's own signals this look's values (and any others named, e.g. lab_by_row)."""
+    wanted = {**look.signals(), **values}
+    for param in spec.get("params", ()):
+        if param.get("name") in wanted:
+            param["value"] = wanted[param["name"]]
+
+
+def plot_width() -> dict:
+    """The x range: square cells (narrower than the chart when the window's height caps the cell)."""
+    return {"rangeMax": {"expr": "lab_cell * lab_cols"}}
+
+
+def scaled(px: float) -> dict:
+    """A font size that grows with the look."""
+    return {"expr": f"{px} * lab_type"}
+
+
+def label_px(longest: int, px: float) -> float:
+    """About how wide the longest key label is (DejaVu Sans, `px` high), plus a margin."""
+    return round(longest * 0.6 * px + 8)
+
+
+def label_angle() -> dict:
+    """Key labels stand upright while they fit their cell, and turn when they do not."""
+    return {"expr": "lab_cell >= lab_label_px * lab_type ? 0 : -50"}
+
+
+def js(text: str) -> str:
+    """A Python string as a Vega expression string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def ink(background: str) -> dict:
+    """Black or white text, whichever contrasts more with `background` (a Vega expression)."""
+    test = f"contrast({js(INK_DARK)}, {background}) >= contrast({js(INK_LIGHT)}, {background})"
+    return {"condition": {"test": test, "value": INK_DARK}, "value": INK_LIGHT}
+
+
+def number_transforms(text: str) -> list[dict]:
+    """`lab_text` (the number as printed), then `lab_font` (one size for the whole chart: the
+    largest at which the longest number fits its cell) and `lab_shown` (empty below the minimum)."""
+    return [
+        {"calculate": text, "as": "lab_text"},
+        {"calculate": "length(datum.lab_text)", "as": "lab_len"},
+        {"joinaggregate": [{"op": "max", "field": "lab_len", "as": "lab_chars"}]},
+        {"calculate": f"min(lab_max_font, (lab_cell - 8) / (max(datum.lab_chars, 3) * {DIGIT_EM}))",
+         "as": "lab_font"},
+        {"calculate": "datum.lab_font >= lab_min_font ? datum.lab_text : ''", "as": "lab_shown"},
+    ]
+
+
+def number_encoding(background: str) -> dict:
+    return {"text": {"field": "lab_shown", "type": "nominal"},
+            "size": {"field": "lab_font", "type": "quantitative", "scale": None},
+            "color": ink(background)}
+
+
+def by_row_transforms(value: str, row: str) -> list[dict]:
+    """`lab_shade`: the weight itself (0..1), or, with `lab_by_row`, the weight over its row's
+    largest, so each row's strongest key is the brightest colour."""
+    share = f"datum.lab_rowmax > 0 ? datum.{value} / datum.lab_rowmax : 0"
+    return [{"joinaggregate": [{"op": "max", "field": value, "as": "lab_rowmax"}], "groupby": [row]},
+            {"calculate": f"lab_by_row ? ({share}) : datum.{value}", "as": "lab_shade"}]
+
+
+def by_row_legend() -> dict:
+    """The weights' legend says which scale is on: 0, 0.5, 1 or 0, ½ of the row's largest, largest."""
+    labels = "datum.value == 0 ? '0' : datum.value == 1 ? 'row max' : '½ row max'"
+    return {"values": [0, 0.5, 1], "labelExpr": f"lab_by_row ? ({labels}) : datum.label"}
+
+
+def embed_options(cells: int) -> dict:
+    return {"embedOptions": {"renderer": "svg"}} if cells <= SVG_UP_TO else {}
+
+
+def panel_px(cols: int, look: Look) -> int:
+    """The narrowest panel (CSS px) in which a `cols`-wide heatmap still prints its numbers."""
+    cell = look.min_number_px * 5 * DIGIT_EM + 8  # "−0.43" at the smallest size allowed
+    return int(cols * cell + 130 * look.scale)
+
+
+def title(text: str, font: str = "DejaVu Sans") -> dict:
+    """A chart's title, anchored left, growing with the look."""
+    return {"text": text, "fontSize": scaled(16), "font": font, "anchor": "start"}

@@ -1,0 +1,68 @@
+"""Display settings (issue 11): projector mode and the weights' colour scale, from the sidebar and
+the URL into every chart's signals; the theme's CSS and reload script hold only constants; and
+the claim behind the cell ink: for every colour of every scale, black or white reaches 4.5:1."""
+
+import json
+import re
+
+import pytest
+
+from animations import style
+from dashboard import sizing, theme
+
+from .conftest import no_exception
+from .test_projector import contrast
+
+
+def signals(at, lab: str) -> dict:
+    """The signal values of the first chart named `lab`."""
+    for element in at.get("vega_lite_chart"):
+        spec = json.loads(element.proto.spec)
+        if spec.get("usermeta", {}).get("lab") == lab:
+            return {p["name"]: p.get("value") for p in spec.get("params", [])}
+    raise AssertionError(f"no chart {lab}")
+
+
+@pytest.mark.parametrize("colour", [*style.WEIGHT_STOPS, *style.SCORE_STOPS, style.MASKED])
+def test_black_or_white_ink_reaches_aa_on_every_colour_the_scales_draw(colour):
+    assert max(contrast(sizing.INK_DARK, colour), contrast(sizing.INK_LIGHT, colour)) >= 4.5
+
+
+def test_a_link_with_projector_mode_gives_every_chart_the_projector_look(make_app):
+    at = make_app(query={"projector": "1"})
+    no_exception(at)
+    assert at.toggle(key="view_projector").value is True
+    got = signals(at, "weights")
+    assert got["lab_type"] == sizing.PROJECTOR.scale and got["lab_min_font"] == sizing.PROJECTOR.min_number_px
+    at.toggle(key="view_projector").set_value(False).run()
+    assert signals(at, "weights")["lab_type"] == sizing.ORDINARY.scale
+    assert "projector" not in at.query_params
+
+
+def test_the_weights_colour_scale_follows_the_sidebar_and_the_link(make_app):
+    at = make_app(query={"weights": "row"})
+    assert signals(at, "weights")["lab_by_row"] is True
+    at.radio(key="view_weights").set_value("fixed").run()
+    assert signals(at, "weights")["lab_by_row"] is False
+    assert "weights" not in at.query_params
+    at.radio(key="view_weights").set_value("row").run()
+    assert at.query_params["weights"] == ["row"] or at.query_params["weights"] == "row"
+
+
+def test_a_link_asking_for_an_unknown_weights_scale_opens_the_fixed_one_and_says_so(make_app):
+    at = make_app(query={"weights": "<b>bold</b>"})
+    no_exception(at)
+    assert signals(at, "weights")["lab_by_row"] is False
+    assert "asks for colours of the weights '<b>bold</b>'" in " ".join(str(w.value) for w in at.sidebar.warning)
+
+
+@pytest.mark.parametrize("look", [sizing.ORDINARY, sizing.PROJECTOR])
+def test_the_page_css_is_built_from_constants(look):
+    css = theme.page_css(look)
+    rules = css.removeprefix("<style>").removesuffix("</style>").splitlines()
+    allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(\.lab-w\d+\) \{flex: 1 1 \d+px; '
+                         r'min-width: min\(\d+px, 100%\);\}|\[data-testid="stElementContainer"\]:has\(> '
+                         r'\[data-testid="stHtml"\] > \.lab-panel\) \{display: none;\}'
+                         r'|html \{font-size: \d+px !important;\})')
+    assert rules and all(allowed.fullmatch(rule) for rule in rules), [r for r in rules if not allowed.fullmatch(r)]
+
