@@ -114,7 +114,7 @@ def answer_widget(question_or_view, key: str, label: str, disabled: bool = False
 def _click_row(question: Question, pick: str):
     """The asked row as cells: a click on one picks that key (the pills below follow)."""
     chart = qc.pick_row(question, data.trace(question.config))
-    st.altair_chart(chart, theme=None, width="stretch", key=f"{pick}_chart", on_select=_clicked, args=(pick,),
+    st.altair_chart(chart, theme=None, width="stretch", key=f"{pick}_chart", on_select=lambda: _clicked(pick),
                     selection_mode=qc.PICK)
 
 
@@ -162,6 +162,7 @@ def _next(slot: str):
 
 
 def _reveal(question: Question, answer: tuple, slot: str):
+    st.markdown(f"**Predicted:** {plain(question.prompt)}")
     show_truth(question, answer)
     reveal_chart(question, f"predict_reveal_{slot}")
     score = st.session_state.get(SCORE, {"right": 0, "asked": 0})

@@ -26,7 +26,7 @@ def _finish(chart, title: str, lab: str, height: int):
     """As wide as the column it is drawn in (a phone, or a projected half screen): st.altair_chart(width="stretch")."""
     return chart.properties(title=alt.TitleParams(title, font=FONT, fontSize=15), usermeta={"lab": lab},
                             width="container", height=height,
-                            autosize=alt.AutoSizeParams(type="fit", contains="padding"))
+                            autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def _axis(title: str, n: int, angle: int = 0) -> alt.Axis:
@@ -41,7 +41,8 @@ def pick_row(question, trace) -> alt.Chart:
     df = pd.DataFrame({"key": labels, "col": range(len(labels)), "scaled": trace.scaled[h, q].astype(float),
                        "blocked": ~trace.mask[q]})
     picked = alt.selection_point(name=PICK, fields=["col"], on="click", clear=False)
-    base = alt.Chart(df).encode(x=alt.X("key:N", sort=labels, axis=_axis("key (click one)", len(labels), -45)))
+    angle = -45 if len(labels) > 8 else 0
+    base = alt.Chart(df).encode(x=alt.X("key:N", sort=labels, axis=_axis("key (click one)", len(labels), angle)))
     cells = base.mark_rect(stroke=style.TEXT_DARK).encode(
         color=alt.Color("scaled:Q", scale=alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0),
                         legend=alt.Legend(title="scaled score"),
@@ -68,8 +69,8 @@ def focus_bars(question, trace) -> alt.Chart:
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)),
         tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
     )
-    text = bars.mark_text(dy=-8, font=FONT, fontSize=12, color=style.TEXT_DARK).encode(
-        text=alt.Text("weight:Q", format=".3f"))
+    text = bars.mark_text(dy=-8, font=FONT, fontSize=12).encode(
+        text=alt.Text("weight:Q", format=".3f"), color=alt.value(style.TEXT_DARK))
     layers = [bars, text] if len(labels) <= 16 else [bars]
     return _finish(alt.layer(*layers), f"head {question.head + 1}, row “{labels[question.query]}”: weights",
                    "reveal-focus", 200)
@@ -109,7 +110,7 @@ def blocked_bars(question, view) -> alt.Chart:
         color=alt.condition("datum.blocked", alt.value(style.MASKED), alt.value(style.QUERY)),
         tooltip=["query:N", "keys:Q"],
     )
-    text = chart.mark_text(align="left", dx=4, font=FONT, color=style.TEXT_DARK).encode(text="keys:Q")
+    text = chart.mark_text(align="left", dx=4, font=FONT).encode(text="keys:Q", color=alt.value(style.TEXT_DARK))
     return _finish(alt.layer(chart, text), "keys each query row may attend to (0 = fully blocked)", "reveal-blocked",
                    max(60, 22 * len(labels)))
 
@@ -128,5 +129,6 @@ def answers_histogram(tally, title: str) -> alt.Chart:
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(style.QUERY)),
         tooltip=["choice:N", "count:Q"],
     )
-    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=14, color=style.TEXT_DARK).encode(text="count:Q")
+    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=14).encode(text="count:Q",
+                                                                          color=alt.value(style.TEXT_DARK))
     return _finish(alt.layer(bars, text), title, "answers", max(80, 26 * len(q.choices)))

@@ -13,7 +13,8 @@ st.title("Compare two lessons")
 st.markdown(
     "**Lesson A** is the lesson in the sidebar; **lesson B** is the same lesson with one setting changed. "
     "Their weights side by side, then **B − A** cell by cell: orange where B gives more weight, blue where it "
-    "gives less. A change can only move weight around within a row, since each row still sums to 1."
+    "gives less. In a row that may attend to some key in both lessons the weights sum to 1 in each, so what "
+    "some keys gain, others lose."
 )
 untrained_note()
 
@@ -26,7 +27,9 @@ def comparison():
         st.info("No single setting of this lesson can be changed here.")
         return
     default = "temperature*0.1" if "temperature*0.1" in options else options[0]
-    change = controls.choice(st.selectbox, "Lesson B changes", options, "change", default, format_func=LABELS.get)
+    with st.columns([1, 2])[0]:
+        change = controls.choice(st.selectbox, "Lesson B changes", options, "change", default,
+                                 format_func=LABELS.get)
     try:
         result = data.memo().get_or_make(("compare", cfg.key(), change),
                                          lambda: compare(cfg, apply_change(cfg, change)))
