@@ -15,6 +15,8 @@ answer (`reveal_chart`), and the session's running score. Nothing about the stud
 outside their session; the score has no name.
 """
 
+import numbers
+
 import streamlit as st
 
 from core.question import Question, QuestionError
@@ -73,6 +75,7 @@ def lesson_question(slot: str, cfg, kinds: tuple, head: int = 0, change: str = "
 # -- ask, then reveal -----------------------------------------------------------------------
 def hide_until_committed(question: Question, slot: str) -> bool:
     """Ask `question` (False: the page keeps the answer hidden) or reveal it (True: the page may show it)."""
+    st.session_state[f"predict_question_{slot}"] = question  # the one on screen (the server side of the session)
     done = st.session_state.get(f"predict_done_{slot}")
     box = st.container(border=True)
     with box:
@@ -134,7 +137,7 @@ def clicked_column(event) -> int | None:
         points = points.get("col", points.get("fields", []))
     for point in points or []:
         value = point.get("col") if isinstance(point, dict) else point
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
             return int(value)
     return None
 

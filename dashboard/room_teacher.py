@@ -64,10 +64,10 @@ def page():
 def live():
     """Who is here, and the current question's answers (refreshed every second)."""
     view = room_session.teacher_view()
+    if view is None and room_session.teacher_key() is None:
+        st.rerun()  # the key stopped working: the page says so and shows the way back in
     room_session.messages()
     if view is None:
-        if room_session.teacher_key() is None:
-            st.rerun()  # the key stopped working: the page shows the way back in
         return
     st.markdown(f"**{view.present}** student{'s' * (view.present != 1)} present (seen in the last "
                 f"{room_session.registry().limits.present_seconds:g} s), {view.members} joined.")
@@ -80,11 +80,10 @@ def live():
     for col, tally in zip(st.columns(len(rounds)), rounds, strict=True):
         with col:
             when = "before discussion" if tally is view.before else "after discussion" if view.before else "answers"
-            title = f"{when}: {tally.answered} answered of {view.present} present"
-            st.altair_chart(qc.answers_histogram(tally, title), theme=None, width="stretch",
+            st.altair_chart(qc.answers_histogram(tally, f"Round {tally.number}, {when}"), theme=None, width="stretch",
                             key=f"room_hist_{tally.number}")
-            if tally.revealed:
-                st.caption(f"{tally.correct} of {tally.answered} right.")
+            st.caption(f"{tally.answered} answered of {view.present} present"
+                       + (f"; {tally.correct} of {tally.answered} right." if tally.revealed else "."))
     if now.revealed:
         predict.show_truth(now.question, None)
         predict.reveal_chart(now.question, f"room_teacher_reveal_{now.number}")
