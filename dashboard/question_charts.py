@@ -121,6 +121,7 @@ def answers_histogram(tally, title: str) -> alt.Chart:
     right = set(q.answer) if tally.revealed else set()
     df = pd.DataFrame({"choice": list(q.choices), "count": list(tally.counts),
                        "right": [i in right for i in range(len(q.choices))]})
+    df["label"] = [f"{n}  ✓ right" if ok else str(n) for n, ok in zip(df["count"], df["right"], strict=True)]
     top = max(1, max(tally.counts, default=0))
     bars = alt.Chart(df).mark_bar().encode(
         y=alt.Y("choice:N", sort=list(q.choices), axis=_axis(None, len(q.choices))),
@@ -129,6 +130,6 @@ def answers_histogram(tally, title: str) -> alt.Chart:
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(style.QUERY)),
         tooltip=["choice:N", "count:Q"],
     )
-    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=14).encode(text="count:Q",
+    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=14).encode(text="label:N",
                                                                           color=alt.value(style.TEXT_DARK))
     return _finish(alt.layer(bars, text), title, "answers", max(80, 26 * len(q.choices)))

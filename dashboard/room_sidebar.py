@@ -22,8 +22,8 @@ def block(on_room_page: bool):
             if not on_room_page:
                 st.page_link(ROOM_PAGE, label="Show the room's code and answers", icon="📣")
         elif code is not None:
-            if on_room_page:
-                room_student.follow_switch("sidebar")
+            if on_room_page:  # the page itself has the switch and the question
+                st.markdown(f"**Room {format_code(code)}**")
             else:
                 room_student.sidebar_status()
             if room_session.following():

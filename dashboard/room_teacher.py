@@ -136,7 +136,7 @@ def start_forms():
             room_session.messages()
     with right, st.form("room_reclaim", clear_on_submit=True):
         st.markdown("**Teachers: take your room back** (after a reload, or on another laptop)")
-        code = st.text_input("Room code", key="room_reclaim_code", max_chars=32)
+        code = st.text_input("Your room's code", key="room_reclaim_code", max_chars=32)
         pin = st.text_input("The room's PIN", type="password", key="room_reclaim_pin")
         if st.form_submit_button("Take it back"):
             if room_session.reclaim(code, pin):
