@@ -225,6 +225,10 @@ async def run_and_report(port, pid, media, args, t0):
 
 
 def main():
+    if "--scenario" in sys.argv[1:]:  # `--scenario room`: a teacher's room of students answering
+        import room_scenario
+
+        return room_scenario.main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=60.0)

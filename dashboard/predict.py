@@ -15,8 +15,10 @@ answer (`reveal_chart`), and the session's running score. Nothing about the stud
 outside their session; the score has no name.
 """
 
+import copy
 import numbers
 
+import altair as alt
 import streamlit as st
 
 from core.question import Question, QuestionError
@@ -28,6 +30,8 @@ from .memo import MemoryLRU
 from .text import plain
 
 PREF, SCORE = "predict_first", "predict_score"  # session: the switch (every page shares it); the score
+_SPECS = MemoryLRU(budget=float("inf"), max_items=256)  # chart specs without data, by name; shared by sessions
+_CHARTS = MemoryLRU(budget=float("inf"), max_items=128)  # reveal charts (≤ 64 rows of data each), by question
 MAX_QUESTIONS = 512  # cached per server; a question is at most ~40 kB as JSON (RoomLimits), so <= ~20 MB
 KINDS = {"focus": "Which key gets the most weight?", "change": "What happens after a change?",
          "blocked": "Which rows are fully blocked?"}
@@ -185,16 +189,34 @@ def show_truth(question: Question, answer):
     left, right_col = st.columns(2)
     left.markdown(f"**You predicted:** {plain(mine)}")
     right_col.markdown(f"**The answer:** {plain(truth)}")
-    box, icon = (st.success, ":material/check_circle:") if right else (st.error, ":material/cancel:")
+    box, icon = (st.success, ":material/check_circle:") if right else (st.warning, ":material/cancel:")
     box(plain(question.explain(answer)), icon=icon)
 
 
 def reveal_chart(question: Question, key: str):
     """The chart whose numbers decide the answer, from the lesson the question is about."""
-    if question.kind == "focus":
-        chart = qc.focus_bars(question, data.trace(question.reveal_config))
-    elif question.kind == "change":
-        chart = qc.change_bars(question, data.trace(question.config), data.trace(question.reveal_config))
-    else:
-        chart = qc.blocked_bars(question, data.trace(question.reveal_config))
-    st.altair_chart(chart, theme=None, width="stretch", key=key)
+    def make():
+        if question.kind == "focus":
+            return qc.focus_bars(question, data.trace(question.reveal_config))
+        if question.kind == "change":
+            return qc.change_bars(question, data.trace(question.config), data.trace(question.reveal_config))
+        return qc.blocked_bars(question, data.trace(question.reveal_config))
+
+    name = ("reveal", question.key())  # every student of a room polls the same chart
+    draw(name, _CHARTS.get_or_make(name, make), key)
+
+
+def draw(name: tuple, chart, key: str):
+    """A chart as wide as its column, its spec (Altair's to_dict: ~50 ms) built once per `name`.
+
+    A room's pages redraw their charts on every poll; only the numbers change between polls, so
+    the spec without data is kept (bounded) and this run's table travels as Arrow."""
+    spec = copy.deepcopy(_SPECS.get_or_make(name, lambda: _bare_spec(chart)))
+    spec["datasets"] = {"cells": chart.data}
+    st.vega_lite_chart(spec, theme=None, width="stretch", key=key)
+
+
+def _bare_spec(chart) -> dict:
+    light = chart.copy(deep=False)
+    light.data = alt.NamedData(name="cells")
+    return light.to_dict(validate=False)

@@ -57,13 +57,13 @@ def pick_row(question, trace) -> alt.Chart:
     return _finish(alt.layer(*layers), f"row “{labels[q]}”: scaled scores (grey: blocked)", "pick", 56)
 
 
-def focus_bars(question, trace) -> alt.Chart:
+def focus_bars(question, trace) -> alt.LayerChart:
     """The row's weights after the softmax; the right key(s) in colour."""
     labels = token_labels(trace.tokens)
     row = trace.weights[question.head, question.query].astype(float)  # (T,)
     df = pd.DataFrame({"key": labels, "col": range(len(labels)), "weight": row,
                        "right": [i in question.answer for i in range(len(labels))]})
-    bars = alt.Chart(df).mark_bar().encode(
+    bars = alt.Chart().mark_bar().encode(
         x=alt.X("key:N", sort=labels, axis=_axis("key", len(labels), -45 if len(labels) > 8 else 0)),
         y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)),
@@ -72,7 +72,7 @@ def focus_bars(question, trace) -> alt.Chart:
     text = bars.mark_text(dy=-8, font=FONT, fontSize=12).encode(
         text=alt.Text("weight:Q", format=".3f"), color=alt.value(style.TEXT_DARK))
     layers = [bars, text] if len(labels) <= 16 else [bars]
-    return _finish(alt.layer(*layers), f"head {question.head + 1}, row “{labels[question.query]}”: weights",
+    return _finish(alt.layer(*layers, data=df), f"head {question.head + 1}, row “{labels[question.query]}”: weights",
                    "reveal-focus", 200)
 
 
@@ -104,32 +104,32 @@ def blocked_bars(question, view) -> alt.Chart:
     labels = token_labels(view.tokens)
     keys = view.mask.sum(-1).astype(int)  # (T,)
     df = pd.DataFrame({"query": labels, "row": range(len(labels)), "keys": keys, "blocked": keys == 0})
-    chart = alt.Chart(df).mark_bar().encode(
+    chart = alt.Chart().mark_bar().encode(
         y=alt.Y("query:N", sort=labels, axis=_axis("query row", len(labels))),
         x=alt.X("keys:Q", title="keys it may attend to", scale=alt.Scale(domain=[0, len(labels)])),
         color=alt.condition("datum.blocked", alt.value(style.MASKED), alt.value(style.QUERY)),
         tooltip=["query:N", "keys:Q"],
     )
     text = chart.mark_text(align="left", dx=4, font=FONT).encode(text="keys:Q", color=alt.value(style.TEXT_DARK))
-    return _finish(alt.layer(chart, text), "keys each query row may attend to (0 = fully blocked)", "reveal-blocked",
-                   max(60, 22 * len(labels)))
+    return _finish(alt.layer(chart, text, data=df), "keys each query row may attend to (0 = fully blocked)",
+                   "reveal-blocked", max(60, 22 * len(labels)))
 
 
-def answers_histogram(tally, title: str) -> alt.Chart:
-    """Answers per choice (a student who ticks two rows counts in both); right choices marked once revealed."""
+def answers_histogram(tally, title: str, top: int = 1) -> alt.LayerChart:
+    """Answers per choice (a student who ticks two rows counts in both); right choices marked once revealed.
+    The axis runs to `top` (the students present) or further, the same from poll to poll."""
     q = tally.question
     right = set(q.answer) if tally.revealed else set()
     df = pd.DataFrame({"choice": list(q.choices), "count": list(tally.counts),
                        "right": [i in right for i in range(len(q.choices))]})
     df["label"] = [f"{n}  ✓ right" if ok else str(n) for n, ok in zip(df["count"], df["right"], strict=True)]
-    top = max(1, max(tally.counts, default=0))
-    bars = alt.Chart(df).mark_bar().encode(
+    bars = alt.Chart().mark_bar().encode(
         y=alt.Y("choice:N", sort=list(q.choices), axis=_axis(None, len(q.choices))),
-        x=alt.X("count:Q", title="students", scale=alt.Scale(domain=[0, top]),
+        x=alt.X("count:Q", title="students", scale=alt.Scale(domain=[0, max(1, top, *tally.counts)]),
                 axis=alt.Axis(tickMinStep=1, format="d", titleFont=FONT, labelFont=FONT)),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(style.QUERY)),
         tooltip=["choice:N", "count:Q"],
     )
     text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=14).encode(text="label:N",
                                                                           color=alt.value(style.TEXT_DARK))
-    return _finish(alt.layer(bars, text), title, "answers", max(80, 26 * len(q.choices)))
+    return _finish(alt.layer(bars, text, data=df), title, "answers", max(80, 26 * len(q.choices)))

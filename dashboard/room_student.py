@@ -71,8 +71,10 @@ def page():
 @st.fragment(run_every=room_session.POLL_SECONDS)
 def panel():
     view = room_session.student_view()
-    if gone_or_moved(view):
-        st.rerun()  # the room has gone (stop polling), or the teacher's new lesson must reach the sidebar
+    if room_session.student_code() is None:
+        st.rerun()  # the room has gone: the page says so and stops polling
+    if room_session.needs_full_run(view):
+        room_session.follow(view)  # nothing else on this page draws the lesson: no full run needed
     if view is None:
         room_session.messages()
         return

@@ -80,8 +80,9 @@ def live():
     for col, tally in zip(st.columns(len(rounds)), rounds, strict=True):
         with col:
             when = "before discussion" if tally is view.before else "after discussion" if view.before else "answers"
-            st.altair_chart(qc.answers_histogram(tally, f"Round {tally.number}, {when}"), theme=None, width="stretch",
-                            key=f"room_hist_{tally.number}")
+            title, top = f"Round {tally.number}, {when}", max(view.present, tally.answered)
+            predict.draw(("answers", tally.question.key(), title, top),
+                         qc.answers_histogram(tally, title, top), key=f"room_hist_{tally.number}")
             st.caption(f"{tally.answered} answered of {view.present} present"
                        + (f"; {tally.correct} of {tally.answered} right." if tally.revealed else "."))
     if now.revealed:
