@@ -169,7 +169,7 @@ def _next(slot: str):
 
 
 def _reveal(question: Question, answer: tuple, slot: str):
-    st.markdown(f"**Predicted:** {plain(question.prompt)}")
+    st.markdown(f"**Question:** {plain(question.prompt)}")
     show_truth(question, answer)
     reveal_chart(question, f"predict_reveal_{slot}")
     score = st.session_state.get(SCORE, {"right": 0, "asked": 0})

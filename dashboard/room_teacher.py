@@ -101,7 +101,10 @@ def ask_panel():
     st.subheader("Ask the class")
     cfg = state.lesson()
     H = cfg.num_heads
-    head = st.selectbox("Head", range(H), key="room_head", format_func=lambda h: f"head {h + 1}") if H > 1 else 0
+    head = 0
+    if H > 1:
+        with st.columns([1, 3])[0]:
+            head = st.selectbox("Head", range(H), key="room_head", format_func=lambda h: f"head {h + 1}")
     question = predict.lesson_question("room", cfg, ("focus", "change", "blocked"), head=head)
     if question is None:
         return

@@ -79,7 +79,7 @@ def test_after_a_change_the_answer_is_the_revealed_rows_difference(make_app, cfg
     df = chart(at, "reveal-change")
     before, after = (df[df["lesson"] == w]["weight"].to_numpy() for w in ("before", "after"))
     assert bucket(after.max() - before.max()) == q.answer[0]
-    assert at.error and at.error[0].value.replace("\\", "").startswith(f"You chose “{BUCKETS[wrong]}”")
+    assert at.warning and at.warning[0].value.replace("\\", "").startswith(f"You chose “{BUCKETS[wrong]}”")
 
 
 @pytest.mark.parametrize("kind", ["causal", "padding", "window", "custom"])
