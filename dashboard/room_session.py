@@ -94,7 +94,7 @@ def reclaim(code: str, pin: str) -> bool:
 
 def _become_teacher(key):
     ss = st.session_state
-    ss.pop(CODE, None)  # a teacher is not also a student
+    leave()  # a teacher is not also a student (a teacher's reload opens /room?code=… and joins)
     ss[TEACHER], ss[PUSHED] = key, None
     push_lesson(state.lesson())
 

@@ -12,6 +12,7 @@ from core import AttentionConfig, ConfigError
 from dashboard.rooms import format_code, normalise_code
 
 from . import links, predict, room_session
+from .room_teacher import take_back_form
 from .text import plain
 
 ROOM_PAGE = "app_pages/room.py"
@@ -66,6 +67,8 @@ def page():
     follow_switch("page")
     panel()
     st.button("Leave the room", key="room_leave", on_click=room_session.leave)
+    with st.expander("Is this your room? Take it back with its PIN"):
+        take_back_form(code)  # a teacher's reload reopens /room?code=… and lands here
 
 
 @st.fragment(run_every=room_session.POLL_SECONDS)

@@ -138,9 +138,16 @@ def start_forms():
             if room_session.open_room(pin):
                 st.rerun()
             room_session.messages()
-    with right, st.form("room_reclaim", clear_on_submit=True):
-        st.markdown("**Teachers: take your room back** (after a reload, or on another laptop)")
-        code = st.text_input("Your room's code", key="room_reclaim_code", max_chars=32)
+    with right:
+        take_back_form()
+
+
+def take_back_form(code: str = ""):
+    """The room back on this screen with its PIN: the old screen's key stops working."""
+    with st.form("room_reclaim", clear_on_submit=True, border=not code):
+        if not code:
+            st.markdown("**Teachers: take your room back** (after a reload, or on another laptop)")
+            code = st.text_input("Your room's code", key="room_reclaim_code", max_chars=32)
         pin = st.text_input("The room's PIN", type="password", key="room_reclaim_pin")
         if st.form_submit_button("Take it back"):
             if room_session.reclaim(code, pin):

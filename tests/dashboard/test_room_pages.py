@@ -13,6 +13,7 @@ from core import AttentionConfig
 from dashboard import room_session
 from dashboard.rooms import TeacherKey, format_code
 from dashboard.rooms.base import NOT_IN_ROOM, NOT_TEACHER
+from dashboard.text import plain
 
 from .conftest import chart_data, messages, no_exception
 
@@ -163,15 +164,27 @@ def test_follow_detach_and_reattach(make_app):
     assert s.session_state["lesson"].temperature == 0.2
 
 
+def take_back(at: AppTest, pin: str = PIN):
+    at.text_input(key="room_reclaim_pin").input(pin)
+    at.button[[b.label for b in at.button].index("Take it back")].click().run()
+    no_exception(at)
+
+
 def test_a_teacher_takes_the_room_back_and_the_old_screen_stops(make_app):
     old, key = teacher(make_app)
-    new = make_app(page="room")
-    new.text_input(key="room_reclaim_code").input(format_code(key.code))
-    new.text_input(key="room_reclaim_pin").input(PIN)
-    new.button[[b.label for b in new.button].index("Take it back")].click().run()
-    assert new.session_state["room_teacher"].code == key.code
+    laptop = make_app(page="room")  # another laptop: the code and the PIN
+    laptop.text_input(key="room_reclaim_code").input(format_code(key.code))
+    take_back(laptop)
+    assert laptop.session_state["room_teacher"].code == key.code
     old.run()
     assert "room_teacher" not in old.session_state and NOT_TEACHER in texts(old)
+    reloaded = make_app(query={"code": key.code}, page="room")  # a reload: /room?code=… joins as a student
+    take_back(reloaded, "wrong pin")
+    assert "does not match" in texts(reloaded) and "room_teacher" not in reloaded.session_state
+    take_back(reloaded)
+    key = reloaded.session_state["room_teacher"]
+    assert "room_code" not in reloaded.session_state
+    assert room_session.registry().teacher_view(key).members == 0, "no longer counted as a student"
 
 
 def test_a_closed_room_stops_its_students_polling(make_app):
@@ -181,3 +194,15 @@ def test_a_closed_room_stops_its_students_polling(make_app):
     s.run()
     no_exception(s)
     assert "room_code" not in s.session_state and "no longer in room" in texts(s)
+
+
+def test_tokens_reach_the_phone_as_plain_text(make_app):
+    t, key = teacher(make_app)
+    t.text_input(key="ctl_text").input("*a* [b](javascript:x) $c$ :red[d] <i>e").run()
+    s = student(make_app, key.code)
+    t.button(key="room_ask").click().run()
+    s.run()
+    q = room_session.registry().teacher_view(key).current.question
+    assert "javascript" in " ".join(q.choices)
+    assert f"**Question 1:** {plain(q.prompt)}" in [m.value for m in s.markdown]
+    assert s.pills[0].options == [plain(c) for c in q.choices]
