@@ -6,6 +6,8 @@ heartbeat ("present" on the teacher's screen). Before the reveal the page holds 
 prompt and the choices; the answer key arrives with the reveal.
 """
 
+from functools import lru_cache
+
 import streamlit as st
 
 from core import AttentionConfig, ConfigError
@@ -49,12 +51,15 @@ def follow_switch(where: str):
                                      "own; switch it on again to come back.")
 
 
-def lesson_line(view) -> str:
+@lru_cache(maxsize=64)
+def lesson_line(lesson_json: str) -> str:
+    """The teacher's lesson in one line (parsed once per lesson: every poll shows it)."""
     try:
-        cfg = AttentionConfig.from_json(view.lesson_json)
+        cfg = AttentionConfig.from_json(lesson_json)
     except ConfigError:
         return ""
-    tokens = " ".join(cfg.tokens) if cfg.source == "text" else f"{cfg.num_tokens} random tokens"
+    words = {"random": "random", "manual": "hand-entered"}
+    tokens = f"{cfg.num_tokens} {words[cfg.source]} tokens" if cfg.source in words else " ".join(cfg.tokens)
     return (f"The teacher's lesson: {plain(tokens[:80])} · {cfg.num_heads} head{'s' * (cfg.num_heads > 1)} of "
             f"d_k = {cfg.d_k} · mask: {cfg.mask} · ÷√d_k {'on' if cfg.scale else 'off'} · "
             f"temperature {cfg.temperature:g}")
@@ -81,7 +86,7 @@ def panel():
     if view is None:
         room_session.messages()
         return
-    st.caption(lesson_line(view) if room_session.following() else "You are exploring on your own lesson.")
+    st.caption(lesson_line(view.lesson_json) if room_session.following() else "You are exploring a lesson of your own.")
     room_session.messages()
     if view.round == 0:
         st.info("Waiting for the teacher's question…")
