@@ -110,7 +110,7 @@ def push_lesson(cfg: AttentionConfig):
 
 def ask(question: Question):
     if _teacher_call(registry().ask, question) is not None:
-        say("Asked: every student's screen shows the question now.", "success")
+        say("Asked: every student's screen shows the question now.", "toast")  # passes, unlike a box
 
 
 def ask_again():

@@ -78,7 +78,7 @@ def test_ask_answer_reveal_with_three_students(make_app):
     t.button(key="room_ask").click().run()
     q = room_session.registry().teacher_view(key).current.question  # what the ask panel offered
     assert (q.kind, q.config) == ("focus", AttentionConfig())
-    assert "Asked" in texts(t)
+    assert "Asked" in " ".join(e.value for e in t.toast)
     by_sidebar.switch_page("app_pages/room.py").run()  # "Go to the question"
     picks = [q.answer[0], q.answer[0], next(i for i in range(len(q.choices)) if i not in q.answer)]
     for s, pick in zip(students, picks, strict=True):
