@@ -206,3 +206,16 @@ def test_tokens_reach_the_phone_as_plain_text(make_app):
     assert "javascript" in " ".join(q.choices)
     assert f"**Question 1:** {plain(q.prompt)}" in [m.value for m in s.markdown]
     assert s.pills[0].options == [plain(c) for c in q.choices]
+
+
+def test_a_teacher_asks_the_room_the_question_on_page_one(make_app):
+    t, key = teacher(make_app)
+    s = student(make_app, key.code)
+    t.switch_page("app_pages/attention.py").run()
+    t.toggle(key="predict_switch_softmax").set_value(True).run()
+    t.button(key="predict_room_softmax").click().run()
+    asked = room_session.registry().teacher_view(key).current.question
+    assert asked == t.session_state["predict_question_softmax"]
+    s.run()
+    assert f"**Question 1:** {plain(asked.prompt)}" in [m.value for m in s.markdown]
+    assert not [b for b in s.button if b.key == "predict_room_softmax"], "students have no such button"
