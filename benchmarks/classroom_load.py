@@ -231,6 +231,10 @@ async def run_and_report(port, pid, media, args, t0):
 
 
 def main():
+    if "--scenario" in sys.argv[1:]:  # `--scenario room`: a teacher's room of students answering
+        import room_scenario
+
+        return room_scenario.main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", default="30", help="sessions; a list (30,100,200) with --target or --hall")
     parser.add_argument("--target", metavar="URL", help="load this running hall or lab (loopback) instead")

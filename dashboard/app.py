@@ -9,7 +9,7 @@ import gc
 import streamlit as st
 import torch
 
-from dashboard import display, links, sidebar, state, studio
+from dashboard import display, links, room_session, room_sidebar, sidebar, state, studio
 
 PAGES = [
     st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="scaled-dot-product",
@@ -21,6 +21,8 @@ PAGES = [
     st.Page("app_pages/block.py", title="Transformer block", url_path="block"),
     st.Page("app_pages/worked_example.py", title="The article's worked example", url_path="worked-example"),
     st.Page("app_pages/lecture.py", title="Lecture videos", url_path="lecture"),
+    st.Page("app_pages/compare.py", title="Compare two lessons", url_path="compare"),
+    st.Page("app_pages/room.py", title="Classroom room", url_path="room"),
     # The first page also answers at its own name, as a teacher would write it on a slide.
     st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="attention",
             visibility="hidden"),
@@ -45,7 +47,10 @@ links.start_run()
 display.page_config()  # projector mode folds the sidebar away
 with st.sidebar:
     display.sidebar()
-sidebar.sidebar()
+room_session.follow()  # a student who follows the teacher: the lesson is the teacher's (read-only)
+room_sidebar.block(on_room_page=page.url_path == "room")
+if not room_session.following():
+    sidebar.sidebar()
 state.messages()
 with st.sidebar:
     studio.render_with_my_settings(state.lesson())
@@ -53,4 +58,5 @@ try:
     page.run()
 finally:
     links.write_url(state.lesson())
+    room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers
 freeze_loaded_objects()

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from dashboard import charts, controls, data, links, state
+from dashboard import charts, controls, data, links, predict, state
 from dashboard.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
 
 st.title("Scaled dot-product attention")
@@ -60,12 +60,19 @@ def scores(cfg, trace, h, labels):
 def softmax(cfg, trace, h, labels):
     st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
                "least one key sums to 1.")
+    shown = True
+    if predict.switch("softmax"):
+        question = predict.lesson_question("softmax", cfg, ("focus", "change"), head=h)
+        shown = question is None or predict.hide_until_committed(question, "softmax")
     left, right = panels(2, len(labels))
     with left:
         show(charts.scores_heatmap(trace, h, "scaled", "after the mask", show_mask=True), f"masked_{h}", cfg,
              labelled(trace.masked[h], labels, labels))
     with right:
-        show(charts.weights_heatmap(trace, h), f"weights_{h}", cfg, labelled(trace.weights[h], labels, labels))
+        if shown:
+            show(charts.weights_heatmap(trace, h), f"weights_{h}", cfg, labelled(trace.weights[h], labels, labels))
+        else:
+            st.info("The weights after the softmax stay hidden until you commit to a prediction.")
     if trace.blocked_rows.any():
         st.info("A query row has no key left to attend to: its weights and output are 0 (see the Masking page).")
 

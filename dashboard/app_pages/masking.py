@@ -5,7 +5,7 @@ import streamlit as st
 from core import ConfigError
 from core.config import MASKS
 from core.lesson import PAD_TOKEN, with_mask
-from dashboard import charts, controls, data, links, state
+from dashboard import charts, controls, data, links, predict, state
 from dashboard.sidebar import MASK_LABELS
 from dashboard.ui import labelled, panels, show, untrained_note
 
@@ -46,16 +46,23 @@ def compare():
     trace = data.trace(view)
     h = controls.head_control(trace.num_heads)
     labels = charts.token_labels(trace.tokens)
+    shown = True
+    if predict.switch("masking"):
+        question = predict.lesson_question("masking", cfg, ("blocked",), mask=kind)
+        shown = question is None or predict.hide_until_committed(question, "masking")
     before, after = panels(2, len(labels))
     with before:
         show(charts.scores_heatmap(trace, h, "scaled", "1. scaled scores"), f"mask_before_{h}", view,
              labelled(trace.scaled[h], labels, labels))
-    with after:
-        show(charts.scores_heatmap(trace, h, "scaled", "2. after the mask", show_mask=True), f"mask_after_{h}", view,
-             labelled(trace.masked[h], labels, labels))
-    show(charts.weights_heatmap(trace, h, "3. after the softmax"), f"mask_weights_{h}", view,
-         labelled(trace.weights[h], labels, labels))
-    explain_blocked(trace, labels)
+    if shown:
+        with after:
+            show(charts.scores_heatmap(trace, h, "scaled", "2. after the mask", show_mask=True), f"mask_after_{h}",
+                 view, labelled(trace.masked[h], labels, labels))
+        show(charts.weights_heatmap(trace, h, "3. after the softmax"), f"mask_weights_{h}", view,
+             labelled(trace.weights[h], labels, labels))
+        explain_blocked(trace, labels)
+    else:
+        after.info("The masked scores and the weights stay hidden until you commit to a prediction.")
     links.write_url(cfg)
 
 

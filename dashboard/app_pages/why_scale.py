@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core import MAX_TOKENS
-from dashboard import charts, controls, data, state
+from dashboard import charts, controls, data, predict, state
 from dashboard.ui import draw
 
 st.title("Why divide by √d_k")
@@ -16,26 +16,47 @@ st.markdown(
     "the spread back to 1 for every d_k."
 )
 
-T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
-st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
-           f"a uniform row would have entropy ln {T}.")
-scaled, unscaled = data.saturation(T, 20)
-left, right = st.columns(2)
-with left:
-    draw(charts.saturation_chart(scaled, unscaled, "entropy", "mean entropy of a row (nats)"), "chart_sat_entropy")
-with right:
-    draw(charts.saturation_chart(scaled, unscaled, "max_weight", "mean largest weight"), "chart_sat_max")
 
-st.subheader("One row at the lesson's settings")
-cfg = state.lesson()
-options = sorted({*data.SATURATION_D_KS, cfg.d_k})
-d_k = controls.choice(st.select_slider, "d_k for this row", options, "dk", cfg.d_k)
-n = cfg.num_tokens
-st.caption(f"One query against {n} random keys of size {d_k} (entries N(0, 1), seed {cfg.seed}).")
-left, right = st.columns(2)
-labels = charts.token_labels([f"k{i + 1}" for i in range(n)])
-with left:
-    draw(charts.row_bars(data.score_row(d_k, n, cfg.seed, True), labels, "÷√d_k", "row-scaled"), "chart_row_scaled")
-with right:
-    draw(charts.row_bars(data.score_row(d_k, n, cfg.seed, False), labels, "not scaled", "row-unscaled",
-                                    color=charts.style.KEY), "chart_row_unscaled")
+def predicted_first() -> bool:
+    """With "Predict first" on: a question about the lesson's own row with the scale switched, and
+    the demonstration below hidden until the student commits to an answer."""
+    if not predict.switch("why_scale"):
+        return True
+    cfg = state.lesson()
+    st.caption("A question about the lesson in the sidebar (head 1): predict, then see the demonstration.")
+    change = "scale:off" if cfg.scale else "scale:on"
+    question = predict.lesson_question("why_scale", cfg, ("change",), change=change)
+    return question is None or predict.hide_until_committed(question, "why_scale")
+
+
+def demonstration():
+    T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
+    st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
+               f"a uniform row would have entropy ln {T}.")
+    scaled, unscaled = data.saturation(T, 20)
+    left, right = st.columns(2)
+    with left:
+        draw(charts.saturation_chart(scaled, unscaled, "entropy", "mean entropy of a row (nats)"), "chart_sat_entropy")
+    with right:
+        draw(charts.saturation_chart(scaled, unscaled, "max_weight", "mean largest weight"), "chart_sat_max")
+
+    st.subheader("One row at the lesson's settings")
+    cfg = state.lesson()
+    options = sorted({*data.SATURATION_D_KS, cfg.d_k})
+    d_k = controls.choice(st.select_slider, "d_k for this row", options, "dk", cfg.d_k)
+    n = cfg.num_tokens
+    st.caption(f"One query against {n} random keys of size {d_k} (entries N(0, 1), seed {cfg.seed}).")
+    left, right = st.columns(2)
+    labels = charts.token_labels([f"k{i + 1}" for i in range(n)])
+    with left:
+        draw(charts.row_bars(data.score_row(d_k, n, cfg.seed, True), labels, "÷√d_k", "row-scaled"),
+             "chart_row_scaled")
+    with right:
+        draw(charts.row_bars(data.score_row(d_k, n, cfg.seed, False), labels, "not scaled", "row-unscaled",
+                             color=charts.style.KEY), "chart_row_unscaled")
+
+
+if predicted_first():
+    demonstration()
+else:
+    st.info("The demonstration below stays hidden until you commit to a prediction.")

@@ -1,0 +1,26 @@
+"""The classroom room: a teacher asks the class about the lesson, students answer on their phones.
+
+Peer instruction (Crouch et al., Am. J. Phys. 72:835, 2004): everyone predicts, sees the
+class's answers, discusses, answers again, then sees the truth. Students open this page from
+the QR code (`/room?code=…`) or type the code; the teacher opens a room from the sidebar.
+"""
+
+import streamlit as st
+
+from dashboard import links, room_session, room_student, room_teacher
+
+st.title("Classroom room")
+room_student.code_from_link()
+room_session.messages()
+key, code = room_session.teacher_key(), room_session.student_code()
+if key is not None:
+    links.view_param("code", key.code, None)  # the public code only: the address bar is projected too
+    room_teacher.page()
+elif code is not None:
+    links.view_param("code", code, None)
+    room_student.page()
+else:
+    st.markdown("Your teacher shows a **room code** and a QR code. Scan it, or type the code here.")
+    room_student.join_form("page")
+    st.divider()
+    room_teacher.start_forms()

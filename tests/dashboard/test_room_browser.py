@@ -1,0 +1,102 @@
+"""A classroom in Chromium on loopback: one teacher and three students' phones on one lab server.
+
+Students join by typing the code, follow the teacher's lesson change, answer the question the
+teacher asks; the teacher's screen counts 3 answers; the reveal reaches all three. Screenshots
+of the teacher's screen and of one phone go to test-artifacts/."""
+
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.conftest import ARTIFACTS, streamlit_server
+
+pytestmark = pytest.mark.browser
+SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+WAIT = 20_000  # ms: a poll every 1.5 s, on a busy 2-core machine
+PICKED = "[data-testid=stButtonGroup] button[data-selected=true]:not([data-variant=segmented_control])"  # a pill
+
+
+def open_page(browser, url: str, phone: bool):
+    size = {"width": 390, "height": 844} if phone else {"width": 1500, "height": 1100}
+    page = browser.new_context(viewport=size, is_mobile=phone).new_page()
+    page.goto(url)
+    page.wait_for_selector(SETTLED, timeout=60_000)
+    return page
+
+
+@pytest.fixture(scope="module")
+def url():
+    with streamlit_server() as base:
+        yield base
+
+
+def test_a_click_on_the_row_is_the_prediction(browser, url):
+    page = open_page(browser, f"{url}/?predict=1", phone=False)
+    strip = page.locator("[data-testid=stVegaLiteChart]").first
+    strip.wait_for(timeout=WAIT)
+    page.wait_for_timeout(800)  # Vega draws the cells
+    box = strip.bounding_box()
+    # seven keys across the plot (the legend takes the right ~10 %): aim at the third
+    page.mouse.click(box["x"] + box["width"] * 0.9 * 2.5 / 7, box["y"] + box["height"] * 0.45)
+    picked = page.locator(PICKED)
+    picked.wait_for(timeout=WAIT)
+    assert picked.inner_text() == "3 sat"
+    page.get_by_role("button", name="Commit and reveal").click()
+    page.get_by_text("You predicted:").wait_for(timeout=WAIT)
+    assert "3 sat" in page.get_by_text("You predicted:").locator("..").inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "predict-click-reveal.png"))
+    page.context.close()
+
+
+def test_three_students_join_follow_answer_and_see_the_reveal(browser, url):
+    t0 = time.monotonic()
+    teacher = open_page(browser, f"{url}/room", phone=False)
+    teacher.get_by_role("textbox", name="Choose a PIN").fill("135790")
+    teacher.get_by_role("button", name="Open a room").click()
+    teacher.wait_for_url("**/room?code=*", timeout=WAIT)
+    query = parse_qs(urlparse(teacher.url).query)
+    assert list(query) == ["code"], "the projected address bar holds the public code, nothing else"
+    code = query["code"][0]
+
+    students = []
+    for _ in range(3):
+        s = open_page(browser, f"{url}/room", phone=True)
+        s.get_by_role("textbox", name="Room code").fill(f"{code[:4]}-{code[4:]}".lower())
+        s.get_by_role("button", name="Join the room").click()
+        s.get_by_text("Follow the teacher's lesson").wait_for(timeout=WAIT)
+        students.append(s)
+
+    slider = teacher.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
+    slider.focus()
+    slider.press("ArrowLeft")  # temperature 1 -> 0.7, in the teacher's sidebar
+    for s in students:
+        s.get_by_text("temperature 0.7").wait_for(timeout=WAIT)
+
+    teacher.get_by_role("button", name="Ask the class").click()
+    for s in students:
+        s.get_by_text("Question 1:").wait_for(timeout=WAIT)
+        s.locator("[data-testid=stButtonGroup] button").nth(1).click()
+        s.get_by_role("button", name="Send my answer").click()
+        s.get_by_text("Sent:").wait_for(timeout=WAIT)
+    teacher.get_by_text("3 answered of 3 present").wait_for(timeout=WAIT)
+    assert teacher.get_by_text("The answer:").count() == 0, "nothing revealed on the projector yet"
+    ARTIFACTS.mkdir(exist_ok=True)
+    teacher.screenshot(path=str(ARTIFACTS / "room-teacher-answers.png"), full_page=True)
+
+    teacher.get_by_role("button", name="Reveal the answer").click()
+    for s in students:
+        s.get_by_text("The answer:").wait_for(timeout=WAIT)
+    phone = students[0]
+    phone.get_by_role("button", name="Send my answer").wait_for(state="detached", timeout=WAIT)
+    phone.wait_for_selector("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg",
+                            state="attached", timeout=WAIT)
+    phone.wait_for_timeout(800)  # Vega draws the reveal chart
+    phone.screenshot(path=str(ARTIFACTS / "room-student-reveal.png"), full_page=True)
+    teacher.screenshot(path=str(ARTIFACTS / "room-teacher-reveal.png"), full_page=True)
+    for p in [teacher, *students]:
+        assert p.locator("[data-testid=stException]").count() == 0
+    print(f"classroom flow: {time.monotonic() - t0:.0f} s")
+    for p in [teacher, *students]:
+        p.context.close()

@@ -1,0 +1,221 @@
+"""The classroom room as its users meet it: a teacher and students as separate AppTest sessions
+of the real app, sharing the one registry a server holds (st.cache_resource is per process).
+
+Ask, answer, reveal; ask again; follow, detach and re-attach; and the secrets: the teacher's
+key never reaches the URL or the screen, and a student's session cannot run the room."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import AttentionConfig
+from dashboard import room_session
+from dashboard.rooms import TeacherKey, format_code
+from dashboard.rooms.base import NOT_IN_ROOM, NOT_TEACHER
+from dashboard.text import plain
+
+from .conftest import chart_data, messages, no_exception
+
+PIN = "246810"
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry():
+    """Each test its own rooms (the registry's rate limits count per server)."""
+    room_session.registry.clear()
+    yield
+    room_session.registry.clear()
+
+
+def texts(at: AppTest) -> str:
+    """Everything a reader sees as text on the page, the sidebar included."""
+    parts = [e.value for kind in ("markdown", "caption", "code", "title", "subheader") for e in at.get(kind)]
+    return " ".join(map(str, parts)) + " " + messages(at) + " " + " ".join(str(e.value) for e in at.success)
+
+
+def teacher(make_app) -> tuple[AppTest, TeacherKey]:
+    """A teacher who opened a room from the sidebar: the app switches to the Room page."""
+    at = make_app()
+    at.text_input(key="room_open_pin_side").input(PIN)
+    at.sidebar.button[[b.label for b in at.sidebar.button].index("Open a room")].click().run()
+    no_exception(at)
+    key = at.session_state["room_teacher"]
+    assert format_code(key.code) in texts(at), "the Room page shows the code"
+    return at, key
+
+
+def student(make_app, code: str) -> AppTest:
+    """A student who scanned the QR code (/room?code=…)."""
+    at = make_app(query={"code": code}, page="room")
+    no_exception(at)
+    assert at.session_state["room_code"] == code
+    return at
+
+
+def histograms(at: AppTest) -> list:
+    return [df for meta, df in chart_data(at) if meta.get("lab") == "answers"]
+
+
+def answer(at: AppTest, choice: int):
+    at.pills[0].set_value(choice).run()
+    at.button(key=[b.key for b in at.button if b.key and b.key.startswith("room_send_")][0]).click().run()
+    no_exception(at)
+
+
+def test_ask_answer_reveal_with_three_students(make_app):
+    t, key = teacher(make_app)
+    by_link = student(make_app, key.code)
+    by_page = make_app(page="room")
+    by_page.text_input(key="room_join_code_page").input(format_code(key.code).lower())
+    by_page.button[[b.label for b in by_page.button].index("Join the room")].click().run()
+    by_sidebar = make_app()
+    by_sidebar.text_input(key="room_join_code_sidebar").input(key.code)
+    by_sidebar.sidebar.button[[b.label for b in by_sidebar.sidebar.button].index("Join the room")].click().run()
+    students = [by_link, by_page, by_sidebar]
+    assert all(s.session_state["room_code"] == key.code for s in students)
+
+    t.button(key="room_ask").click().run()
+    q = room_session.registry().teacher_view(key).current.question  # what the ask panel offered
+    assert (q.kind, q.config) == ("focus", AttentionConfig())
+    assert "Asked" in " ".join(e.value for e in t.toast)
+    by_sidebar.switch_page("app_pages/room.py").run()  # "Go to the question"
+    picks = [q.answer[0], q.answer[0], next(i for i in range(len(q.choices)) if i not in q.answer)]
+    for s, pick in zip(students, picks, strict=True):
+        s.run()
+        assert q.prompt in " ".join(e.value for e in s.markdown).replace("\\", "")
+        assert "The answer" not in texts(s) and not [m for m, _ in chart_data(s) if m["lab"].startswith("reveal")]
+        answer(s, pick)
+        assert "Sent:" in texts(s)
+
+    t.run()
+    [hist] = histograms(t)
+    assert hist["count"].sum() == 3 and hist["count"][q.answer[0]] == 2
+    assert not hist["right"].any(), "the right choice is not marked before the reveal (the screen is projected)"
+    assert "3 answered of 3 present." in texts(t) and "The answer" not in texts(t)
+
+    t.button(key="room_reveal").click().run()
+    assert "2 of 3 right" in texts(t) and histograms(t)[0]["right"][q.answer[0]]
+    for s, pick in zip(students, picks, strict=True):
+        s.run()
+        seen = texts(s).replace("\\", "")
+        assert "The answer:" in seen and q.explain(pick) in seen
+        assert [m for m, _ in chart_data(s) if m.get("lab") == "reveal-focus"]
+
+
+def test_ask_again_shows_the_before_and_after_histograms_side_by_side(make_app):
+    t, key = teacher(make_app)
+    s = student(make_app, key.code)
+    t.button(key="room_ask").click().run()
+    s.run()
+    answer(s, 0)
+    t.run()
+    t.button(key="room_again").click().run()
+    s.run()
+    assert s.pills[0].value is None, "a new round starts with no answer"
+    answer(s, 1)
+    t.run()
+    before, after = histograms(t)
+    assert (before["count"][0], after["count"][1], after["count"].sum()) == (1, 1, 1)
+    titles = [json.loads(e.proto.spec)["title"]["text"] for e in t.get("vega_lite_chart")
+              if json.loads(e.proto.spec).get("usermeta", {}).get("lab") == "answers"]
+    assert titles == ["Round 1, before discussion", "Round 2, after discussion"]
+
+
+def test_the_teachers_key_stays_in_the_session(make_app):
+    t, key = teacher(make_app)
+    t.button(key="room_ask").click().run()
+    assert dict(t.query_params) == {"code": key.code}, "the address bar holds the public code only"
+    widgets = " ".join(str(w.value) for w in t.text_input)
+    assert key.secret not in texts(t) + widgets
+    assert key.secret not in json.dumps([m for m, _ in chart_data(t)])
+
+
+def test_a_student_session_cannot_run_the_room(make_app):
+    t, key = teacher(make_app)
+    copied = student(make_app, key.code)  # the teacher's URL, opened elsewhere: a student
+    labels = [b.label for b in copied.button]
+    assert not {"Ask the class", "Reveal the answer", "Close it for everyone"} & set(labels)
+    forged = make_app(page="room")
+    forged.session_state["room_teacher"] = TeacherKey(key.code, "guess")
+    forged.run()
+    no_exception(forged)
+    assert NOT_TEACHER in texts(forged) and "room_teacher" not in forged.session_state
+    assert room_session.registry().teacher_view(key).rounds == (), "nothing was asked"
+    wrong = make_app(query={"code": "ZZZZ-ZZZZ"}, page="room")
+    assert NOT_IN_ROOM in texts(wrong) and not wrong.exception
+
+
+def test_follow_detach_and_reattach(make_app):
+    t, key = teacher(make_app)
+    s = student(make_app, key.code)
+    t.switch_page("app_pages/attention.py").run()
+    t.select_slider(key="ctl_temperature").set_value(0.5).run()
+    s.run()
+    assert s.session_state["lesson"].temperature == 0.5
+    assert not [w for w in s.sidebar.get("select_slider") if w.key == "ctl_temperature"], "read-only while following"
+    s.toggle(key="room_follow_page").set_value(False).run()
+    s.switch_page("app_pages/attention.py").run()
+    s.select_slider(key="ctl_temperature").set_value(2.0).run()
+    t.select_slider(key="ctl_temperature").set_value(0.2).run()
+    s.run()
+    assert s.session_state["lesson"].temperature == 2.0, "a detached student keeps their own lesson"
+    s.toggle(key="room_follow_sidebar").set_value(True).run()
+    assert s.session_state["lesson"].temperature == 0.2
+
+
+def take_back(at: AppTest, pin: str = PIN):
+    at.text_input(key="room_reclaim_pin").input(pin)
+    at.button[[b.label for b in at.button].index("Take it back")].click().run()
+    no_exception(at)
+
+
+def test_a_teacher_takes_the_room_back_and_the_old_screen_stops(make_app):
+    old, key = teacher(make_app)
+    laptop = make_app(page="room")  # another laptop: the code and the PIN
+    laptop.text_input(key="room_reclaim_code").input(format_code(key.code))
+    take_back(laptop)
+    assert laptop.session_state["room_teacher"].code == key.code
+    old.run()
+    assert "room_teacher" not in old.session_state and NOT_TEACHER in texts(old)
+    reloaded = make_app(query={"code": key.code}, page="room")  # a reload: /room?code=… joins as a student
+    take_back(reloaded, "wrong pin")
+    assert "does not match" in texts(reloaded) and "room_teacher" not in reloaded.session_state
+    take_back(reloaded)
+    key = reloaded.session_state["room_teacher"]
+    assert "room_code" not in reloaded.session_state
+    assert room_session.registry().teacher_view(key).members == 0, "no longer counted as a student"
+
+
+def test_a_closed_room_stops_its_students_polling(make_app):
+    t, key = teacher(make_app)
+    s = student(make_app, key.code)
+    t.button(key="room_close").click().run()
+    s.run()
+    no_exception(s)
+    assert "room_code" not in s.session_state and "no longer in room" in texts(s)
+
+
+def test_tokens_reach_the_phone_as_plain_text(make_app):
+    t, key = teacher(make_app)
+    t.text_input(key="ctl_text").input("*a* [b](javascript:x) $c$ :red[d] <i>e").run()
+    s = student(make_app, key.code)
+    t.button(key="room_ask").click().run()
+    s.run()
+    q = room_session.registry().teacher_view(key).current.question
+    assert "javascript" in " ".join(q.choices)
+    assert f"**Question 1:** {plain(q.prompt)}" in [m.value for m in s.markdown]
+    assert s.pills[0].options == [plain(c) for c in q.choices]
+
+
+def test_a_teacher_asks_the_room_the_question_on_page_one(make_app):
+    t, key = teacher(make_app)
+    s = student(make_app, key.code)
+    t.switch_page("app_pages/attention.py").run()
+    t.toggle(key="predict_switch_softmax").set_value(True).run()
+    t.button(key="predict_room_softmax").click().run()
+    asked = room_session.registry().teacher_view(key).current.question
+    assert asked == t.session_state["predict_question_softmax"]
+    s.run()
+    assert f"**Question 1:** {plain(asked.prompt)}" in [m.value for m in s.markdown]
+    assert not [b for b in s.button if b.key == "predict_room_softmax"], "students have no such button"
