@@ -39,9 +39,9 @@ FRAGMENTS = ("pwned", "passwd", "onerror", "alert", "datum", "system32", "id_rsa
 EXPRESSION_KEYS = {"expr", "calculate", "filter", "test", "signal", "update"}
 
 
-def fake_render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None):
+def fake_render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
     """Writes a render where the real one would (named from cfg.key()), at once."""
-    folder = cache_dir(scene, cfg, quality, media_dir)
+    folder = cache_dir(scene, cfg, quality, media_dir, voice)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{scene}.mp4").write_bytes(b"\0\0\0\x18ftypmp42")
     return folder / f"{scene}.mp4"

@@ -25,8 +25,8 @@ HANGING = AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1, se
 OTHER = AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1, seed=12)
 
 
-def instant_render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None):
-    folder = cache_dir(scene, cfg, quality, media_dir)
+def instant_render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
+    folder = cache_dir(scene, cfg, quality, media_dir, voice)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{scene}.mp4").write_bytes(b"\0\0\0\x18ftypmp42")
     if on_progress:
@@ -38,13 +38,14 @@ def make_render_fn():
     """The hanging lesson's first attempt is a real manim render; everything else is instant."""
     calls, lock = [], threading.Lock()
 
-    def render_fn(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None):
+    def render_fn(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
         with lock:
             first = cfg.key() == HANGING.key() and not any(c == HANGING.key() for c in calls)
             calls.append(cfg.key())
         if first:
-            return render(scene, cfg, quality, on_progress=on_progress, timeout=timeout, media_dir=media_dir)
-        return instant_render(scene, cfg, quality, on_progress, timeout, media_dir)
+            return render(scene, cfg, quality, on_progress=on_progress, timeout=timeout, media_dir=media_dir,
+                          voice=voice)
+        return instant_render(scene, cfg, quality, on_progress, timeout, media_dir, voice)
 
     return render_fn, calls
 
@@ -63,7 +64,7 @@ def test_a_hanging_render_times_out_alone_and_the_next_works(tmp_path: Path):
         assert other.state == "done" and other.path.is_file(), other.error
         # Nothing half-made is left or served: no video, no temporary folder, no cache hit.
         renders = tmp_path / "renders"
-        assert not cache_dir("scores", HANGING, "low", tmp_path).exists()
+        assert not [d for d in renders.iterdir() if d.name.startswith(f"scores-{HANGING.key()}")]
         assert not [d for d in renders.iterdir() if d.name.startswith(".")], "a temporary folder was left"
         assert service.cached("scores", HANGING) is None
         assert service.queue_length() == 0
