@@ -35,6 +35,7 @@ EXAMPLES = {
     "the row ‘.’ and ‘’’ and ‘Zoë’ and ‘😀’ and ‘中’": "the row full stop and apostrophe and Zoe and grinning face "
                                                      "and a symbol",
     "The lab’s weights — random": "The lab's weights, random",
+    "all-MiniLM-L6-v2 adds [CLS] and [SEP]": "all Mini L M L six v two adds C L S and S E P",
 }
 
 
