@@ -1,7 +1,8 @@
 """Scene 5: trained heads. all-MiniLM-L6-v2, a trained BERT encoder, reads a sentence as word
 pieces; two of its heads, picked from core's guided tour (`core.guided_heads.HEADS_WORTH_A_LOOK`):
 one that looks one piece back, one that parks its weight on [CLS]. Every weight comes from
-`run_trace` of that head's layer, every pattern value from `core.head_patterns`."""
+`run_trace` of that head's layer, every pattern value from `core.head_patterns`. The lesson's
+sentence is what changes the video; its `layer` does not (the heads are the tour's)."""
 
 from manim import DOWN, LEFT, RIGHT, Create, FadeIn, FadeOut, LaggedStart, Rectangle, SurroundingRectangle, VGroup
 
@@ -175,11 +176,11 @@ class TrainedScene(LessonScene):
     def previous_caption(self) -> str:
         n, tr = self.notes["previous"], self.traces["previous"]
         i = self.example_row()
-        w = tr.weights[n.head - 1, i, i - 1]
+        w = measure_text(tr.weights[n.head - 1, i, i - 1])
         value = measure_text(self.measured["previous"])
         return (f"{self.named(n)} Averaged over {AVERAGED}, {value} of a row's weight goes to the piece just "
-                f"before it (at least {n.threshold:g} on every sentence the lab's tests try): "
-                f"{piece(self.tokens[i])} gives {measure_text(w)} of its attention to {piece(self.tokens[i - 1])}. "
+                f"before it (at least {n.threshold:g} on every sentence the lab's tests try): the piece "
+                f"{piece(self.tokens[i])} gives {w} of its attention to {piece(self.tokens[i - 1])}. "
                 "This pattern was learned, not built in.")
 
     @staticmethod
@@ -207,7 +208,7 @@ class TrainedScene(LessonScene):
         value = measure_text(self.measured["cls"])
         return (f"{self.named(n)} Averaged over {AVERAGED}, {value} of a row's weight goes to [CLS], the "
                 f"first column (at least {n.threshold:g} on every sentence the lab's tests try); "
-                f"{piece(self.tokens[i])} gives it {measure_text(tr.weights[n.head - 1, i, 0])}.")
+                f"the piece {piece(self.tokens[i])} gives it {measure_text(tr.weights[n.head - 1, i, 0])}.")
 
     def mark_cls(self, grid, value):
         column = VGroup(*[grid.cell_at(i, 0) for i in range(self.n)])

@@ -142,7 +142,7 @@ def test_it_says_trained_not_random_and_what_the_model_reads(cat):
     n = _note("cls")
     assert f"layer {n.layer}, head {n.head} “{n.name}”" in said
     assert n.caveat in cat.captions[-1] and "a reading, not something the weights alone prove" in n.caveat
-    assert "‘cat’ gives 0.9999 of its attention to ‘the’" in said  # the row of 'cat', rounded to 4 places
+    assert "the piece ‘cat’ gives 0.9999 of its attention to ‘the’" in said  # the row of 'cat', rounded to 4 places
     w = trained_trace(SENTENCE).weights[0, 2, 2, 1]
     assert 0.99985 <= w < 0.99995
 
