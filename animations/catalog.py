@@ -1,18 +1,27 @@
 """The scenes a lecture is made of, by name. No manim import: the dashboard reads this."""
 
+from core.config import ConfigError
+
 # name -> (module, class); the lecture plays them in this order
 SCENES: dict[str, tuple[str, str]] = {
     "scores": ("animations.scenes.scores", "ScoresScene"),
     "masking": ("animations.scenes.masking", "MaskingScene"),
     "multihead": ("animations.scenes.multihead", "MultiHeadScene"),
     "scaling": ("animations.scenes.scaling", "ScalingScene"),
+    "trained": ("animations.scenes.trained", "TrainedScene"),
 }
-LECTURE = tuple(SCENES)
+# Scenes of the trained model: they draw `AttentionConfig.trained` lessons, and only those. The
+# others draw a lesson with random or hand-entered weights and say so, which would be untrue of it.
+TRAINED = ("trained",)
+# The lecture (`make lecture`, the Lecture page): the random-weight scenes, played with one lesson.
+LECTURE = tuple(name for name in SCENES if name not in TRAINED)
 DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "scores": "Tokens become Q, K and V; each query meets every key; ÷√d_k; softmax; the weights mix V.",
     "masking": "A mask blocks keys: −∞ before the softmax, weight 0 after; causal, padding, window.",
     "multihead": "d_model splits into h heads, each with its own weights; concatenated, then mixed by W_O.",
     "scaling": "Why divide by √d_k: without it, softmax saturates into one-hot as d_k grows.",
+    "trained": "A trained model (all-MiniLM-L6-v2) reads a sentence: a head that looks one piece back, "
+               "one that parks on [CLS].",
 }
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality"}
 
@@ -24,3 +33,23 @@ def scene_name(name: str) -> str:
         if wanted in (key, cls.lower(), cls.lower().removesuffix("scene")):
             return key
     raise KeyError(f"Unknown scene '{name}': choose one of {', '.join(SCENES)}.")
+
+
+def scenes_for(cfg) -> tuple[str, ...]:
+    """The scenes that can draw the lesson `cfg`, in catalogue order: the trained scenes for a
+    trained lesson (a page's "Render this head"), the lecture's scenes for any other."""
+    trained = cfg.source == "trained"
+    return tuple(name for name in SCENES if (name in TRAINED) == trained)
+
+
+def check_scene(name: str, cfg) -> None:
+    """Raise ConfigError, in words, when the scene `name` cannot draw the lesson `cfg`."""
+    if name in scenes_for(cfg):
+        return
+    if name in TRAINED:
+        has = "hand-entered Q, K and V" if cfg.source == "manual" else "random weights"
+        raise ConfigError(f"The '{name}' video shows the trained model reading a sentence, so it needs a "
+                          f"trained lesson (source trained, as the Trained heads page makes); this lesson has {has}.",
+                          "source")
+    raise ConfigError(f"The '{name}' video is about lessons with random or hand-entered weights and says so; "
+                      f"this lesson is the trained model: render the '{TRAINED[0]}' video for it.", "source")

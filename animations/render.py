@@ -25,7 +25,7 @@ from pathlib import Path
 
 from core import AttentionConfig, ConfigError
 
-from .catalog import QUALITIES, SCENES, scene_name
+from .catalog import QUALITIES, SCENES, check_scene, scene_name
 from .voice import NARRATOR, Voice, missing
 
 log = logging.getLogger(__name__)
@@ -60,10 +60,13 @@ def checked_request(scene: str, cfg, quality: str, voice: Voice | None = None) -
                                                                                       Voice | None]:
     """(catalogue scene name, validated config, the voice that will speak) of a render request,
     or the reason it cannot be: KeyError for an unknown scene or quality, ConfigError for bad
-    settings. The voice is None (silent) when none is asked for or Piper is not installed."""
+    settings, or for a lesson that the scene cannot draw (see catalog.scenes_for). The voice is None
+    (silent) when none is asked for or Piper is not installed."""
     if quality not in QUALITIES:
         raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
-    return scene_name(scene), _checked(cfg), speaking(voice)
+    name, cfg = scene_name(scene), _checked(cfg)
+    check_scene(name, cfg)
+    return name, cfg, speaking(voice)
 
 
 def speaking(voice: Voice | None) -> Voice | None:

@@ -32,6 +32,8 @@ NAMES = [
     (r"F\.scaled_dot_product_attention", " F dot scaled dot product attention "),
     (r"nn\.MultiheadAttention", " n n dot multi-head attention "),
     (r"\bSDPA\b", " S D P A "),
+    (r"\ball-MiniLM-L6-v2\b", " all Mini L M L 6 v 2 "),  # the trained model's name, letter by letter
+    (r"\[(CLS|SEP)\]", lambda m: " " + " ".join(m.group(1)) + " "),  # BERT's special pieces: "C L S"
     (r"d_model", " d model "),
     (r"d_k", " d k "),
     (r"\bW_([QKVO])\b", r" W \1 "),

@@ -11,7 +11,7 @@ import pytest
 
 import animations.render as render_module
 from animations.__main__ import main as cli
-from animations.catalog import SCENES
+from animations.catalog import LECTURE, SCENES
 from animations.render import RenderError, outputs, render
 from animations.voice import NARRATOR, Voice
 from core import PRESETS, ConfigError
@@ -147,13 +147,13 @@ def test_lecture_exports_every_scene_with_a_progress_bar(monkeypatch, tmp_path, 
     monkeypatch.setattr(main_module, "render", fake_render)
     out = tmp_path / "lecture"
     assert cli(["lecture", "--quality", "low", "--out", str(out)]) == 0
-    for name in SCENES:
+    for name in LECTURE:
         assert (out / f"{name}.mp4").read_bytes() == name.encode()
         assert (out / f"{name}.srt").is_file() and (out / f"{name}_sections" / f"{name}.json").is_file()
-    assert capsys.readouterr().err.count("2/2") == len(SCENES)
-    assert voices == [NARRATOR] * len(SCENES)  # narrated unless asked otherwise
+    assert capsys.readouterr().err.count("2/2") == len(LECTURE)
+    assert voices == [NARRATOR] * len(LECTURE)  # narrated unless asked otherwise
     assert cli(["lecture", "--voice", "none", "--out", str(out)]) == 0
-    assert voices[len(SCENES):] == [None] * len(SCENES)
+    assert voices[len(LECTURE):] == [None] * len(LECTURE)
     assert cli(["lecture", "--rate", "0.75", "--out", str(out)]) == 0
     assert voices[-1] == Voice(rate=0.75)
 
@@ -164,7 +164,7 @@ def test_cli_bad_speaking_rate_says_why(capsys):
     assert exit_.value.code == 2 and "out of range" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", sorted(SCENES))
+@pytest.mark.parametrize("name", sorted(LECTURE))  # the trained scene's own: test_trained_scene.py
 def test_scene_files_load_by_path_with_a_default_lesson(name):
     """What `manim -ql animations/scenes/<file>.py <Scene>` does: import the file alone, no arguments."""
     import importlib.util

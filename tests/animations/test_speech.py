@@ -8,12 +8,13 @@ import re
 
 import pytest
 
-from animations.catalog import SCENES
+from animations.catalog import SCENES, scenes_for
 from animations.mobjects import MAX_SHOWN
 from animations.scenes.scaling import SEEDS
 from animations.speech import SPEAKABLE, spoken, token_words
-from core import PRESETS, AttentionConfig, ConfigError, run_trace
+from core import HEADS_WORTH_A_LOOK, MINILM, PRESETS, AttentionConfig, ConfigError, head_patterns, run_trace
 from core.analysis import saturation, score_row
+from core.trained import trained_trace
 
 EXAMPLES = {
     "Q·Kᵀ / √d_k": "Q times K transposed over the square root of d k",
@@ -35,6 +36,7 @@ EXAMPLES = {
     "the row ‘.’ and ‘’’ and ‘Zoë’ and ‘😀’ and ‘中’": "the row full stop and apostrophe and Zoe and grinning face "
                                                      "and a symbol",
     "The lab’s weights — random": "The lab's weights, random",
+    "all-MiniLM-L6-v2 adds [CLS] and [SEP]": "all Mini L M L six v two adds C L S and S E P",
 }
 
 
@@ -81,17 +83,30 @@ def random_lesson(seed: int) -> AttentionConfig:
 
 
 LESSONS = [PRESETS["default"]] + [random_lesson(s) for s in range(20)]
+# The trained scene's sentences: one over MAX_SHOWN pieces, a two-piece one, one with ## pieces and marks.
+TRAINED_TEXTS = ["The cat sat on the mat because it was tired.", "Hi!",
+                 "Photosynthesis converts sunlight, water and carbon dioxide into sugar."]
+
+
+def trained_lessons() -> list[AttentionConfig]:
+    """The trained lessons, or none where the model is not installed (test_trained_scene.py says so)."""
+    try:
+        return [AttentionConfig.trained(text) for text in TRAINED_TEXTS]
+    except ConfigError:
+        return []
 
 
 @pytest.fixture(scope="module")
 def counted(manim_media):
-    """(lesson, scene name) -> the scene after its counting pass (captions, no frames)."""
+    """(lesson, scene name) -> the scene after its counting pass (captions, no frames), for every scene
+    that can draw the lesson (catalog.scenes_for); the scene's `cfg` is its lesson."""
     from manim import tempconfig
 
     done = {}
     with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media), "verbosity": "WARNING"}):
-        for n, cfg in enumerate(LESSONS):
-            for name, (module, cls) in SCENES.items():
+        for n, cfg in enumerate(LESSONS + trained_lessons()):
+            for name in scenes_for(cfg):
+                module, cls = SCENES[name]
                 done[n, name] = getattr(importlib.import_module(module), cls).counted(cfg)
     return done
 
@@ -134,6 +149,8 @@ def _candidates(scene, cfg) -> tuple[set, set, set]:
     for c in scene.variants.values():
         wholes |= {str(c.pad_length), str(c.num_tokens - c.pad_length), str(min(c.window, c.num_tokens)),
                    str(min(c.window, c.num_tokens) - 1)}
+    if cfg.source == "trained":  # the trained scene: core's head patterns and its guided tour's notes
+        _trained_candidates(scene, decimals, wholes)
     if hasattr(scene, "d_ks"):  # the scaling scene: core.analysis's numbers
         wholes |= {str(d) for d in scene.d_ks}
         for d_k in scene.d_ks:
@@ -144,10 +161,20 @@ def _candidates(scene, cfg) -> tuple[set, set, set]:
     return decimals, percents, wholes
 
 
+def _trained_candidates(scene, decimals: set, wholes: set):
+    """A pattern value or a weight near 0 or 1 may be said with up to 4 decimals (0.9996, not 1.00)."""
+    weights = trained_trace(scene.cfg.text).weights  # (L, H, T, T): every layer's, the scene's two heads among them
+    values = [*weights.ravel(), *(v for p in head_patterns(weights).values() for v in p.ravel())]
+    decimals |= {f"{v:.{d}f}" for v in values for d in (2, 3, 4)} | {"0.9999", "0.0001"}  # the bounds past 4
+    decimals |= {f"{n.threshold:g}" for n in HEADS_WORTH_A_LOOK}
+    wholes |= {str(v) for v in (MINILM.layers, MINILM.heads, MINILM.d_model)}
+    wholes |= {w for n in HEADS_WORTH_A_LOOK for w in NUMBER.findall(n.caveat + " " + n.explanation)}
+
+
 def test_every_number_spoken_is_the_lessons(counted):
     checked = 0
     for (n, name), scene in counted.items():
-        decimals, percents, wholes = _candidates(scene, LESSONS[n])
+        decimals, percents, wholes = _candidates(scene, scene.cfg)
         for caption in scene.captions:
             for number in _numbers(caption):
                 number = number.replace("−", "-")
