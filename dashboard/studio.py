@@ -79,9 +79,11 @@ def play(movie: Path, autoplay: bool = False):
 
 def describe(cfg: AttentionConfig) -> str:
     """A lesson in one line of plain text, e.g. '"The cat sat on the mat." · d_model 16 · 4 heads · causal mask'."""
-    if cfg.source == "text":
+    if cfg.source in ("text", "trained"):
         text = " ".join(cfg.text.split())
         what = f"“{text[:TEXT_SHOWN]}{'…' if len(text) > TEXT_SHOWN else ''}”"
+        if cfg.source == "trained":
+            return f"{what} · the trained model (all-MiniLM-L6-v2)"
     elif cfg.source == "random":
         what = f"{cfg.seq_len} random tokens"
     else:
@@ -166,7 +168,7 @@ def render_with_my_settings(cfg: AttentionConfig):
         st.caption(absent)
         return
     scene = st.selectbox("Scene", LECTURE, key="studio_scene", help="\n\n".join(
-        f"**{n}**: {d}" for n, d in DESCRIPTIONS.items()))
+        f"**{n}**: {DESCRIPTIONS[n]}" for n in LECTURE))
     narration_controls()
     st.button("Render with my settings", key="studio_render", on_click=request_mine, args=(scene, cfg, "mine"),
               help="Renders a 480p video of exactly the numbers on screen (tens of seconds; cached afterwards).")

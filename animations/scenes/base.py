@@ -91,15 +91,15 @@ class LessonScene(Scene):
         if markup is not None:
             new = formula(markup).to_corner(UR, buff=0.3)
             new.set_color_by_gradient(style.TEXT_LIGHT)
-            changes.append(Transform(self._formula, new) if self._formula else FadeIn(new))
-            self._formula = self._formula or new
+            changes.append(Transform(self._formula, new) if self._formula is not None else FadeIn(new))
+            self._formula = self._formula if self._formula is not None else new
         if note is not None:
             new = label(note, NOTE_SIZE, color=style.MASKED)
             if new.width > CONTENT_WIDTH:
                 new.scale_to_fit_width(CONTENT_WIDTH)
             new.to_edge(DOWN, buff=0.15).to_edge(LEFT, buff=0.3)
-            changes.append(Transform(self._note, new) if self._note else FadeIn(new))
-            self._note = self._note or new
+            changes.append(Transform(self._note, new) if self._note is not None else FadeIn(new))
+            self._note = self._note if self._note is not None else new
         if changes:
             self.play(*changes, run_time=0.5)
 
