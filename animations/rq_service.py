@@ -186,6 +186,7 @@ class RQRenderService:
                     return
                 pipe.multi()
                 pipe.delete(key)
+                pipe.hdel(ACTIVE, jid)  # no longer counted against the session that asked for it
                 pipe.execute()
             except WatchError:
                 pass  # changed under us: the caller looks again
