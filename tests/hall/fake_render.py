@@ -4,7 +4,8 @@ ATTENTION_LAB_TEST_RENDER=tests.hall.fake_render:render (hall tests only).
 It behaves like animations.render.render where the queue can see it: STEPS animations with
 progress, STEP_S seconds each, written aside and renamed into place in the same cache folder,
 and one line per run (started, finished) in `<media>/fake-renders.log`, so a test can count
-how often a job ran. A lesson whose text is REAL is rendered by manim for real.
+how often a job ran. The lesson REAL (3 random tokens, the smallest the real-render tests use)
+is rendered by manim for real.
 """
 
 import os
@@ -15,8 +16,9 @@ from pathlib import Path
 
 from animations import render as real
 from animations.render import cache_dir, checked_request
+from core import AttentionConfig
 
-REAL = "A real render through the queue."
+REAL = AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1, seed=271828)
 STEPS, STEP_S = 12, 0.5  # 6 s: long enough to kill its worker midway
 RUNS = "fake-renders.log"
 
@@ -35,7 +37,7 @@ def _note(media: Path, event: str, key: str):
 
 def render(scene, cfg, quality="low", on_progress=None, timeout=None, media_dir=None, voice=None):
     name, cfg, voice = checked_request(scene, cfg, quality, voice)
-    if cfg.source == "text" and cfg.text == REAL:
+    if cfg.key() == REAL.key():
         return real.render(name, cfg, quality, on_progress=on_progress, timeout=timeout, media_dir=media_dir,
                            voice=voice)
     final = cache_dir(name, cfg, quality, media_dir, voice)
