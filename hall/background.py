@@ -39,8 +39,8 @@ def running_hall(folder: Path, workers: int = 2, bind: str = "127.0.0.1", start_
     argv = [sys.executable, "-m", "hall", "--workers", str(workers), "--bind", bind, "--port", str(free_port()),
             "--run-dir", str(run_dir), "--render-workers", "1"]
     with open(folder / "hall.out", "wb") as out:
-        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **(env or {}), "ATTENTION_LAB_MEDIA": str(media)}, stdout=out,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **(env or {}), "ATTENTION_LAB_MEDIA": str(media)},
+                                stdout=out, stderr=subprocess.STDOUT)
     try:
         info = _wait_for_info(proc, run_dir / "hall.json", folder / "hall.out", start_seconds)
         yield RunningHall(info, proc, run_dir, folder / "hall.out")
