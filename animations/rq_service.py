@@ -17,8 +17,8 @@ The same calls as the in-process RenderService (animations/service.py), across e
   made keep playing while Redis restarts.
 
 Redis down, restarting or hung: submit raises QueueUnavailable (a QueueFull, which pages show as
-they show a full queue) within about two seconds, a job in flight reads as failed with a plain
-sentence, queue_length() reads 0; no redis error reaches a page.
+they show a full queue) at once, or within about 4 s if Redis hangs; a job in flight reads as
+failed with a plain sentence; queue_length() reads 0; no redis error reaches a page.
 """
 
 import logging

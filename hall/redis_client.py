@@ -1,9 +1,9 @@
 """How the lab's processes talk to the hall's Redis (rooms, the render queue).
 
-Short timeouts and few retries: when Redis restarts or does not answer, a page learns it within
-about two seconds and says so in plain words, instead of hanging a student's screen. (redis-py's
-own defaults retry ten times with a growing pause, and wait on a connection as long as the
-operating system does.)
+Short timeouts and few retries: when Redis is down or restarting a page learns it at once, when
+it hangs within about four seconds (two tries of COMMAND_TIMEOUT_S), and says so in plain words
+instead of hanging a student's screen. (redis-py's own defaults retry ten times with a growing
+pause, and wait on a connection as long as the operating system does.)
 """
 
 import redis

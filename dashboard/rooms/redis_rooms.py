@@ -4,7 +4,7 @@ Every primitive is one Lua script (redis_lua.py), atomic in Redis, so concurrent
 and a teacher in different processes cannot corrupt a room; no WATCH retries are needed.
 The clock defaults to wall time (time.time), which every process on the hall's machines shares.
 When Redis does not answer (restarting, unreachable, hung), every call raises RoomsUnavailable,
-a RoomError with a plain message, within about two seconds (hall/redis_client.py's timeouts).
+a RoomError with a plain message: at once, or within about 4 s if it hangs (hall/redis_client.py).
 """
 
 import time
