@@ -50,9 +50,10 @@ classroom: $(STAMP)
 		--server.fileWatcherType none
 
 # A lecture hall on one machine: WORKERS lab processes (default: cores - 1, at least 2) behind
-# HAProxy on the classroom port, Redis on loopback with a generated password. See the README.
+# HAProxy on the classroom port, Redis on loopback with a generated password, RENDER_WORKERS RQ render
+# workers (default: cores - 1, at least 1). See the README.
 hall: $(STAMP)
-	$(PY) -m hall $(if $(WORKERS),--workers $(WORKERS))
+	$(PY) -m hall $(if $(WORKERS),--workers $(WORKERS)) $(if $(RENDER_WORKERS),--render-workers $(RENDER_WORKERS))
 
 lecture: $(STAMP)
 	$(PY) -m animations lecture --quality low --out media/lecture

@@ -96,11 +96,17 @@ def _checked(cfg) -> AttentionConfig:
     raise ConfigError("The lesson settings must be an AttentionConfig, a dict or JSON.")
 
 
+def render_key(scene: str, cfg: AttentionConfig, quality: str, voice: Voice | None = None) -> str:
+    """One render's name, e.g. 'scores-<cfg.key()>-low-joe-0.90-<code version>': its cache folder,
+    and the render services' job key (identical requests share one job)."""
+    spoken = voice.tag() if voice is not None else "silent"
+    return f"{scene}-{cfg.key()}-{quality}-{spoken}-{code_version()}"
+
+
 def cache_dir(scene: str, cfg: AttentionConfig, quality: str, media_dir=DEFAULT_MEDIA,
               voice: Voice | None = None) -> Path:
     """The folder of one render; `voice` is the one that speaks (None: silent)."""
-    spoken = voice.tag() if voice is not None else "silent"
-    return Path(media_dir) / "renders" / f"{scene}-{cfg.key()}-{quality}-{spoken}-{code_version()}"
+    return Path(media_dir) / "renders" / render_key(scene, cfg, quality, voice)
 
 
 def render(scene: str, cfg, quality: str = "low", on_progress=None, timeout: float = DEFAULT_TIMEOUT,

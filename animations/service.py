@@ -29,7 +29,7 @@ from pathlib import Path
 
 from core import AttentionConfig
 
-from .render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, RenderError, cache_dir, checked_request, render
+from .render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, RenderError, cache_dir, checked_request, render, render_key
 from .voice import NARRATOR, Voice
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,11 @@ MAX_FINISHED_JOBS = 200  # finished jobs remembered (their videos stay in the ca
 
 
 class QueueFull(RuntimeError):
-    """Too many renders are waiting, for this session or for the whole server."""
+    """The queue cannot take this render now: too many are waiting, for this session or in all."""
+
+
+class QueueUnavailable(QueueFull):
+    """The hall's render queue (Redis) does not answer: pages say so as they say the queue is full."""
 
 
 def _folder_size(folder: Path) -> int:
@@ -157,9 +161,7 @@ class RenderService:
         self._jobs: OrderedDict[str, Job] = OrderedDict()  # least recently asked for first
         self._lock = threading.Lock()
 
-    @staticmethod
-    def job_key(scene: str, cfg: AttentionConfig, quality: str, voice: Voice | None = None) -> str:
-        return f"{scene}-{cfg.key()}-{quality}-{voice.tag() if voice else 'silent'}"
+    job_key = staticmethod(render_key)  # (scene, cfg, quality, voice): the RQ service's job id too
 
     def cached(self, scene: str, cfg, quality: str = "low", voice: Voice | None = NARRATOR) -> Path | None:
         """The finished video for this request, if the cache holds one (counts as a use)."""

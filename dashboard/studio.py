@@ -1,7 +1,8 @@
 """Lecture videos inside the dashboard: one render service for every browser session.
 
-The service (animations.service) queues renders, shares identical requests, caps its disk
-cache and survives restarts; this module holds one per server and draws its state: a
+The service (animations.backend.make_service: in this process, or the hall's RQ workers) queues
+renders, shares identical requests, caps its disk cache and survives restarts; this module
+holds one per server and draws its state: a
 render button with a narration toggle and a progress bar, the finished video (with sound and
 subtitles) labelled with the lesson it shows, a retry on failure.
 Settings (environment): ATTENTION_LAB_MEDIA (cache folder, default `media`),
@@ -9,14 +10,14 @@ ATTENTION_LAB_CACHE_GB (cap, default 2), ATTENTION_LAB_RENDER_WORKERS (default c
 """
 
 import importlib.util
-import os
 import uuid
 from pathlib import Path
 
 import streamlit as st
 
+from animations.backend import RenderBackend, make_service
 from animations.catalog import DESCRIPTIONS, LECTURE
-from animations.service import QueueFull, RenderService
+from animations.service import QueueFull
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
 
@@ -33,11 +34,8 @@ def videos_available() -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def service() -> RenderService:
-    workers = os.environ.get("ATTENTION_LAB_RENDER_WORKERS")
-    return RenderService(media_dir=Path(os.environ.get("ATTENTION_LAB_MEDIA", "media")).resolve(),
-                         cap_bytes=int(float(os.environ.get("ATTENTION_LAB_CACHE_GB", "2")) * 1024**3),
-                         workers=int(workers) if workers else None)
+def service() -> RenderBackend:
+    return make_service()
 
 
 def session_id() -> str:

@@ -13,7 +13,7 @@ import socket
 import sys
 from pathlib import Path
 
-from .run import Hall, default_workers, render_worker_module
+from .run import Hall, default_workers
 
 
 def parse_args(argv=None):
@@ -24,11 +24,13 @@ def parse_args(argv=None):
     parser.add_argument("--bind", default="0.0.0.0", help="the classroom's address (default: every interface)")
     parser.add_argument("--port", type=int, default=8501)
     parser.add_argument("--render-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1),
-                        help="render worker processes, once the lab has a Redis render queue")
+                        help="render worker processes (python -m animations.rq_worker; default: cores - 1, at least 1)")
     parser.add_argument("--run-dir", type=Path, default=media / "hall", help="logs and hall.json")
     args = parser.parse_args(argv)
     if not 1 <= args.workers <= 64:
         parser.error("--workers: 1 to 64 lab processes")
+    if not 1 <= args.render_workers <= 64:
+        parser.error("--render-workers: 1 to 64 render workers")
     args.media = media
     return args
 
@@ -44,8 +46,7 @@ def main(argv=None):
         print(f"The hall could not start: {err or 'interrupted'}", file=sys.stderr, flush=True)
         hall.sup.stop()
         sys.exit(1)
-    renders = (f"{args.render_workers} render workers" if render_worker_module()
-               else "renders in each lab process (no render queue in Redis yet)")
+    renders = f"{args.render_workers} render worker{'s' * (args.render_workers != 1)} (RQ)"
     where = "every interface" if args.bind == "0.0.0.0" else args.bind
     print(f"attention-lab hall: {args.workers} lab processes behind HAProxy, Redis on loopback, {renders}.\n"
           f"  Students open http://{socket.gethostname()}:{args.port} (or this machine's address; listening on "

@@ -26,8 +26,10 @@ class RunningHall:
 
 
 @contextlib.contextmanager
-def running_hall(folder: Path, workers: int = 2, bind: str = "127.0.0.1", start_seconds: float = 180):
-    """`python -m hall` on a free loopback port, its run dir and media under `folder`.
+def running_hall(folder: Path, workers: int = 2, bind: str = "127.0.0.1", start_seconds: float = 180,
+                 env: dict | None = None):
+    """`python -m hall` on a free loopback port, its run dir and media under `folder`, one render
+    worker; `env` is added to the environment of the hall and its processes.
 
     Yields a RunningHall once the proxy answers (its `info` is hall.json: url, port, redis_url,
     processes, labs, run_dir); stops the hall with SIGTERM (as Ctrl+C would) when the block ends."""
@@ -37,8 +39,8 @@ def running_hall(folder: Path, workers: int = 2, bind: str = "127.0.0.1", start_
     argv = [sys.executable, "-m", "hall", "--workers", str(workers), "--bind", bind, "--port", str(free_port()),
             "--run-dir", str(run_dir), "--render-workers", "1"]
     with open(folder / "hall.out", "wb") as out:
-        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "ATTENTION_LAB_MEDIA": str(media)}, stdout=out,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **(env or {}), "ATTENTION_LAB_MEDIA": str(media)},
+                                stdout=out, stderr=subprocess.STDOUT)
     try:
         info = _wait_for_info(proc, run_dir / "hall.json", folder / "hall.out", start_seconds)
         yield RunningHall(info, proc, run_dir, folder / "hall.out")

@@ -10,13 +10,12 @@ What each lab process receives in its environment:
 - ATTENTION_LAB_PROCESS    its name in the hall (lab1, lab2, ...: HAProxy's server and cookie);
 - STREAMLIT_SERVER_COOKIE_SECRET  one secret for all, as Streamlit asks of replicas.
 
-Render workers: when the module RENDER_WORKER_MODULE exists, the hall runs `--render-workers`
-processes of `python -m <that module>` with the same Redis URL and media folder, and restarts
-them like the labs. Until it exists, each lab process renders in-process, and the hall splits
-the renders that may run at once (cores - 1) between them.
+Render workers: the hall runs `--render-workers` processes of `python -m animations.rq_worker`
+(RENDER_WORKER_MODULE) with the same Redis URL and media folder, and restarts them like the
+labs. Given the Redis URL, each lab process queues its renders there (animations/backend.py
+picks the RQ render service) and renders nothing itself.
 """
 
-import importlib.util
 import json
 import os
 import secrets
@@ -47,10 +46,6 @@ def free_port() -> int:
 def default_workers() -> int:
     """Lab processes by default: one per core but one (left for HAProxy, Redis and renders), at least 2."""
     return max(2, (os.cpu_count() or 2) - 1)
-
-
-def render_worker_module() -> str | None:
-    return RENDER_WORKER_MODULE if importlib.util.find_spec(RENDER_WORKER_MODULE) is not None else None
 
 
 def healthy(url: str) -> bool:
@@ -101,8 +96,6 @@ class Hall:
 
     def _start_labs(self):
         env = {**self.shared_env(), "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32)}
-        if render_worker_module() is None and "ATTENTION_LAB_RENDER_WORKERS" not in os.environ:
-            env["ATTENTION_LAB_RENDER_WORKERS"] = str(max(1, ((os.cpu_count() or 2) - 1) // self.workers))
         for i in range(1, self.workers + 1):
             port = free_port()
             argv = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.address", "127.0.0.1",
@@ -132,11 +125,9 @@ class Hall:
             time.sleep(0.1)
 
     def _start_render_workers(self):
-        module = render_worker_module()
-        if module is None:
-            return
         for i in range(1, self.render_workers + 1):
-            self.sup.add(Child(f"render{i}", [sys.executable, "-m", module], self.run_dir / f"render{i}.log",
+            argv = [sys.executable, "-m", RENDER_WORKER_MODULE]
+            self.sup.add(Child(f"render{i}", argv, self.run_dir / f"render{i}.log",
                                {**self.shared_env(), "ATTENTION_LAB_PROCESS": f"render{i}"}, cwd=ROOT))
 
     def info(self) -> dict:

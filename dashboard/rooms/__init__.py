@@ -18,6 +18,7 @@ from .records import (
     NotTeacher,
     RoomError,
     RoomLimits,
+    RoomsUnavailable,
     StudentView,
     Tally,
     TeacherKey,
@@ -39,5 +40,5 @@ def make_registry(environ=None) -> RoomRegistry:
 
 
 __all__ = ["MemoryRooms", "NotInRoom", "NotTeacher", "REDIS_URL_ENV", "RoomError", "RoomLimits", "RoomRegistry",
-           "StudentView", "Tally", "TeacherKey", "TeacherView", "TooManyTries", "format_code", "make_registry",
-           "normalise_code"]
+           "RoomsUnavailable", "StudentView", "Tally", "TeacherKey", "TeacherView", "TooManyTries", "format_code",
+           "make_registry", "normalise_code"]

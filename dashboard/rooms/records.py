@@ -41,6 +41,10 @@ class NotTeacher(RoomError):
     """A teacher action without the room's current teacher key."""
 
 
+class RoomsUnavailable(RoomError):
+    """The hall's shared store (Redis) does not answer: restarting, or unreachable."""
+
+
 class TooManyTries(RoomError):
     def __init__(self, message: str, retry_after: float):
         super().__init__(message)

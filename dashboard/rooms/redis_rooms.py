@@ -3,17 +3,23 @@
 Every primitive is one Lua script (redis_lua.py), atomic in Redis, so concurrent students
 and a teacher in different processes cannot corrupt a room; no WATCH retries are needed.
 The clock defaults to wall time (time.time), which every process on the hall's machines shares.
+When Redis does not answer (restarting, unreachable, hung), every call raises RoomsUnavailable,
+a RoomError with a plain message: at once, or within about 4 s if it hangs (hall/redis_client.py).
 """
 
 import time
 
 import redis
 
+from hall.redis_client import UNAVAILABLE, connect
+
 from . import redis_lua as lua
 from .base import RoomRegistry
-from .records import RawRoom, RawRound
+from .records import RawRoom, RawRound, RoomsUnavailable
 
 TTL_MARGIN_S = 3600  # room keys outlive the idle limit by this, then Redis drops them itself
+UNAVAILABLE_MESSAGE = ("Rooms are briefly unavailable: the lab's shared store does not answer (it may be "
+                       "restarting). Try again in a minute; the lessons work meanwhile.")
 
 
 class RedisRooms(RoomRegistry):
@@ -28,12 +34,19 @@ class RedisRooms(RoomRegistry):
     @classmethod
     def from_url(cls, url: str, **kwargs) -> "RedisRooms":
         """redis://:password@host:port/db, as the hall's settings give it."""
-        return cls(redis.Redis.from_url(url, decode_responses=True), **kwargs)
+        return cls(connect(url, decode_responses=True), **kwargs)
+
+    def _call(self, command, *args, **kwargs):
+        """One Redis call; Redis down or hung becomes RoomsUnavailable (a room message, not a traceback)."""
+        try:
+            return command(*args, **kwargs)
+        except UNAVAILABLE:
+            raise RoomsUnavailable(UNAVAILABLE_MESSAGE) from None
 
     def _run(self, script: str, code: str, now: float, *args):
         ttl_ms = int((self.limits.idle_seconds + TTL_MARGIN_S) * 1000)
-        return self._scripts[script](args=[self._prefix, code, repr(float(now)), self.limits.idle_seconds, ttl_ms,
-                                           *args])
+        return self._call(self._scripts[script], args=[self._prefix, code, repr(float(now)), self.limits.idle_seconds,
+                                                       ttl_ms, *args])
 
     # -- primitives --------------------------------------------------------------------------
     def _create(self, code, secret_digest, pin_record, lesson, now):
@@ -93,10 +106,11 @@ class RedisRooms(RoomRegistry):
         return f"{self._prefix}limit:{scope}:{int(now // window)}"
 
     def _count(self, scope, window, now):
-        return int(self._redis.get(self._counter(scope, window, now)) or 0)
+        return int(self._call(self._redis.get, self._counter(scope, window, now)) or 0)
 
     def _hit(self, scope, window, now):
-        return int(self._scripts["HIT"](keys=[self._counter(scope, window, now)], args=[int(2 * window) + 1]))
+        return int(self._call(self._scripts["HIT"], keys=[self._counter(scope, window, now)],
+                              args=[int(2 * window) + 1]))
 
 
 def _pairs(flat: list) -> dict:

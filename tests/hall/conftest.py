@@ -15,13 +15,17 @@ def missing_binaries() -> str:
     return f"not installed: {', '.join(missing)}; `make system` installs them" if missing else ""
 
 
+# The render worker renders with tests/hall/fake_render.py (6 s, no manim) unless a lesson asks for a real render.
+FAKE_RENDER = {"ATTENTION_LAB_TEST_RENDER": "tests.hall.fake_render:render"}
+
+
 @pytest.fixture(scope="session")
 def hall(tmp_path_factory):
-    """A running hall of 2 lab processes (a hall.background.RunningHall)."""
+    """A running hall of 2 lab processes and 1 render worker (a hall.background.RunningHall)."""
     if missing_binaries():
         pytest.skip(missing_binaries())
     folder = tmp_path_factory.mktemp("hall")
-    with running_hall(folder, workers=2) as running:
+    with running_hall(folder, workers=2, env=FAKE_RENDER) as running:
         yield running
 
 

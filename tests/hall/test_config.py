@@ -112,3 +112,12 @@ def test_the_image_serves_the_lab_with_make_halls_streamlit_flags():
     assert argv[:5] == ["python", "-m", "streamlit", "run", "dashboard/app.py"]
     flags = shlex.join(argv[5:])
     assert "--server.address 0.0.0.0 --server.port 8501" in flags and shlex.join(STREAMLIT_FLAGS) in flags
+
+
+def test_compose_runs_the_render_workers_by_default_with_the_module_make_hall_runs():
+    from hall.run import RENDER_WORKER_MODULE
+
+    render = compose()["services"]["render"]
+    assert "profiles" not in render, "render workers are part of the hall, not an opt-in profile"
+    assert render["command"] == ["python", "-m", RENDER_WORKER_MODULE]
+    assert render["deploy"]["replicas"] >= 1 and not render.get("ports")

@@ -72,3 +72,17 @@ def test_importing_the_rooms_package_starts_nothing_and_needs_no_streamlit():
             "assert 'streamlit' not in sys.modules, 'streamlit imported'; "
             "assert threading.active_count() == 1, 'a thread started'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_redis_down_is_a_plain_room_message_not_a_traceback():
+    """Nothing listens on the port (Redis stopped, or restarting): every kind of call says so in
+    words, as a RoomError that pages show like any other room message."""
+    from dashboard.rooms import RoomError, RoomsUnavailable
+    from tests.conftest import free_port
+
+    rooms = RedisRooms.from_url(f"redis://:pw@127.0.0.1:{free_port()}/0", pin_cost=FAST_PIN)
+    for attempt in (lambda: rooms.open("123456", LESSON), lambda: rooms.join("7K3M-Q9TX", sid(1)),
+                    lambda: rooms.student_view("7K3M-Q9TX", sid(1))):
+        with pytest.raises(RoomsUnavailable, match="Rooms are briefly unavailable") as err:
+            attempt()
+        assert isinstance(err.value, RoomError) and "Traceback" not in str(err.value)

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from animations import backend
 from animations.render import RenderError, cache_dir
 from dashboard import studio
 
@@ -44,8 +45,8 @@ def studio_app(tmp_path, monkeypatch):
 
     def make(render_fn=None, query=None) -> AppTest:
         if render_fn is not None:
-            real = studio.RenderService
-            monkeypatch.setattr(studio, "RenderService", lambda **kw: real(render_fn=render_fn, **kw))
+            real = backend.RenderService
+            monkeypatch.setattr(backend, "RenderService", lambda **kw: real(render_fn=render_fn, **kw))
         studio.service.clear()
         at = AppTest.from_file(str(APP), default_timeout=60)
         if query:
