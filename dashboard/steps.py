@@ -1,0 +1,75 @@
+"""One head, step by step: Q, K and V; Q·Kᵀ and the scale; mask and softmax; weights · V.
+
+Shared by page 1 (the lesson's random weights) and the Trained heads page (a layer of the
+trained model): the same charts, tooltips and export menus for any `AttentionTrace`.
+"""
+
+import math
+
+import streamlit as st
+
+from . import charts, controls
+from .ui import dim_labels, first_dims, labelled, panels, show
+
+STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]
+
+
+def step_tabs(cfg, trace, h: int):
+    """The four steps as tabs (`step` in the URL); only the open one is computed and drawn."""
+    labels = charts.token_labels(trace.tokens)
+    tabs = controls.tabs(STEPS, "step", default=STEPS[2])
+    for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):
+        if tab.open:
+            with tab:
+                step(cfg, trace, h, labels)
+
+
+def projections(cfg, trace, h, labels):
+    bias = " plus their biases" if cfg.source == "trained" else ""  # the trained model's projections have them
+    st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V{bias} gives its q, k and v: "
+               f"{len(labels)} tokens × d_k = {trace.d_k} numbers per head.")
+    dims = dim_labels(trace.d_k)
+    for col, name in zip(panels(3, len(labels)), "qkv", strict=True):
+        with col:
+            values = getattr(trace, name)[h]
+            shown, cols = first_dims(values, name.upper(), dims)
+            chart = charts.matrix_heatmap(shown, labels, cols, name.upper(), f"{name}-head{h + 1}", max_width=320)
+            show(chart, f"{name}_{h}", cfg, labelled(values, labels, dims))
+
+
+def scores(cfg, trace, h, labels):
+    factor = f"÷ √{trace.d_k} = ÷ {math.sqrt(trace.d_k):.2f}" if cfg.scale else "not divided by √d_k"
+    st.caption(f"Scaled = q·k × {trace.scale:.4f} ({factor}, ÷ temperature {cfg.temperature:g}).")
+    left, right = panels(2, len(labels))
+    with left:
+        show(charts.scores_heatmap(trace, h, "qk", "Q·Kᵀ (raw scores)"), f"scores_{h}", cfg,
+             labelled(trace.scores[h], labels, labels))
+    with right:
+        show(charts.scores_heatmap(trace, h, "scaled", "scaled scores"), f"scaled_{h}", cfg,
+             labelled(trace.scaled[h], labels, labels))
+
+
+def softmax(cfg, trace, h, labels):
+    if cfg.source == "trained":
+        st.caption("The trained model blocks no key (it has no mask), so the scores after the mask are the scaled "
+                   "scores; the softmax turns each row into weights that sum to 1.")
+    else:
+        st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
+                   "least one key sums to 1.")
+    left, right = panels(2, len(labels))
+    with left:
+        show(charts.scores_heatmap(trace, h, "scaled", "after the mask", show_mask=True), f"masked_{h}", cfg,
+             labelled(trace.masked[h], labels, labels))
+    with right:
+        show(charts.weights_heatmap(trace, h), f"weights_{h}", cfg, labelled(trace.weights[h], labels, labels))
+    if trace.blocked_rows.any():
+        st.info("A query row has no key left to attend to: its weights and output are 0 (see the Masking page).")
+
+
+def output(cfg, trace, h, labels):
+    st.caption("Row i of the output is row i of the weights times V: Σⱼ wᵢⱼ vⱼ, a weighted average of the "
+               "value rows (0 for a blocked row).")
+    dims = dim_labels(trace.d_k)
+    shown, cols = first_dims(trace.heads[h], "The output", dims)
+    chart = charts.matrix_heatmap(shown, labels, cols, "weights · V", f"output-head{h + 1}")
+    show(chart, f"head_output_{h}", cfg, labelled(trace.heads[h], labels, dims))
