@@ -34,12 +34,13 @@ def _bare_spec(chart: alt.TopLevelMixin) -> dict:
     return light.to_dict(validate=False)
 
 
-def draw(chart: alt.TopLevelMixin, key: str):
+def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     """`st.altair_chart`, minus its schema validation and rebuilding (tens of ms a chart): the
-    chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow."""
+    chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow.
+    `kwargs` go to `st.vega_lite_chart` (e.g. on_select)."""
     spec = _spec(chart)
     spec["datasets"] = {"cells": chart.data}
-    st.vega_lite_chart(spec, width="content", theme=None, key=key)
+    return st.vega_lite_chart(spec, width="content", theme=None, key=key, **kwargs)
 
 
 def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
@@ -76,7 +77,12 @@ ARTICLE = ('"Transformer Architecture and the Self-Attention Mechanism" (Ashok K
            'Generative AI, LLMs & Prompt Engineering*)')
 
 
+TRAINED_PAGE = "app_pages/trained_heads.py"  # the one page whose weights are learned
+
+
 def untrained_note():
-    """Said once on every page built on the lesson's random weights."""
+    """Said once on every page built on the lesson's random weights, with the way to learned ones."""
     st.caption("The W matrices on this page are **random, not trained**: the arithmetic is exactly a "
                "Transformer's, but the patterns it produces mean nothing about language.")
+    st.page_link(TRAINED_PAGE, label="For patterns a trained model learned, see Trained heads",
+                 icon=":material/school:")
