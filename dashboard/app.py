@@ -20,6 +20,7 @@ PAGES = [
     st.Page("app_pages/positional.py", title="Positional encoding", url_path="positional"),
     st.Page("app_pages/block.py", title="Transformer block", url_path="block"),
     st.Page("app_pages/worked_example.py", title="The article's worked example", url_path="worked-example"),
+    st.Page("app_pages/trained_heads.py", title="Trained heads", url_path="trained-heads"),
     st.Page("app_pages/lecture.py", title="Lecture videos", url_path="lecture"),
     # The first page also answers at its own name, as a teacher would write it on a slide.
     st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="attention",
@@ -44,7 +45,7 @@ st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide")
 page = st.navigation(PAGES)
 links.start_run()
 sidebar.sidebar()
-state.messages()
+state.messages(page.url_path)
 with st.sidebar:
     studio.render_with_my_settings(state.lesson())
 try:
