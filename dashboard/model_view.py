@@ -20,9 +20,10 @@ PICK = "pick"  # the selection parameter: {"layer": L, "head": H} of the clicked
 FADED = 0.12  # opacity of a head the pattern filter leaves out
 
 
-def thumbnail_px(num_heads: int, width: int = 820) -> int:
-    """A thumbnail's side: the heads side by side fit `width` px (a projector's main area at 1280 px)."""
-    return max(36, min(72, (width - 70) // num_heads - 6))
+def thumbnail_px(num_heads: int, width: int = 800) -> int:
+    """A thumbnail's side: the heads side by side, with the layers' names, fit `width` px (the main area
+    beside the sidebar on a 1280 px projector is about 820 px)."""
+    return max(36, min(72, (width - 90) // num_heads - 6))
 
 
 def cells(weights: np.ndarray, tokens, highlight: np.ndarray) -> pd.DataFrame:
@@ -44,10 +45,14 @@ def cells(weights: np.ndarray, tokens, highlight: np.ndarray) -> pd.DataFrame:
 def _template(num_tokens: int, px: int) -> alt.FacetChart:
     pick = alt.selection_point(name=PICK, fields=["layer", "head"], on="click", clear=False)
     header = dict(labelFont=FONT, labelFontSize=13, title=None)
-    thumb = alt.Chart().mark_rect().encode(
+    scale = alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1])
+    # Cells narrower than a few pixels leave anti-aliased seams between them (a moiré over long
+    # sentences); a hairline stroke of the cell's own colour closes them.
+    thumb = alt.Chart().mark_rect(strokeWidth=0.6).encode(
         x=alt.X("col:O", axis=None), y=alt.Y("row:O", axis=None),
-        color=alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
-                        legend=alt.Legend(title="weight", orient="right")),
+        color=alt.Color("weight:Q", scale=scale,
+                        legend=alt.Legend(title="weight", orient="top", direction="horizontal", gradientLength=200)),
+        stroke=alt.value({"expr": "scale('color', datum.weight)"}),  # a field would merge into the legend
         opacity=alt.Opacity("highlight:N", scale=alt.Scale(domain=[True, False], range=[1, FADED]), legend=None),
         tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("query:N"), alt.Tooltip("key:N"),
                  alt.Tooltip("weight:Q", format=".3f")],

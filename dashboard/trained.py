@@ -112,8 +112,9 @@ LAYER, HEAD = "view_layer", "view_head"  # the keys of the page's layer and head
 
 
 def open_head(layer: int, head: int):
-    """A callback (a guided button, a thumbnail click): the large view shows this head."""
+    """A callback (a guided button, a thumbnail click): the large view shows this head, and says where it is."""
     st.session_state[LAYER], st.session_state[HEAD] = int(layer), int(head)
+    st.toast(f"Layer {layer}, head {head} is open under “One head, step by step”.", icon=":material/visibility:")
 
 
 def shown_config() -> AttentionConfig:

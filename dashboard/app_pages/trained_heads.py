@@ -69,13 +69,13 @@ def grid(text, tokens, weights, measured):
     if pattern == "none":
         highlight = np.ones(measured["previous"].shape, dtype=bool)
         st.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
-                   "0..1 scale). **Click a thumbnail to open that head below.**")
+                   "0..1 scale). **Click a thumbnail to open that head below the grid.**")
     else:
         highlight = trained.passing(measured[pattern], threshold)
         found = [f"layer {la + 1} head {h + 1}" for la, h in zip(*highlight.nonzero(), strict=True)]
         st.caption(f"Highlighted: {len(found)} of {highlight.size} heads, those whose {PATTERNS[pattern]} is at "
                    f"least {threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}. "
-                   "**Click a thumbnail to open that head below.**")
+                   "**Click a thumbnail to open that head below the grid.**")
     key = f"trained_grid_{st.session_state.get('trained_grid_n', 0)}"
     draw(model_view(weights, tokens, highlight), key, on_select=partial(_picked, key))
 
@@ -90,7 +90,8 @@ def _picked(key: str):
 
 def guided(text, tokens, weights):
     st.subheader("Heads worth a look")
-    st.caption("Each note was checked on a dozen varied sentences; the value under it is measured on yours.")
+    st.caption("The lab's tests check each note on a dozen or more varied sentences; the value under it is "
+               "measured on yours.")
     for note in HEADS_WORTH_A_LOOK:
         with st.container(border=True):
             words, button = st.columns([5, 1], vertical_alignment="center")
@@ -164,8 +165,8 @@ def page():
     whole, measured = trained.trace(text), trained.patterns(text)
     pieces(whole.tokens)
     grid(text, whole.tokens, whole.weights, measured)
-    guided(text, whole.tokens, whole.weights)
     one_head(text, measured)
+    guided(text, whole.tokens, whole.weights)
     table(measured)
 
 
