@@ -43,9 +43,10 @@ def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     return st.vega_lite_chart(spec, width="content", theme=None, key=key, **kwargs)
 
 
-def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
-    """Draw a chart with its export menu under it."""
-    draw(chart, f"chart_{name}")
+def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame, key: str | None = None):
+    """Draw a chart with its export menu under it. `name` names the exported files; `key` (default
+    from the name) is the chart's element: kept across reruns, the browser swaps its data in place."""
+    draw(chart, key or f"chart_{name}")
     export_menu(chart, name, cfg, table)
 
 

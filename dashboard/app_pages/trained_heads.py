@@ -137,7 +137,7 @@ def one_head(text: str, measured: dict):
                                                                                   "self"))
     st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
                 f"spread {measured['spread'][at]:.2f} (entropy ÷ ln T).")
-    steps.step_tabs(cfg, trained.layer_trace(text, layer), head - 1)
+    steps.step_tabs(cfg, trained.layer_trace(text, layer), head - 1, same_charts=True)
     links.write_url(state.lesson())  # this fragment reruns alone when the layer, the head or a tab changes
 
 
