@@ -21,6 +21,7 @@ SENTENCE = "trained_sentence"  # the sentence the page shows: the last one that 
 FOLLOWED = "trained_followed"  # the sidebar's sentence as the page last followed it
 BOX = "trained_box"  # the page's text box
 ERROR = "trained_error"  # why the last sentence asked for was refused (said once)
+PIECE = "view_piece"  # the word piece picked in the pills (controls.choice, `piece` in the URL)
 LESSON_KINDS = {"random": "random tokens", "manual": "hand-entered Q, K and V"}
 
 
@@ -90,6 +91,8 @@ def use(text: str, whose: str, instead: str = "The page shows the last sentence 
             raise
         st.session_state[ERROR] = f"**{whose} cannot be read: {err}** {instead}"
         return False
+    if text != st.session_state.get(SENTENCE):
+        st.session_state.pop(PIECE, None)  # a picked word piece belongs to the sentence it was picked in
     st.session_state[SENTENCE] = st.session_state[BOX] = text
     return True
 

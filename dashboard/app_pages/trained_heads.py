@@ -8,10 +8,10 @@ import streamlit as st
 
 from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigError
 from core.guided_heads import IT_TO_SUBJECT, note_value
-from dashboard import controls, links, state, steps, trained
+from dashboard import charts, controls, links, state, steps, trained
 from dashboard.model_view import PICK, model_view
 from dashboard.ui import draw
-from dashboard.word_pieces import NOTES, chips_html
+from dashboard.word_pieces import NOTES, chip, plain
 
 st.title("Trained heads")
 st.markdown(
@@ -51,10 +51,14 @@ def sentence_box() -> str:
     return text
 
 
-def pieces(tokens):
+def pieces(tokens) -> int | None:
+    """The word pieces as pills; the one picked (from 1), if any, is followed in the open head."""
     st.subheader(f"The {len(tokens)} word pieces the model reads")
-    st.html(chips_html(tokens))
-    st.markdown("\n".join(f"- {note}" for note in NOTES.values()))
+    picked = controls.choice(st.pills, "Pick a word piece to see where it looks in the head open below",
+                             list(range(1, len(tokens) + 1)), "piece", None, format_func=partial(chip, tokens))
+    shown = [piece for piece in NOTES if piece != "[UNK]" or piece in tokens]
+    st.markdown("\n".join(f"- {NOTES[piece]}" for piece in shown))
+    return picked
 
 
 def grid(text, tokens, weights, measured):
@@ -112,19 +116,14 @@ def _measured(note, weights, tokens) -> str:
         if "it" not in tokens:
             return "Your sentence has no “it”, so there is nothing to measure."
         piece, weight = note_value(note, weights, tokens)
-        return f"On your sentence, “it” weighs “{_plain(piece)}” most among the words ({weight:.2f})."
+        return f"On your sentence, “it” weighs “{plain(piece)}” most among the words ({weight:.2f})."
     value = note_value(note, weights, tokens)
     verdict = "" if value >= note.threshold else f": below {note.threshold:g}, so the note does not hold here"
     return f"On your sentence, its {MEASURES[note.pattern]} is {value:.2f}{verdict}."
 
 
-def _plain(piece: str) -> str:
-    """A word piece inside Markdown, shown as itself (a piece can be punctuation)."""
-    return "".join(f"\\{c}" if not c.isalnum() else c for c in piece)
-
-
 @st.fragment
-def one_head(text: str, measured: dict):
+def one_head(text: str, measured: dict, picked: int | None):
     st.subheader("One head, step by step")
     left, right = st.columns(2)
     with left:
@@ -137,8 +136,20 @@ def one_head(text: str, measured: dict):
                                                                                   "self"))
     st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
                 f"spread {measured['spread'][at]:.2f} (entropy ÷ ln T).")
-    steps.step_tabs(cfg, trained.layer_trace(text, layer), head - 1, same_charts=True)
+    trace = trained.layer_trace(text, layer)
+    if picked is not None:
+        piece_row(trace, head, picked)
+    steps.step_tabs(cfg, trace, head - 1, same_charts=True)
     links.write_url(state.lesson())  # this fragment reruns alone when the layer, the head or a tab changes
+
+
+def piece_row(trace, head: int, n: int):
+    """Row n of the open head's weights: where word piece n looks (the same numbers as the heatmap's row)."""
+    labels = charts.token_labels(trace.tokens)
+    title = f"Where word piece {n}, “{trace.tokens[n - 1]}”, looks: row {n} of the weights"
+    chart = charts.row_bars(trace.weights[head - 1, n - 1], labels, title, "piece-row")
+    st.altair_chart(chart.properties(width=min(32 * len(labels), 760)), width="content", theme=None,
+                    key="trained_piece_row")
 
 
 def table(measured: dict):
@@ -163,9 +174,9 @@ def page():
         st.error(str(err), icon="📦")  # the model package is missing: how to install it, in one sentence
         return
     whole, measured = trained.trace(text), trained.patterns(text)
-    pieces(whole.tokens)
+    picked = pieces(whole.tokens)
     grid(text, whole.tokens, whole.weights, measured)
-    one_head(text, measured)
+    one_head(text, measured, picked)
     guided(text, whole.tokens, whole.weights)
     table(measured)
 

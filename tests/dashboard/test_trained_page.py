@@ -34,6 +34,12 @@ def open_page(make_app, query=None):
     return at
 
 
+def pills(at) -> list[str]:
+    """The word pieces' pills, as their Markdown labels."""
+    (found,) = [e for e in at.get("button_group") if e.key == "view_piece"]
+    return [option.content for option in found.proto.options]
+
+
 def thumbnails(at) -> dict:
     """(layer, head) counted from 1 -> that thumbnail's cells."""
     df = chart(at, "model-view")
@@ -49,8 +55,8 @@ def test_the_72_thumbnails_are_cores_weights_and_the_pieces_are_shown(make_app):
     for (la, h), cells in thumbs.items():
         np.testing.assert_allclose(grid(cells, "weight", len(whole.tokens)), whole.weights[la - 1, h - 1], atol=1e-6)
         assert cells["highlight"].all()  # no filter: every head drawn in full
-    chips = " ".join(e.proto.body for e in at.get("html"))
-    assert all(f"</span>{piece}</span>" in chips for piece in ("[CLS]", "token", "##ization", "[SEP]"))
+    assert pills(at)[:3] == [r":orange[1 \[CLS\]]", "2 the", "3 cat"]
+    assert pills(at)[13:] == [r":blue[14 \#\#ization]", r"15 \.", r":orange[16 \[SEP\]]"]
     assert "the sidebar's sentence" in " ".join(c.value for c in at.caption)
     assert "all-MiniLM-L6-v2" in at.markdown[0].value and "only on it" in at.markdown[0].value
 
@@ -172,3 +178,33 @@ def test_without_the_model_package_the_page_says_how_to_install_it(make_app, mon
     no_exception(other)
     assert chart_data(other) and not other.error
     assert [e.proto.page for e in other.get("page_link")] == ["trained-heads"]
+
+
+HOSTILE = ["<img src=x onerror=alert(1)> [y](javascript:alert(1)) :red[z] $x$ **bold** `code`",
+           "The 🐱 sat on the 🧶 {{datum.x}} \"+alert(1)+\""]
+
+
+@needs_model
+@pytest.mark.parametrize("typed", HOSTILE, ids=["markup", "emoji and expressions"])
+def test_typed_markup_shows_as_plain_word_pieces(make_app, typed):
+    at = open_page(make_app)
+    at.text_input(key="trained_box").input(typed).run()
+    no_exception(at)
+    tokens = AttentionConfig.trained(typed).tokens
+    # Every piece is one pill whose punctuation is escaped: nothing becomes a link, a directive or maths.
+    labels = pills(at)
+    assert len(labels) == len(tokens)
+    for i, (piece, label) in enumerate(zip(tokens, labels, strict=True)):
+        escaped = "".join(f"\\{c}" if c in r"""!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~""" else c for c in piece)
+        assert label in (f"{i + 1} {escaped}", f":orange[{i + 1} {escaped}]", f":blue[{i + 1} {escaped}]")
+    assert list(dict.fromkeys(thumbnails(at)[(1, 1)]["query"])) == [f"{i + 1} {t}" for i, t in enumerate(tokens)]
+
+
+@needs_model
+def test_a_picked_word_piece_shows_its_row_of_the_open_head(make_app):
+    at = open_page(make_app, {"sentence": TEXT, "piece": "9", "layer": "6", "head": "12"})  # piece 9: "it"
+    bars = chart(at, "piece-row")
+    np.testing.assert_allclose(bars["weight"].to_numpy(), core_trained_trace(TEXT).weights[5, 11, 8], atol=1e-6)
+    assert at.query_params["piece"] == "9"
+    at.text_input(key="trained_box").input(OTHER).run()  # another sentence: the pick belonged to the old one
+    assert "piece" not in at.query_params and not [m for m, _ in chart_data(at) if m.get("lab") == "piece-row"]
