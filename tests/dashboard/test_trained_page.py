@@ -208,3 +208,16 @@ def test_a_picked_word_piece_shows_its_row_of_the_open_head(make_app):
     assert at.query_params["piece"] == "9"
     at.text_input(key="trained_box").input(OTHER).run()  # another sentence: the pick belonged to the old one
     assert "piece" not in at.query_params and not [m for m, _ in chart_data(at) if m.get("lab") == "piece-row"]
+
+
+@needs_model
+def test_the_model_is_read_once_for_every_session_and_sentence(make_app, monkeypatch):
+    import core.bert
+
+    reads, real = [], core.bert.read_weights
+    monkeypatch.setattr(core.bert, "read_weights", lambda folder: reads.append(folder) or real(folder))
+    core.bert._load.cache_clear()  # as a fresh server: the next trace reads the model's file
+    for text in ("A first new sentence for the model.", "And a second one, in another session."):
+        at = open_page(make_app, {"sentence": text})  # new sessions, sentences no cache holds yet
+        at.slider(key="view_layer").set_value(4).run()
+    assert len(reads) == 1
