@@ -81,7 +81,7 @@ def grid(text, tokens, weights, measured):
                    f"least {threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}. "
                    "**Click a thumbnail to open that head below the grid.**")
     key = f"trained_grid_{st.session_state.get('trained_grid_n', 0)}"
-    draw(model_view(weights, tokens, highlight), key, on_select=partial(_picked, key))
+    draw(model_view(weights, highlight), key, on_select=partial(_picked, key))
 
 
 def _picked(key: str):
