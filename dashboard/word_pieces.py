@@ -38,8 +38,8 @@ NOTES = {
              "pooling setting).",
     "[SEP]": "**[SEP]** (“separator”) ends every input; BERT was pre-trained on pairs of sentences, and [SEP] "
              "marks where each one ends.",
-    "[UNK]": "**[UNK]** (“unknown”) stands for a character that the vocabulary has no piece for, an emoji "
-             "for instance.",
+    "[UNK]": "**[UNK]** (“unknown”) replaces a whole word that the vocabulary's pieces cannot spell: “cat🐱” "
+             "becomes one [UNK].",
     "##": "**##** marks a piece that continues the word before it: a word missing from the model's vocabulary "
           "of 30,522 pieces is split into pieces that are in it (“tokenization” → token ##ization). The "
           "tokenizer also lower-cases the text, drops accents and splits off punctuation.",
