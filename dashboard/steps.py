@@ -47,9 +47,14 @@ class View:
 
 def projections(cfg, trace, view):
     h, labels = view.h, view.labels
-    bias = " plus their biases" if cfg.source == "trained" else ""  # the trained model's projections have them
-    st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V{bias} gives its q, k and v: "
-               f"{len(labels)} tokens × d_k = {trace.d_k} numbers per head.")
+    if cfg.source == "trained":  # x is this layer's input, and the trained projections have biases
+        before = "the embeddings" if cfg.layer == 1 else f"layer {cfg.layer - 1}'s output"
+        st.caption(f"Each word piece's vector x ({cfg.d_model} numbers: its input to layer {cfg.layer}, {before}) "
+                   f"times W_Q, W_K and W_V plus their biases gives its q, k and v: {len(labels)} pieces × d_k = "
+                   f"{trace.d_k} numbers per head.")
+    else:
+        st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v: "
+                   f"{len(labels)} tokens × d_k = {trace.d_k} numbers per head.")
     dims = dim_labels(trace.d_k)
     for col, name in zip(panels(3, len(labels)), "qkv", strict=True):
         with col:

@@ -116,7 +116,9 @@ def _measured(note, weights, tokens) -> str:
         if "it" not in tokens:
             return "Your sentence has no “it”, so there is nothing to measure."
         piece, weight = note_value(note, weights, tokens)
-        return f"On your sentence, “it” weighs “{plain(piece)}” most among the words ({weight:.2f})."
+        which = "the first “it”" if tokens.count("it") > 1 else "“it”"
+        return (f"On your sentence, {which} weighs “{plain(piece)}” most of the word pieces ([CLS] and [SEP] "
+                f"aside): {weight:.2f}.")
     value = note_value(note, weights, tokens)
     verdict = "" if value >= note.threshold else f": below {note.threshold:g}, so the note does not hold here"
     return f"On your sentence, its {MEASURES[note.pattern]} is {value:.2f}{verdict}."
