@@ -221,3 +221,16 @@ def test_the_model_is_read_once_for_every_session_and_sentence(make_app, monkeyp
         at = open_page(make_app, {"sentence": text})  # new sessions, sentences no cache holds yet
         at.slider(key="view_layer").set_value(4).run()
     assert len(reads) == 1
+
+
+@needs_model
+@pytest.mark.parametrize("link, words", [
+    ({"layer": "9"}, "asks for layer '9', which this page does not have"),
+    ({"head": "0"}, "asks for head '0', which this page does not have"),
+    ({"pattern": "verbs"}, "which this page does not have"),
+    ({"sentence": "a " * MAX_TOKENS}, "The link's sentence cannot be read"),
+])
+def test_a_view_link_the_page_cannot_show_says_so(make_app, link, words):
+    at = open_page(make_app, link)
+    assert words in messages(at) and len(thumbnails(at)) == MINILM.layers * MINILM.heads
+    assert not set(link) & set(at.query_params)
