@@ -4,10 +4,10 @@ Shared by page 1 (the lesson's random weights) and the Trained heads page (a lay
 trained model): the same charts, tooltips and export menus for any `AttentionTrace`.
 
 `same_charts` (the Trained heads page): the charts' elements and specs are the same for every
-head (the head shows only in the numbers and in the exported files' names), so a change of head or layer
-swaps the data in place instead of rebuilding the charts: measured in Chromium at 23 word
-pieces, a head change went from 1.4-1.6× to about 1.2× a bare Streamlit app's slider move.
-Page 1 keeps a chart per head (its tests find each chart by the head in its spec).
+head (the head shows only in the numbers and in the exported files' names), so a change of head
+or layer swaps the data in place instead of rebuilding the charts (checked in Chromium: the
+chart elements survive a head change there, and are rebuilt on page 1). Page 1 keeps a chart
+per head (its tests find each chart by the head in its spec).
 """
 
 import math
@@ -79,12 +79,14 @@ def scores(cfg, trace, view):
 
 def softmax(cfg, trace, view):
     h, labels, every = view.h, view.labels, not view.same
-    if cfg.source == "trained":
-        st.caption("The trained model blocks no key (it has no mask), so the scores after the mask are the scaled "
-                   "scores; the softmax turns each row into weights that sum to 1.")
-    else:
-        st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
-                   "least one key sums to 1.")
+    if cfg.source == "trained":  # no mask: "after the mask" would repeat step 2's scaled scores
+        st.caption("The trained model blocks no key (it has no mask), so the softmax reads step 2's scaled scores "
+                   "as they are and turns each row into weights that sum to 1.")
+        view.show(charts.weights_heatmap(trace, h, head_in_spec=every), "weights", cfg,
+                  labelled(trace.weights[h], labels, labels))
+        return
+    st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
+               "least one key sums to 1.")
     left, right = panels(2, len(labels))
     with left:
         view.show(charts.scores_heatmap(trace, h, "scaled", "after the mask", show_mask=True, head_in_spec=every),
