@@ -20,6 +20,7 @@ PAGES = [
     st.Page("app_pages/positional.py", title="Positional encoding", url_path="positional"),
     st.Page("app_pages/block.py", title="Transformer block", url_path="block"),
     st.Page("app_pages/worked_example.py", title="The article's worked example", url_path="worked-example"),
+    st.Page("app_pages/trained_heads.py", title="Trained heads", url_path="trained-heads"),
     st.Page("app_pages/lecture.py", title="Lecture videos", url_path="lecture"),
     st.Page("app_pages/compare.py", title="Compare two lessons", url_path="compare"),
     st.Page("app_pages/room.py", title="Classroom room", url_path="room"),
@@ -51,7 +52,7 @@ room_session.follow()  # a student who follows the teacher: the lesson is the te
 room_sidebar.block(on_room_page=page.url_path == "room")
 if not room_session.following():
     sidebar.sidebar()
-state.messages()
+state.messages(page.url_path)
 with st.sidebar:
     studio.render_with_my_settings(state.lesson())
 try:

@@ -167,9 +167,12 @@ def _weights_template(labels: tuple, title: str, fmt: str, head: int) -> alt.Lay
                     head=head, template=_hash(key))
 
 
-def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f") -> alt.Chart:
-    """Weights on the sequential scale (0..1, or 0..each row's largest: the look's choice); blocked cells grey."""
-    template = _weights_template(tuple(token_labels(trace.tokens)), title, fmt, head)
+def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f",
+                    head_in_spec: bool = True) -> alt.Chart:
+    """Weights on the sequential scale (0..1, or 0..each row's largest: the look's choice); blocked
+    cells grey. With head_in_spec=False the spec is the same for every head (usermeta head None),
+    so a change of head swaps the data in place."""
+    template = _weights_template(tuple(token_labels(trace.tokens)), title, fmt, head if head_in_spec else None)
     return with_data(template, attention_cells(trace, head))
 
 
@@ -197,9 +200,12 @@ def _scores_template(labels: tuple, field: str, title: str, show_mask: bool, hea
                     template=_hash(key))
 
 
-def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False) -> alt.Chart:
-    """Raw (q·k) or scaled scores on the diverging scale; with show_mask, blocked cells grey (−∞)."""
-    template = _scores_template(tuple(token_labels(trace.tokens)), field, title or field, show_mask, head)
+def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False,
+                   head_in_spec: bool = True) -> alt.Chart:
+    """Raw (q·k) or scaled scores on the diverging scale; with show_mask, blocked cells grey (−∞).
+    head_in_spec: as in weights_heatmap."""
+    template = _scores_template(tuple(token_labels(trace.tokens)), field, title or field, show_mask,
+                                head if head_in_spec else None)
     return with_data(template, attention_cells(trace, head))
 
 

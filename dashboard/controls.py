@@ -68,7 +68,7 @@ def choice(widget, label: str, options: list, name: str, default, **kwargs):
     if st.session_state[key] not in options:
         st.session_state[key] = default
     value = widget(label, options, key=key, **kwargs)
-    if value is None:  # a segmented control clicked off: back to the default
+    if value is None and default is not None:  # a segmented control clicked off: back to the default
         value = st.session_state[key] = default
     links.view_param(name, value, default)
     return value

@@ -10,14 +10,24 @@ import streamlit as st
 from core import PRESETS, AttentionConfig, ConfigError, available_devices
 
 DEFAULT = PRESETS["default"]
+# `layer` is left out: only the trained model has layers, and it is not a sidebar lesson (below).
 CONFIG_FIELDS = ("source", "text", "seq_len", "d_model", "num_heads", "mask", "pad_length", "window",
                  "positional", "scale", "temperature", "seed", "device", "custom_mask", "q", "k", "v")
+TRAINED_PAGE_URL = "trained-heads"
+TRAINED_LINK = ("This link is for the trained model (all-MiniLM-L6-v2), which has its own page, Trained heads: it "
+                "opens there on the link's sentence and layer. The sidebar's lesson, which the other pages show, "
+                "is never the trained model, so it starts from the defaults.")
 _VIEWS = "url_views"  # session key: this run's view parameters, name -> value as a string
 _START = "url_at_start"  # session key: the query parameters the session was opened with
 
 
 def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
-    """The lesson a link describes, or the defaults and a notice saying why not."""
+    """The lesson a link describes, or the defaults and a notice saying why not.
+
+    A trained lesson's link (`source=trained&text=...&layer=...`, as `url_params` writes one) is the
+    Trained heads page's to open (it reads the text and the layer); the sidebar keeps to its sources."""
+    if params.get("source") == "trained":
+        return DEFAULT, TRAINED_LINK
     values = {k: v for k, v in params.items() if k in CONFIG_FIELDS}
     try:
         return AttentionConfig.from_dict(values), ""

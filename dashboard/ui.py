@@ -48,9 +48,10 @@ def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, **kwargs)
 
 
-def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
-    """Draw a chart with its export menu under it."""
-    draw(chart, f"chart_{name}")
+def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame, key: str | None = None):
+    """Draw a chart with its export menu under it. `name` names the exported files; `key` (default
+    from the name) is the chart's element: kept across reruns, the browser swaps its data in place."""
+    draw(chart, key or f"chart_{name}")
     export_menu(chart, name, cfg, table)
 
 
@@ -82,7 +83,12 @@ ARTICLE = ('"Transformer Architecture and the Self-Attention Mechanism" (Ashok K
            'Generative AI, LLMs & Prompt Engineering*)')
 
 
+TRAINED_PAGE = "app_pages/trained_heads.py"  # the one page whose weights are learned
+
+
 def untrained_note():
-    """Said once on every page built on the lesson's random weights."""
+    """Said once on every page built on the lesson's random weights, with the way to learned ones."""
     st.caption("The W matrices on this page are **random, not trained**: the arithmetic is exactly a "
                "Transformer's, but the patterns it produces mean nothing about language.")
+    st.page_link(TRAINED_PAGE, label="For patterns a trained model learned, see Trained heads",
+                 icon=":material/school:")

@@ -11,7 +11,8 @@ from streamlit.util import calc_hash
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]  # page 1's tabs
 PAGES = ["attention", "multi_head", "masking", "why_scale", "positional", "block", "worked_example"]
-URL_PATHS = {"multi_head": "multi-head", "why_scale": "why-scale", "worked_example": "worked-example"}
+URL_PATHS = {"multi_head": "multi-head", "why_scale": "why-scale", "worked_example": "worked-example",
+             "trained_heads": "trained-heads"}
 
 
 def page_path(name: str) -> str:

@@ -1,0 +1,186 @@
+"""Page 8: a trained model's heads on the student's own sentence (all-MiniLM-L6-v2, computed by core)."""
+
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigError
+from core.guided_heads import IT_TO_SUBJECT, note_value
+from dashboard import charts, controls, links, state, steps, trained
+from dashboard.model_view import PICK, model_view
+from dashboard.ui import draw
+from dashboard.word_pieces import NOTES, chip, plain
+
+st.title("Trained heads")
+st.markdown(
+    "Every other page computes attention with random W matrices. This page is the only one whose weights are "
+    f"**learned**: those of **{MINILM.name}**, a BERT encoder of {MINILM.layers} layers × {MINILM.heads} heads "
+    f"(d_model {MINILM.d_model}, d_k {MINILM.d_model // MINILM.heads}), pre-trained, then fine-tuned by "
+    "sentence-transformers on over a billion sentence pairs so that sentences of similar meaning get nearby "
+    "vectors (licence Apache-2.0). The lab runs it with its own attention code, from the weights its package ships. "
+    "Every pattern below is **measured on the sentence shown, and only on it**: another sentence can give other "
+    "numbers."
+)
+st.caption("Of the sidebar's settings only its sentence reaches this page: the trained model has its own sizes, "
+           "no mask, its own learned positions, ÷√d_k and temperature 1.")
+
+MEASURES = {"previous": "mean weight on the previous piece", "next": "mean weight on the next piece",
+            "cls": "mean weight on [CLS]", "sep": "mean weight on [SEP]", "self": "mean weight on itself",
+            "spread": "mean row entropy ÷ ln T (spread)"}  # core.PATTERNS says each one in full
+THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+TABLE_COLUMNS = {"previous": "previous", "next": "next", "cls": "[CLS]", "sep": "[SEP]", "self": "itself",
+                 "entropy": "entropy (nats)", "spread": "spread"}
+
+
+def sentence_box() -> str:
+    text = trained.sentence()
+    if st.session_state.get(trained.ERROR):
+        st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
+    typed = st.text_input("Sentence the trained model reads", key=trained.BOX, on_change=trained.typed,
+                          help="At most 64 word pieces, [CLS] and [SEP] included.")
+    lesson_text, where = trained.offered()
+    if typed != text:
+        st.caption("Not in use: the page shows the last sentence that worked.")
+    elif text == lesson_text:
+        st.caption(f"This is {where}; type another one here.")
+    else:
+        st.caption("This page's own sentence (the sidebar's lesson is not changed).")
+        st.button("Use the sidebar's sentence", key="trained_use_lesson", on_click=trained.use_lesson_sentence)
+    return text
+
+
+def pieces(tokens) -> int | None:
+    """The word pieces as pills; the one picked (from 1), if any, is followed in the open head."""
+    st.subheader(f"The {len(tokens)} word pieces the model reads")
+    picked = controls.choice(st.pills, "Pick a word piece to see where it looks in the head open below",
+                             list(range(1, len(tokens) + 1)), "piece", None, format_func=partial(chip, tokens))
+    shown = [piece for piece in NOTES if piece != "[UNK]" or piece in tokens]
+    st.markdown("\n".join(f"- {NOTES[piece]}" for piece in shown))
+    return picked
+
+
+def grid(text, tokens, weights, measured):
+    st.subheader("Every head at once")
+    left, right = st.columns([3, 2])
+    with left:
+        pattern = controls.choice(st.selectbox, "Highlight the heads whose", ["none", *MEASURES], "pattern", "none",
+                                  format_func=lambda p: MEASURES.get(p, "(no highlight: every head alike)"))
+    with right:
+        threshold = controls.choice(st.select_slider, "is at least", THRESHOLDS, "at", 0.5,
+                                    disabled=pattern == "none")
+    if pattern == "none":
+        highlight = np.ones(measured["previous"].shape, dtype=bool)
+        st.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
+                   "0..1 scale). **Click a thumbnail to open that head below the grid.**")
+    else:
+        highlight = trained.passing(measured[pattern], threshold)
+        found = [f"layer {la + 1} head {h + 1}" for la, h in zip(*highlight.nonzero(), strict=True)]
+        st.caption(f"Highlighted: {len(found)} of {highlight.size} heads, those whose {PATTERNS[pattern]} is at "
+                   f"least {threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}. "
+                   "**Click a thumbnail to open that head below the grid.**")
+    key = f"trained_grid_{st.session_state.get('trained_grid_n', 0)}"
+    draw(model_view(weights, highlight), key, on_select=partial(_picked, key))
+
+
+def _picked(key: str):
+    """A thumbnail clicked: open its head; a new chart key, so that the same thumbnail can be clicked again."""
+    chosen = st.session_state[key].selection.get(PICK) or []
+    if chosen:
+        trained.open_head(chosen[0]["layer"], chosen[0]["head"])
+        st.session_state["trained_grid_n"] = st.session_state.get("trained_grid_n", 0) + 1
+
+
+def guided(text, tokens, weights):
+    st.subheader("Heads worth a look")
+    st.caption("The lab's tests check each note on a dozen or more varied sentences; the value under it is "
+               "measured on yours.")
+    for note in HEADS_WORTH_A_LOOK:
+        with st.container(border=True):
+            words, button = st.columns([5, 1], vertical_alignment="center")
+            with words:
+                st.markdown(f"**Layer {note.layer}, head {note.head}: {note.name}.** {note.explanation}")
+                st.caption(_measured(note, weights, tokens))
+                if note.caveat:
+                    st.caption(f":orange[**Caveat:**] {note.caveat}")
+            button.button("Open this head", key=f"trained_open_{note.layer}_{note.head}", on_click=trained.open_head,
+                          args=(note.layer, note.head))
+            if note.pattern == IT_TO_SUBJECT and "it" not in tokens and text != trained.DEFAULT_SENTENCE:
+                st.button(f"Read “{trained.DEFAULT_SENTENCE}”", key="trained_read_default",
+                          on_click=trained.use_default_sentence)
+
+
+def _measured(note, weights, tokens) -> str:
+    if note.pattern == IT_TO_SUBJECT:
+        if "it" not in tokens:
+            return "Your sentence has no “it”, so there is nothing to measure."
+        piece, weight = note_value(note, weights, tokens)
+        which = "the first “it”" if tokens.count("it") > 1 else "“it”"
+        return (f"On your sentence, {which} weighs “{plain(piece)}” most of the word pieces ([CLS] and [SEP] "
+                f"aside): {weight:.2f}.")
+    value = note_value(note, weights, tokens)
+    verdict = "" if value >= note.threshold else f": below {note.threshold:g}, so the note does not hold here"
+    return f"On your sentence, its {MEASURES[note.pattern]} is {value:.2f}{verdict}."
+
+
+@st.fragment
+def one_head(text: str, measured: dict, picked: int | None):
+    st.subheader("One head, step by step")
+    left, right = st.columns(2)
+    with left:
+        layer = controls.number("Layer", 1, MINILM.layers, "layer", 1)
+    with right:
+        head = controls.number("Head", 1, MINILM.heads, "head", 1)
+    cfg = AttentionConfig.trained(text, layer)
+    at = layer - 1, head - 1
+    weights = " · ".join(f"{TABLE_COLUMNS[p]} {measured[p][at]:.2f}" for p in ("previous", "next", "cls", "sep",
+                                                                                  "self"))
+    st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
+                f"spread {measured['spread'][at]:.2f} (entropy ÷ ln T).")
+    trace = trained.layer_trace(text, layer)
+    if picked is not None:
+        piece_row(trace, head, picked)
+    steps.step_tabs(cfg, trace, head - 1, same_charts=True)
+    links.write_url(state.lesson())  # this fragment reruns alone when the layer, the head or a tab changes
+
+
+def piece_row(trace, head: int, n: int):
+    """Row n of the open head's weights: where word piece n looks (the same numbers as the heatmap's row)."""
+    labels = charts.token_labels(trace.tokens)
+    title = f"Where word piece {n}, “{trace.tokens[n - 1]}”, looks: row {n} of the weights"
+    chart = charts.row_bars(trace.weights[head - 1, n - 1], labels, title, "piece-row")
+    st.altair_chart(chart.properties(width=min(32 * len(labels), 760)), width="content", theme=None,
+                    key="trained_piece_row")
+
+
+def table(measured: dict):
+    st.subheader("Every head's measured patterns")
+    st.caption("Measured by core on this sentence only: the mean over the rows of the sentence's word pieces "
+               "([CLS]'s and [SEP]'s rows left out). Click a column's name to sort by it.")
+    L, H = measured["previous"].shape
+    rows = pd.DataFrame({"layer": [la + 1 for la in range(L) for _ in range(H)], "head": list(range(1, H + 1)) * L})
+    for name, column in TABLE_COLUMNS.items():
+        rows[column] = measured[name].reshape(-1)
+    config = {column: st.column_config.NumberColumn(column, format="%.3f", help=PATTERNS[name])
+              for name, column in TABLE_COLUMNS.items()}
+    st.dataframe(rows, hide_index=True, column_config=config, height=320, key="trained_table")
+
+
+def page():
+    try:
+        text = sentence_box()
+    except ConfigError as err:
+        if err.field != "source":
+            raise
+        st.error(str(err), icon="📦")  # the model package is missing: how to install it, in one sentence
+        return
+    whole, measured = trained.trace(text), trained.patterns(text)
+    picked = pieces(whole.tokens)
+    grid(text, whole.tokens, whole.weights, measured)
+    one_head(text, measured, picked)
+    guided(text, whole.tokens, whole.weights)
+    table(measured)
+
+
+page()

@@ -1,0 +1,46 @@
+"""The word pieces a trained model reads, as numbered chips, and what the special ones are.
+
+The chips are pills with Markdown labels (the dashboard writes no raw HTML); the pieces come
+from the student's sentence, so every ASCII punctuation mark in them is escaped and shows as itself.
+"""
+
+import string
+
+SPECIAL = ("[CLS]", "[SEP]", "[UNK]")
+_ESCAPE = str.maketrans({c: f"\\{c}" for c in string.punctuation})
+COLOURS = {"special": "orange", "continues": "blue"}
+
+
+def kind(piece: str) -> str:
+    """"special" ([CLS], [SEP], [UNK]), "continues" (a ## piece: the rest of the word before) or "word"."""
+    if piece in SPECIAL:
+        return "special"
+    return "continues" if piece.startswith("##") else "word"
+
+
+def plain(text: str) -> str:
+    """`text` inside Markdown, shown as itself: no link, emphasis, directive, code or maths."""
+    return text.translate(_ESCAPE)
+
+
+def chip(tokens, n: int) -> str:
+    """Word piece n (from 1, as the heatmaps' rows and columns are numbered) as a pill's Markdown label:
+    [CLS], [SEP] and [UNK] in orange, a ## piece in blue."""
+    piece = tokens[n - 1]
+    label = f"{n} {plain(piece)}"
+    return label if kind(piece) == "word" else f":{COLOURS[kind(piece)]}[{label}]"
+
+
+NOTES = {
+    "[CLS]": "**[CLS]** (“classification”) is put first in every input by BERT's tokenizer: in BERT, the "
+             "last layer's vector at [CLS] is what a classifier reads. This model's sentence vector is instead "
+             "the mean of every piece's last-layer vector, [CLS] and [SEP] included, scaled to length 1 (its "
+             "pooling setting).",
+    "[SEP]": "**[SEP]** (“separator”) ends every input; BERT was pre-trained on pairs of sentences, and [SEP] "
+             "marks where each one ends.",
+    "[UNK]": "**[UNK]** (“unknown”) replaces a whole word that the vocabulary's pieces cannot spell: “cat🐱” "
+             "becomes one [UNK].",
+    "##": "**##** marks a piece that continues the word before it: a word missing from the model's vocabulary "
+          "of 30,522 pieces is split into pieces that are in it (“tokenization” → token ##ization). The "
+          "tokenizer also lower-cases the text, drops accents and splits off punctuation.",
+}

@@ -1,0 +1,68 @@
+"""The Trained heads page in Debian's Chromium: it renders without an exception box, and a click on a
+thumbnail opens the head that the thumbnail's own tooltip names. Screenshots go to test-artifacts/."""
+
+import re
+
+import pytest
+
+from tests.conftest import ARTIFACTS, streamlit_server
+from tests.core.conftest import needs_model
+
+pytestmark = [pytest.mark.browser, needs_model]
+
+SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+SENTENCE = "The old teacher who lived near the river told the children a long story about the storm that flooded it."
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
+
+
+def settle(page):
+    page.wait_for_selector(SETTLED, timeout=60_000)
+    page.wait_for_selector("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg", timeout=60_000)
+    page.wait_for_timeout(800)  # Vega draws just after the script settles
+
+
+def thumbnail_under_pointer(page, box) -> tuple[int, int, float, float]:
+    """Move over the grid until Vega's tooltip names a thumbnail: (layer, head, x, y)."""
+    tip = page.locator("#vg-tooltip-element")
+    for fx in (0.62, 0.45, 0.8, 0.3):
+        for fy in (0.45, 0.3, 0.6, 0.75):
+            x, y = box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
+            page.mouse.move(x, y)
+            page.wait_for_timeout(300)
+            found = re.search(r"layer\s+(\d+)\s+head\s+(\d+)", tip.inner_text()) if tip.count() else None
+            if found and tip.is_visible():
+                return int(found[1]), int(found[2]), x, y
+    raise AssertionError("no thumbnail answered with a tooltip")
+
+
+def test_the_page_renders_and_a_thumbnail_click_opens_that_head(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/trained-heads?sentence={SENTENCE.replace(' ', '%20')}")
+        settle(page)
+        assert page.locator("h1").first.inner_text().strip() == "Trained heads"
+        assert page.locator("[data-testid=stException]").count() == 0
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "trained-heads-1280x720.png"))
+        grid = page.locator("[data-testid=stVegaLiteChart]").first
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        layer, head, x, y = thumbnail_under_pointer(page, grid.bounding_box())
+        page.mouse.click(x, y)
+        page.wait_for_function("([l, h]) => { const p = new URL(location.href).searchParams; "
+                               "return (p.get('layer') || '1') === l && (p.get('head') || '1') === h; }",
+                               arg=[str(layer), str(head)], timeout=30_000)
+        settle(page)
+        heading = page.get_by_text(f"Layer {layer}, head {head}", exact=False).first
+        heading.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / "trained-heads-opened-1280x720.png"))
+        assert page.locator("[data-testid=stException]").count() == 0
+    finally:
+        context.close()

@@ -1,0 +1,237 @@
+"""The Trained heads page: every number is core's (trained_trace, run_trace, head_patterns), the view
+lives in the URL, bad sentences keep the page, and a missing model package is one sentence.
+
+The model is read once per process (core's loader), so these tests share it.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import core.pretrained
+from core import HEADS_WORTH_A_LOOK, MAX_TOKENS, MINILM, AttentionConfig, ConfigError, head_patterns, run_trace
+from core import trained_trace as core_trained_trace
+from core.config import INSTALL_HINT
+from dashboard.links import TRAINED_LINK, url_params
+from tests.core.conftest import needs_model
+
+from .conftest import STEPS, chart, chart_data, messages, no_exception
+
+TEXT = "The cat sat on the mat because it was tired of tokenization."  # "it", and a ## piece
+OTHER = "Students read the article twice."
+
+
+def grid(df, column: str, T: int) -> np.ndarray:
+    out = np.full((T, T), np.nan)
+    out[df["row"].to_numpy(), df["col"].to_numpy()] = df[column].to_numpy()
+    return out
+
+
+def open_page(make_app, query=None):
+    at = make_app(query=query, page="trained_heads")
+    no_exception(at)
+    return at
+
+
+def pills(at) -> list[str]:
+    """The word pieces' pills, as their Markdown labels."""
+    (found,) = [e for e in at.get("button_group") if e.key == "view_piece"]
+    return [option.content for option in found.proto.options]
+
+
+def thumbnails(at) -> dict:
+    """(layer, head) counted from 1 -> that thumbnail's cells."""
+    df = chart(at, "model-view")
+    return {(int(la), int(h)): cells for (la, h), cells in df.groupby(["layer", "head"])}
+
+
+@needs_model
+def test_the_72_thumbnails_are_cores_weights_and_the_pieces_are_shown(make_app):
+    at = open_page(make_app, {"text": TEXT})  # a sentence lesson: the page reads the sidebar's sentence
+    whole = core_trained_trace(TEXT)
+    thumbs = thumbnails(at)
+    assert sorted(thumbs) == [(la, h) for la in range(1, 7) for h in range(1, 13)]
+    for (la, h), cells in thumbs.items():
+        np.testing.assert_allclose(grid(cells, "weight", len(whole.tokens)), whole.weights[la - 1, h - 1], atol=1e-6)
+        assert cells["highlight"].all()  # no filter: every head drawn in full
+    assert pills(at)[:3] == [r":orange[1 \[CLS\]]", "2 the", "3 cat"]
+    assert pills(at)[13:] == [r":blue[14 \#\#ization]", r"15 \.", r":orange[16 \[SEP\]]"]
+    assert "the sidebar's sentence" in " ".join(c.value for c in at.caption)
+    assert "all-MiniLM-L6-v2" in at.markdown[0].value and "only on it" in at.markdown[0].value
+
+
+@needs_model
+def test_the_large_head_is_run_trace_of_that_layer_step_by_step(make_app):
+    at = open_page(make_app, {"sentence": TEXT, "layer": "4", "head": "7"})
+    trace, T, h = run_trace(AttentionConfig.trained(TEXT, 4)), len(core_trained_trace(TEXT).tokens), 6
+    checked = set()
+    for step in STEPS:
+        at.session_state["view_step"] = step
+        at.run()
+        no_exception(at)
+        for meta, df in chart_data(at):
+            lab = meta["lab"]
+            if lab == "model-view":
+                continue
+            if lab in ("qk", "scaled", "masked", "weights"):
+                assert meta["head"] is None  # one spec for every head: a head change swaps the data only
+                field, column = {"qk": ("scores", "qk"), "masked": ("masked", "scaled")}.get(lab, (lab, lab))
+                column = "weight" if lab == "weights" else column
+                np.testing.assert_allclose(grid(df, column, T), getattr(trace, field)[h], rtol=1e-5, atol=1e-6)
+            else:
+                array = trace.heads if lab == "output" else getattr(trace, lab)
+                np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), array[h], rtol=1e-5, atol=1e-6)
+            checked.add(lab)
+    # No mask: step 3 shows the weights alone ("after the mask" would repeat step 2's scaled scores).
+    assert checked == {"q", "k", "v", "qk", "scaled", "weights", "output"}
+
+
+@needs_model
+def test_sentence_layer_and_head_round_trip_through_the_url(make_app):
+    at = open_page(make_app, {"sentence": OTHER, "layer": "3", "head": "5"})
+    assert dict(at.query_params) == {"sentence": OTHER, "layer": "3", "head": "5"}
+    again = open_page(make_app, dict(at.query_params))
+    assert again.text_input(key="trained_box").value == OTHER
+    assert (again.slider(key="view_layer").value, again.slider(key="view_head").value) == (3, 5)
+    whole = core_trained_trace(OTHER)
+    np.testing.assert_allclose(grid(chart(again, "weights"), "weight", len(whole.tokens)), whole.weights[2, 4],
+                               atol=1e-6)
+    # The page's own sentence: typed here, in the URL; the sidebar's lesson is not changed.
+    again.text_input(key="trained_box").input(TEXT).run()
+    assert again.query_params["sentence"] == TEXT and again.session_state["lesson"].text != TEXT
+    # A newer sidebar sentence is followed (and is no page view: the lesson's `text` carries it).
+    again.sidebar.text_input(key="ctl_text").input(OTHER + " Twice.").run()
+    assert again.text_input(key="trained_box").value == OTHER + " Twice."
+    assert "sentence" not in again.query_params and again.query_params["text"] == OTHER + " Twice."
+
+
+@needs_model
+def test_a_trained_lessons_link_opens_this_page_and_only_a_notice_elsewhere(make_app):
+    link = url_params(AttentionConfig.trained(OTHER, layer=2))
+    assert link["source"] == "trained" and link["layer"] == "2"
+    at = open_page(make_app, link)
+    assert at.text_input(key="trained_box").value == OTHER and at.slider(key="view_layer").value == 2
+    assert TRAINED_LINK not in messages(at)  # this page is what the link asked for
+    elsewhere = make_app(query=link, page="masking")
+    no_exception(elsewhere)
+    assert TRAINED_LINK in messages(elsewhere) and elsewhere.session_state["lesson"].source == "text"
+    assert [e.proto.label for e in elsewhere.get("page_link") if e.proto.page == "trained-heads"] == [
+        "Open Trained heads", "For patterns a trained model learned, see Trained heads"]
+
+
+@needs_model
+def test_each_guided_button_opens_its_head(make_app):
+    at = open_page(make_app, {"sentence": TEXT})
+    whole = core_trained_trace(TEXT)
+    for note in HEADS_WORTH_A_LOOK:
+        at.button(key=f"trained_open_{note.layer}_{note.head}").click().run()
+        no_exception(at)
+        assert (at.query_params.get("layer", "1"), at.query_params.get("head", "1")) == (str(note.layer),
+                                                                                         str(note.head))
+        weights = grid(chart(at, "weights"), "weight", len(whole.tokens))
+        np.testing.assert_allclose(weights, whole.weights[note.layer - 1, note.head - 1], atol=1e-6)
+    assert "Caveat" in " ".join(c.value for c in at.caption)
+
+
+@needs_model
+@pytest.mark.parametrize("pattern, threshold", [("previous", 0.5), ("cls", 0.7), ("spread", 0.9)])
+def test_the_pattern_filter_highlights_exactly_the_heads_that_pass(make_app, pattern, threshold):
+    at = open_page(make_app, {"sentence": TEXT, "pattern": pattern, "at": str(threshold)})
+    expected = head_patterns(core_trained_trace(TEXT).weights)[pattern] >= threshold  # (6, 12)
+    assert 0 < expected.sum() < expected.size, "the case should separate some heads from the others"
+    shown = {key: bool(cells["highlight"].iloc[0]) for key, cells in thumbnails(at).items()}
+    assert all(cells["highlight"].nunique() == 1 for cells in thumbnails(at).values())
+    assert shown == {(la + 1, h + 1): bool(expected[la, h]) for la in range(6) for h in range(12)}
+    assert f"Highlighted: {expected.sum()} of 72 heads" in " ".join(c.value for c in at.caption)
+
+
+@needs_model
+def test_the_patterns_table_is_core_head_patterns(make_app):
+    at = open_page(make_app, {"sentence": TEXT})
+    (table,) = [d.value for d in at.dataframe]
+    measured = head_patterns(core_trained_trace(TEXT).weights)
+    for name, column in (("previous", "previous"), ("cls", "[CLS]"), ("self", "itself"), ("entropy", "entropy (nats)")):
+        np.testing.assert_allclose(table[column].to_numpy(), measured[name].reshape(-1), rtol=1e-6)
+
+
+BAD = [("", "The text is empty"), ("a " * (MAX_TOKENS - 1), f"at most {MAX_TOKENS}"), ("x" * 2001, "at most 2,000")]
+
+
+@needs_model
+@pytest.mark.parametrize("typed, words", BAD, ids=["empty", "65 pieces", "2001 chars"])
+def test_a_sentence_the_model_cannot_read_keeps_the_page(make_app, typed, words):
+    at = open_page(make_app, {"sentence": OTHER})
+    with pytest.raises(ConfigError) as err:
+        AttentionConfig.trained(typed)
+    at.text_input(key="trained_box").input(typed).run()
+    no_exception(at)
+    assert str(err.value) in messages(at) and words in messages(at)
+    assert at.query_params["sentence"] == OTHER and at.session_state["trained_sentence"] == OTHER
+    assert len(thumbnails(at)) == MINILM.layers * MINILM.heads
+
+
+def test_without_the_model_package_the_page_says_how_to_install_it(make_app, monkeypatch):
+    monkeypatch.setattr(core.pretrained, "MINILM", dataclasses.replace(MINILM, module="gt_no_such_model"))
+    at = open_page(make_app)
+    assert [e.value for e in at.error] == [INSTALL_HINT] and not chart_data(at)
+    other = make_app(page="attention")
+    no_exception(other)
+    assert chart_data(other) and not other.error
+    assert [e.proto.page for e in other.get("page_link")] == ["trained-heads"]
+
+
+HOSTILE = ["<img src=x onerror=alert(1)> [y](javascript:alert(1)) :red[z] $x$ **bold** `code`",
+           "The 🐱 sat on the 🧶 {{datum.x}} \"+alert(1)+\""]
+
+
+@needs_model
+@pytest.mark.parametrize("typed", HOSTILE, ids=["markup", "emoji and expressions"])
+def test_typed_markup_shows_as_plain_word_pieces(make_app, typed):
+    at = open_page(make_app)
+    at.text_input(key="trained_box").input(typed).run()
+    no_exception(at)
+    tokens = AttentionConfig.trained(typed).tokens
+    # Every piece is one pill whose punctuation is escaped: nothing becomes a link, a directive or maths.
+    labels = pills(at)
+    assert len(labels) == len(tokens)
+    for i, (piece, label) in enumerate(zip(tokens, labels, strict=True)):
+        escaped = "".join(f"\\{c}" if c in r"""!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~""" else c for c in piece)
+        assert label in (f"{i + 1} {escaped}", f":orange[{i + 1} {escaped}]", f":blue[{i + 1} {escaped}]")
+    assert len(thumbnails(at)[(1, 1)]) == len(tokens) ** 2  # the model read these pieces
+
+
+@needs_model
+def test_a_picked_word_piece_shows_its_row_of_the_open_head(make_app):
+    at = open_page(make_app, {"sentence": TEXT, "piece": "9", "layer": "6", "head": "12"})  # piece 9: "it"
+    bars = chart(at, "piece-row")
+    np.testing.assert_allclose(bars["weight"].to_numpy(), core_trained_trace(TEXT).weights[5, 11, 8], atol=1e-6)
+    assert at.query_params["piece"] == "9"
+    at.text_input(key="trained_box").input(OTHER).run()  # another sentence: the pick belonged to the old one
+    assert "piece" not in at.query_params and not [m for m, _ in chart_data(at) if m.get("lab") == "piece-row"]
+
+
+@needs_model
+def test_the_model_is_read_once_for_every_session_and_sentence(make_app, monkeypatch):
+    import core.bert
+
+    reads, real = [], core.bert.read_weights
+    monkeypatch.setattr(core.bert, "read_weights", lambda folder: reads.append(folder) or real(folder))
+    core.bert._load.cache_clear()  # as a fresh server: the next trace reads the model's file
+    for text in ("A first new sentence for the model.", "And a second one, in another session."):
+        at = open_page(make_app, {"sentence": text})  # new sessions, sentences no cache holds yet
+        at.slider(key="view_layer").set_value(4).run()
+    assert len(reads) == 1
+
+
+@needs_model
+@pytest.mark.parametrize("link, words", [
+    ({"layer": "9"}, "asks for layer '9', which this page does not have"),
+    ({"head": "0"}, "asks for head '0', which this page does not have"),
+    ({"pattern": "verbs"}, "which this page does not have"),
+    ({"sentence": "a " * MAX_TOKENS}, "The link's sentence cannot be read"),
+])
+def test_a_view_link_the_page_cannot_show_says_so(make_app, link, words):
+    at = open_page(make_app, link)
+    assert words in messages(at) and len(thumbnails(at)) == MINILM.layers * MINILM.heads
+    assert not set(link) & set(at.query_params)
