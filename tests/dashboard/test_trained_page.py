@@ -79,12 +79,17 @@ def test_the_large_head_is_run_trace_of_that_layer_step_by_step(make_app):
                 field, column = {"qk": ("scores", "qk"), "masked": ("masked", "scaled")}.get(lab, (lab, lab))
                 column = "weight" if lab == "weights" else column
                 np.testing.assert_allclose(grid(df, column, T), getattr(trace, field)[h], rtol=1e-5, atol=1e-6)
+            elif lab == "qkv":  # Q, K and V side by side: columns q1.., k1.., v1.. (the first 64 of d_k 32 each)
+                for name in "qkv":
+                    part = df[df["col_label"].str.startswith(name)]
+                    np.testing.assert_allclose(part["value"].to_numpy().reshape(T, -1), getattr(trace, name)[h],
+                                               rtol=1e-5, atol=1e-6)
             else:
-                array = trace.heads if lab == "output" else getattr(trace, lab)
-                np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), array[h], rtol=1e-5, atol=1e-6)
+                assert lab == "output"
+                np.testing.assert_allclose(df["value"].to_numpy().reshape(T, -1), trace.heads[h], rtol=1e-5, atol=1e-6)
             checked.add(lab)
     # No mask: step 3 shows the weights alone ("after the mask" would repeat step 2's scaled scores).
-    assert checked == {"q", "k", "v", "qk", "scaled", "weights", "output"}
+    assert checked == {"qkv", "qk", "scaled", "weights", "output"}
 
 
 @needs_model
