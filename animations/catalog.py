@@ -1,4 +1,7 @@
-"""The scenes a lecture is made of, by name. No manim import: the dashboard reads this."""
+"""The scenes a lecture is made of, by name, and the qualities they render at. No manim import:
+the dashboard reads this."""
+
+from typing import NamedTuple
 
 # name -> (module, class); the lecture plays them in this order
 SCENES: dict[str, tuple[str, str]] = {
@@ -14,7 +17,33 @@ DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "multihead": "d_model splits into h heads, each with its own weights; concatenated, then mixed by W_O.",
     "scaling": "Why divide by √d_k: without it, softmax saturates into one-hot as d_k grows.",
 }
-QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality"}
+
+
+class Quality(NamedTuple):
+    width: int  # pixels
+    height: int
+    fps: int
+    label: str  # for people: the dashboard's choice and the CLI's help
+
+    def manim_config(self) -> dict:
+        """The settings manim renders with (the frame stays 16:9, 8 units high: text keeps its size)."""
+        return {"pixel_width": self.width, "pixel_height": self.height, "frame_rate": self.fps}
+
+
+# Seconds to render each scene for the default lesson, narrated (speech not yet cached), from
+# start to a playable video: benchmarks/render_bench.py on the 2-core development machine, shared
+# with other jobs (provisional). The dashboard quotes them as the wait to expect.
+RENDER_SECONDS = {
+    "low": {"scores": 12, "masking": 13, "multihead": 9, "scaling": 8},
+    "class": {"scores": 120, "masking": 130, "multihead": 90, "scaling": 80},
+}
+
+QUALITIES = {  # "low" is the quick default; "class" is for a projector
+    "low": Quality(854, 480, 15, "fast (480p, 15 fps)"),
+    "class": Quality(1920, 1080, 30, "class (1080p, 30 fps)"),
+    "medium": Quality(1280, 720, 30, "medium (720p, 30 fps)"),
+    "high": Quality(1920, 1080, 60, "high (1080p, 60 fps)"),
+}
 
 
 def scene_name(name: str) -> str:
