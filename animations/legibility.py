@@ -2,11 +2,11 @@
 
 Sizes are the height of a capital or a digit, in frame units (the frame is 8 units high, so at
 1080p one unit is 135 px). A character is read comfortably when it subtends at least 16 minutes
-of arc (ISO 9241-303 and ANSI/HFES 100 give 16' as the least character height for reading,
-20-22' preferred): 2.0 % of the picture's height (cell numbers) does so out to about four
-picture heights, 2.4 % (everything else) out to about five; a picture 1.5 m high is then read
-from 6-7 m. Contrast is WCAG 2.x's ratio of relative luminances, at least 4.5:1 (level AA for
-normal text), for text on the background and for a number on its cell.
+of arc (ISO 9241-3: "the minimum character height shall be 16 minutes of arc", 20-22'
+preferred; NUREG-0700 says the same). 2.0 % of the picture's height (cell numbers) does so out
+to about 4.4 picture heights, 2.4 % (everything else) out to about 5.2: for a picture 1.5 m
+high, 6.5 m and 7.5 m. Contrast is WCAG 2.x's ratio of relative luminances, at least 4.5:1
+(level AA for normal text), for text on the background and for a number on its cell.
 
 Plain numbers and hex strings only: no manim here.
 """
@@ -44,7 +44,8 @@ def least_font_size(height: float) -> float:
 
 
 def _linear(channel: float) -> float:
-    """sRGB to linear light (WCAG 2.x's formula, with its 0.03928 threshold as 0.04045)."""
+    """sRGB to linear light (WCAG 2.x's formula; its 0.03928 threshold and sRGB's 0.04045 agree on
+    every 8-bit value)."""
     return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
 
 

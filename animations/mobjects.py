@@ -18,7 +18,7 @@ from .legibility import MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast, digit_heig
 MAX_SHOWN = 8  # tokens (rows/columns) a grid shows; more would not be legible on a projector
 NUMBER_FONT = math.ceil(least_font_size(MIN_NUMBER_HEIGHT))  # 16: the least size of a number in a cell
 TEXT_FONT = math.ceil(least_font_size(MIN_TEXT_HEIGHT))  # 19: the least size of any other text
-NUMBER_ROOM = 0.92  # a number may fill this share of its cell's width
+NUMBER_ROOM = 0.88  # a number may fill this share of its cell's width (more and neighbours run together)
 LABEL_BUFF = 0.12  # between a grid and its token labels
 MINUS_INF = "−∞"
 
@@ -49,14 +49,18 @@ class Label(VMobject):
         return self.built_size * max(self.width, self.height) / self.built_extent
 
 
-@lru_cache(maxsize=4096)
-def _template(text: str, size: int, font: str, weight: str) -> Label:
-    glyphs = Text(text, font=font, font_size=size, weight=weight)
+def _flat(glyphs, text: str, size: int) -> Label:
+    """The glyphs' outlines as one Label."""
     mob = Label(text, size)
     for glyph in glyphs.family_members_with_points():
         mob.append_points(glyph.points)  # each glyph (and each hole) stays its own closed subpath
     mob.built_extent = max(mob.width, mob.height) if mob.has_points() else 0.0
     return mob.set_stroke(width=0).set_fill(style.TEXT_LIGHT, opacity=1)
+
+
+@lru_cache(maxsize=4096)
+def _template(text: str, size: int, font: str, weight: str) -> Label:
+    return _flat(Text(text, font=font, font_size=size, weight=weight), text, size)
 
 
 def label(text: str, size: int = 24, color: str = style.TEXT_LIGHT, mono: bool = False,
@@ -76,9 +80,15 @@ def number(value: float, size: int, color: str = style.TEXT_LIGHT) -> Label:
     return mob
 
 
-def formula(markup: str, size: int = 26, color: str = style.TEXT_LIGHT) -> MarkupText:
-    """A formula in Pango markup, e.g. `Q·K<sup>T</sup> / √d<sub>k</sub>` (no LaTeX)."""
-    return MarkupText(markup, font=style.FONT, font_size=size, color=color)
+@lru_cache(maxsize=256)
+def _formula(markup: str, size: int) -> Label:
+    return _flat(MarkupText(markup, font=style.FONT, font_size=size), markup, size)
+
+
+def formula(markup: str, size: int = 26, color: str = style.TEXT_LIGHT) -> Label:
+    """A formula in Pango markup, e.g. `Q·K<sup>T</sup> / √d<sub>k</sub>` (no LaTeX), as one Label
+    (`.text` holds the markup): built once, copied afterwards, as label() does."""
+    return _formula(markup, int(size)).copy().set_fill(color, opacity=1)
 
 
 def ink_for(fill: str) -> str:
