@@ -30,12 +30,12 @@ class Quality(NamedTuple):
         return {"pixel_width": self.width, "pixel_height": self.height, "frame_rate": self.fps}
 
 
-# Seconds to render each scene for the default lesson, narrated (speech not yet cached), from
-# start to a playable video: benchmarks/render_bench.py on the 2-core development machine, shared
-# with other jobs (provisional). The dashboard quotes them as the wait to expect.
+# Seconds to render each scene for the default lesson, narrated, from start to a playable video:
+# `benchmarks/render_bench.py --class-vs-low` on the 2-core development machine while other jobs
+# ran on it (load 4-8), 2026-11-29: provisional. The dashboard quotes them as the wait to expect.
 RENDER_SECONDS = {
-    "low": {"scores": 12, "masking": 13, "multihead": 9, "scaling": 8},
-    "class": {"scores": 120, "masking": 130, "multihead": 90, "scaling": 80},
+    "low": {"scores": 28, "masking": 28, "multihead": 36, "scaling": 35},
+    "class": {"scores": 85, "masking": 135, "multihead": 68, "scaling": 114},
 }
 
 QUALITIES = {  # "low" is the quick default; "class" is for a projector

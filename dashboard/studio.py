@@ -66,7 +66,9 @@ def wait_text(scene: str, quality: str) -> str:
     seconds = known.get(scene) or (sum(known.values()) / len(known) if known else 0)  # a scene not measured: a mean
     if not seconds:
         return "time not measured"
-    return f"about {round(seconds / 10) * 10:.0f} s" if seconds < 90 else f"about {round(seconds / 60):.0f} min"
+    if seconds < 60:
+        return f"about {int(seconds / 10 + 0.5) * 10} s"
+    return f"about {int(seconds / 30 + 0.5) / 2:g} min"  # to the half minute
 
 
 def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False, voice: Voice | None = NARRATOR,
@@ -186,7 +188,7 @@ def quality_control(scene: str):
                   "projector, several times slower to make; `make lecture` makes the default lesson's the night "
                   "before.")
     st.caption(" · ".join(f"{QUALITIES[q].label}: {wait_text(scene, q)}" for q in CHOICES)
-               + " on a 2-core laptop with nothing else rendering.")
+               + " (measured on a 2-core machine for the default lesson; longer while other videos render).")
 
 
 def render_with_my_settings(cfg: AttentionConfig):
