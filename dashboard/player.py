@@ -71,10 +71,10 @@ export default function ({ data, parentElement }) {
     const last = mine.getBoundingClientRect();
     const picture = video.getBoundingClientRect();
     const rest = (last.bottom - first.top) - picture.height;
-    const room = window.innerHeight - top - rest - 16;
-    video.style.maxHeight = Math.max(data.least || 0, Math.floor(room)) + "px";
-    video.style.width = "auto";
-    video.style.maxWidth = "100%";
+    const room = Math.max(data.least || 0, window.innerHeight - top - rest - 16);  // for the picture's height
+    const aspect = video.videoWidth && video.videoHeight ? video.videoWidth / video.videoHeight : 16 / 9;
+    video.style.width = Math.floor(Math.min(video.parentElement.clientWidth, room * aspect)) + "px";
+    video.style.height = "auto";
     video.style.margin = "0 auto";
     video.style.display = "block";
   };
