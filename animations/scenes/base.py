@@ -71,8 +71,9 @@ class LessonScene(Scene):
         """Record a grid as drawn (tests compare its numbers with run_trace) and return it; the
         footnote says so when its cells are too small for legible numbers."""
         self.grids.append(grid)
-        if getattr(grid, "numbers_dropped", False) and self.section_names[-1] not in self.colour_only_steps:
-            self.colour_only_steps.append(self.section_names[-1])
+        step = self.section_names[-1] if self.section_names else ""
+        if getattr(grid, "numbers_dropped", False) and step not in self.colour_only_steps:
+            self.colour_only_steps.append(step)
             new = footnote.build(footnote.join(self._note_text, footnote.COLOUR_ONLY), CONTENT_WIDTH)
             if self._note is not None:
                 self.remove(self._note)
