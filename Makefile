@@ -55,8 +55,12 @@ classroom: $(STAMP)
 hall: $(STAMP)
 	$(PY) -m hall $(if $(WORKERS),--workers $(WORKERS)) $(if $(RENDER_WORKERS),--render-workers $(RENDER_WORKERS))
 
+# The default lesson's lecture videos, narrated: class quality (1080p, 30 fps: sharp on a projector;
+# start it the night before, see the README) unless QUALITY=low (480p, 15 fps, minutes). The renders
+# also land in the dashboard's cache (media/renders), so its Lecture page plays them at once.
+QUALITY ?= class
 lecture: $(STAMP)
-	$(PY) -m animations lecture --quality low --out media/lecture
+	$(PY) -m animations lecture --quality $(QUALITY) --out media/lecture
 
 bench: $(STAMP)
 	@for b in benchmarks/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done

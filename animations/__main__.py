@@ -2,7 +2,7 @@
 
     python -m animations render --scene masking --preset default --quality low --out DIR
     python -m animations render --scene scores --config lesson.json --quality medium --out DIR
-    python -m animations lecture --quality low --out media/lecture [--voice none] [--rate 0.8]
+    python -m animations lecture --quality class --out media/lecture [--voice none] [--rate 0.8]
 
 Narrated by default (Piper's "joe" voice, a little slower than his own pace); `--voice none`
 makes silent videos.
@@ -71,7 +71,8 @@ def main(argv=None) -> int:
     source.add_argument("--config", help="a JSON file of lesson settings (AttentionConfig.to_json)")
     lecture = sub.add_parser("lecture", help="render every scene with the default lesson")
     for p in (one, lecture):
-        p.add_argument("--quality", default="low", choices=list(QUALITIES))
+        p.add_argument("--quality", default="low", choices=list(QUALITIES),
+                       help="; ".join(f"{name}: {q.label}" for name, q in QUALITIES.items()))
         p.add_argument("--out", type=Path, default=Path("media/lecture"))
         p.add_argument("--media", type=Path, default=DEFAULT_MEDIA, help="render cache folder")
         p.add_argument("--timeout", type=float, default=600.0, help="seconds per scene")

@@ -45,7 +45,7 @@ def main(job_path: str) -> int:
     from manim import tempconfig
 
     cls = _scene_class(job)
-    options = {"quality": job["quality"], "media_dir": job["media_dir"], "output_file": job["output_name"],
+    options = {**job["quality"], "media_dir": job["media_dir"], "output_file": job["output_name"],
                "save_sections": True, "disable_caching": True, "progress_bar": "none", "verbosity": "INFO",
                "write_to_movie": True}
     with tempconfig(options):

@@ -6,15 +6,20 @@ Pango `Text` costs milliseconds and a scene draws hundreds of cells.
 """
 
 import math
+import re
 from functools import lru_cache
 
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Text, VGroup, VMobject
 
 from . import style
+from .legibility import MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast, digit_height, least_font_size
 
-MAX_SHOWN = 8  # tokens (rows/columns) a grid shows; more would not be legible at 480p
-MIN_NUMBER_FONT = 14  # below this a number is a smudge at 480p: show colour only
+MAX_SHOWN = 8  # tokens (rows/columns) a grid shows; more would not be legible on a projector
+NUMBER_FONT = math.ceil(least_font_size(MIN_NUMBER_HEIGHT))  # 16: the least size of a number in a cell
+TEXT_FONT = math.ceil(least_font_size(MIN_TEXT_HEIGHT))  # 19: the least size of any other text
+NUMBER_ROOM = 0.88  # a number may fill this share of its cell's width (more and neighbours run together)
+LABEL_BUFF = 0.12  # between a grid and its token labels
 MINUS_INF = "−∞"
 
 
@@ -30,42 +35,66 @@ class Label(VMobject):
 
     A `Text` is a group of glyph objects whose copy (every Transform and FadeIn copies)
     costs ~2 ms; one VMobject holding the same outlines copies ~100 times faster.
+    `font_size` follows any scaling since it was built (a quarter turn keeps it).
     """
 
-    def __init__(self, text: str = "", **kwargs):
+    def __init__(self, text: str = "", size: float = 0.0, **kwargs):
         super().__init__(**kwargs)
-        self.text = text
+        self.text, self.built_size, self.built_extent = text, size, 0.0
+
+    @property
+    def font_size(self) -> float:
+        if not self.built_extent:
+            return self.built_size
+        return self.built_size * max(self.width, self.height) / self.built_extent
+
+
+def _flat(glyphs, text: str, size: int) -> Label:
+    """The glyphs' outlines as one Label."""
+    mob = Label(text, size)
+    for glyph in glyphs.family_members_with_points():
+        mob.append_points(glyph.points)  # each glyph (and each hole) stays its own closed subpath
+    mob.built_extent = max(mob.width, mob.height) if mob.has_points() else 0.0
+    return mob.set_stroke(width=0).set_fill(style.TEXT_LIGHT, opacity=1)
 
 
 @lru_cache(maxsize=4096)
 def _template(text: str, size: int, font: str, weight: str) -> Label:
-    glyphs = Text(text, font=font, font_size=size, weight=weight)
-    mob = Label(text)
-    for glyph in glyphs.family_members_with_points():
-        mob.append_points(glyph.points)  # each glyph (and each hole) stays its own closed subpath
-    return mob.set_stroke(width=0).set_fill(style.TEXT_LIGHT, opacity=1)
+    return _flat(Text(text, font=font, font_size=size, weight=weight), text, size)
 
 
 def label(text: str, size: int = 24, color: str = style.TEXT_LIGHT, mono: bool = False,
           bold: bool = False) -> Label:
-    """Text without LaTeX, built once per (string, size) and copied afterwards."""
+    """Text without LaTeX, built once per (string, size) and copied afterwards. A role colour is
+    drawn in its variant for text on the dark background (style.text_color: the query's blue is
+    lightened to 4.5:1)."""
     font = style.MONO_FONT if mono else style.FONT
-    return _template(str(text), int(size), font, "BOLD" if bold else "NORMAL").copy().set_fill(color, opacity=1)
+    mob = _template(str(text), int(size), font, "BOLD" if bold else "NORMAL").copy()
+    return mob.set_fill(style.text_color(color), opacity=1)
 
 
-def formula(markup: str, size: int = 26, color: str = style.TEXT_LIGHT) -> MarkupText:
-    """A formula in Pango markup, e.g. `Q·K<sup>T</sup> / √d<sub>k</sub>` (no LaTeX)."""
-    return MarkupText(markup, font=style.FONT, font_size=size, color=color)
+def number(value: float, size: int, color: str = style.TEXT_LIGHT) -> Label:
+    """A value as every grid prints it (see fmt), marked as a number for the legibility checks."""
+    mob = label(fmt(value), size, color)
+    mob.tier = "number"
+    return mob
 
 
-def _luminance(color: str) -> float:
-    r, g, b = style._hex_to_rgb(color)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+@lru_cache(maxsize=256)
+def _formula(markup: str, size: int) -> Label:
+    return _flat(MarkupText(markup, font=style.FONT, font_size=size), markup, size)
+
+
+def formula(markup: str, size: int = 26, color: str = style.TEXT_LIGHT) -> Label:
+    """A formula in Pango markup, e.g. `Q·K<sup>T</sup> / √d<sub>k</sub>` (no LaTeX), as one Label
+    (`.text` holds the markup): built once, copied afterwards, as label() does."""
+    return _formula(markup, int(size)).copy().set_fill(color, opacity=1)
 
 
 def ink_for(fill: str) -> str:
-    """Dark text on light cells, light text on dark ones."""
-    return style.TEXT_DARK if _luminance(fill) > 0.45 else style.TEXT_LIGHT
+    """Black or white, whichever has the higher WCAG contrast with the cell (at least 4.58:1)."""
+    dark, light = contrast(style.INK_DARK, fill), contrast(style.INK_LIGHT, fill)
+    return style.INK_DARK if dark >= light else style.INK_LIGHT
 
 
 def weight_color(w: float) -> str:
@@ -90,21 +119,29 @@ class AttentionGrid(VGroup):
 
     `kind` picks the colour scale: "weights" (viridis, 0..1), "scores" (diverging),
     or a role colour ("vector") for Q/K/V rows. `tag` says which array the values came
-    from, so tests can compare what is drawn with `run_trace`.
+    from, so tests can compare what is drawn with `run_trace`. `fit_height`: the height the
+    squares and the column labels above them may take together; the cells shrink to fit it
+    (a scene that shrank the whole grid afterwards would shrink its numbers below legibility).
     """
 
     def __init__(self, values, row_labels=(), col_labels=(), kind="weights", cell=0.74,
-                 show_numbers=None, color=style.QUERY, limit=None, tag=None, label_size=20, mask=None):
+                 show_numbers=None, color=style.QUERY, limit=None, tag=None, label_size=20, mask=None,
+                 fit_height=None):
         super().__init__()
         self.values = np.asarray(values, dtype=float)
         if self.values.ndim == 1:
             self.values = self.values[None, :]
         self.kind, self.tag = kind, tag
         cell_w, cell_h = cell if isinstance(cell, tuple) else (cell, cell)  # a pair: wide matrices
-        self.cell = cell_w
         rows, cols = self.values.shape
-        self.font_size = min(20, round(min(cell_w, cell_h * 1.4) * 23))
-        self.show_numbers = self.font_size >= MIN_NUMBER_FONT if show_numbers is None else show_numbers
+        label_size = max(TEXT_FONT, label_size)
+        if fit_height is not None and len(col_labels):
+            shrink = _shrink_to_fit(col_labels, label_size, cell_w, cell_h, rows, fit_height)
+            cell_w, cell_h = cell_w * shrink, cell_h * shrink
+        self.cell = cell_w
+        self.font_size = number_size(self.values, cell_w, cell_h)
+        self.show_numbers = self.font_size >= NUMBER_FONT if show_numbers is None else show_numbers
+        self.numbers_dropped = not self.show_numbers and self.font_size < NUMBER_FONT  # the footnote says so
         limit = limit if limit is not None else score_limit(self.values)
         self.squares, self.numbers = VGroup(), VGroup()
         self.square_rows, self.number_rows = [], []
@@ -118,14 +155,13 @@ class AttentionGrid(VGroup):
                 sq.set_fill(fill, opacity=1).move_to(RIGHT * j * cell_w + DOWN * i * cell_h)
                 row_sq.add(sq)
                 if self.show_numbers:
-                    row_num.add(label(fmt(self.values[i, j]), self.font_size, ink_for(fill)).move_to(sq))
+                    row_num.add(number(self.values[i, j], self.font_size, ink_for(fill)).move_to(sq))
             self.squares.add(row_sq)
             self.numbers.add(row_num)
             self.square_rows.append(row_sq)
             self.number_rows.append(row_num)
         self.add(self.squares, self.numbers)
-        label_size = min(label_size, round(cell_h * 40))  # a row label never outgrows its row
-        self.row_labels = VGroup(*[label(t, label_size).next_to(self.square_rows[i], LEFT, buff=0.12)
+        self.row_labels = VGroup(*[label(t, label_size).next_to(self.square_rows[i], LEFT, buff=LABEL_BUFF)
                                    for i, t in enumerate(row_labels)])
         self.col_labels = VGroup(*[self._col_label(t, j, label_size) for j, t in enumerate(col_labels)])
         self.add(self.row_labels, self.col_labels)
@@ -141,9 +177,9 @@ class AttentionGrid(VGroup):
 
     def _col_label(self, text, j, size):
         mob = label(text, size)
-        if mob.width > self.cell * 0.8:  # long words stand upright above their column
+        if _upright(mob, self.cell):
             mob.rotate(math.pi / 2)
-        return mob.next_to(self.square_rows[0][j], UP, buff=0.12)
+        return mob.next_to(self.square_rows[0][j], UP, buff=LABEL_BUFF)
 
     def row(self, i) -> VGroup:
         return VGroup(self.square_rows[i], self.number_rows[i])
@@ -161,6 +197,31 @@ class AttentionGrid(VGroup):
         return self.built_fills
 
 
+def _upright(mob, cell: float) -> bool:
+    """Long words stand upright above their column."""
+    return mob.width > cell * 0.8
+
+
+def _shrink_to_fit(col_labels, size, cell_w, cell_h, rows, fit_height) -> float:
+    """How much the cells shrink so that rows of them and the column labels (upright ones are
+    taller) fit in `fit_height` (1: they fit as they are)."""
+    labels = [label(t, size) for t in col_labels]
+    shrink = 1.0
+    for _ in range(2):  # smaller cells may stand more labels upright: look again once
+        tallest = max(m.width if _upright(m, cell_w * shrink) else m.height for m in labels)
+        shrink = min(1.0, (fit_height - tallest - LABEL_BUFF) / (rows * cell_h))
+    return shrink
+
+
+def number_size(values, cell_w: float, cell_h: float, largest: int = 20) -> int:
+    """The font size at which every number of `values` fits its cell (NUMBER_ROOM of its width,
+    half its height), up to `largest`; below NUMBER_FONT the grid shows colour only."""
+    shapes = {re.sub(r"\d", "0", fmt(v)) for v in np.unique(np.asarray(values, dtype=float))}  # tabular digits
+    widest = max(label(shape, largest).width for shape in shapes)
+    tallest = digit_height(largest)
+    return min(largest, math.floor(largest * min(NUMBER_ROOM * cell_w / widest, 0.5 * cell_h / tallest)))
+
+
 def bar_row(weights, width=4.0, height=1.6, color=style.KEY, size=16, tag=None) -> VGroup:
     """Vertical bars of `weights` (0..1), each labelled with its value where it fits."""
     n = len(weights)
@@ -172,7 +233,7 @@ def bar_row(weights, width=4.0, height=1.6, color=style.KEY, size=16, tag=None) 
         bar.set_fill(color, opacity=1).move_to(RIGHT * j * slot, aligned_edge=DOWN)
         group.bars.add(bar)
         if slot >= 0.45:
-            group.texts_drawn.add(label(fmt(w), size).next_to(RIGHT * j * slot + UP * height, UP, buff=0.05))
+            group.texts_drawn.add(number(w, size).next_to(RIGHT * j * slot + UP * height, UP, buff=0.05))
     base = Rectangle(width=width, height=0.02, stroke_width=0).set_fill(style.TEXT_LIGHT, opacity=1)
     base.next_to(group.bars, DOWN, buff=0).align_to(group.bars, LEFT).shift(LEFT * slot * 0.15)
     group.add(group.bars, group.texts_drawn, base)

@@ -141,7 +141,7 @@ def render(scene: str, cfg, quality: str = "low", on_progress=None, timeout: flo
 
 def _run_worker(work: Path, name, cfg, quality, on_progress, timeout, voice, tts_dir):
     module, cls = SCENES[name]
-    job = {"module": module, "class": cls, "config": cfg.to_json(), "quality": QUALITIES[quality],
+    job = {"module": module, "class": cls, "config": cfg.to_json(), "quality": QUALITIES[quality].manim_config(),
            "media_dir": str(work / "manim"), "output_name": name, "tts_dir": str(tts_dir),
            "voice": {"name": voice.name, "rate": voice.rate} if voice else None}
     job_path = work / "job.json"

@@ -14,6 +14,17 @@ HIGHLIGHT = "#F0E442"  # yellow
 MASKED = "#7F7F7F"  # grey: a blocked cell
 TEXT_DARK = "#1A1A1A"
 TEXT_LIGHT = "#F5F5F5"
+# The videos' text on their dark background (#111111), each at least 4.5:1 (WCAG AA; see
+# animations/legibility.py): QUERY itself gives 3.6:1, so query-blue text is QUERY lightened 20 %
+# toward white (5.2:1); footnotes are a light grey (7.2:1) rather than MASKED (4.7:1), since a
+# projector in a lit room loses contrast that a screen keeps.
+QUERY_TEXT = "#338EC1"
+NOTE_TEXT = "#A0A0A0"
+# Numbers on coloured cells: pure black or white, whichever contrasts more with the cell. Every
+# colour has at least 4.58:1 (the square root of 21) with one of the two; #1A1A1A / #F5F5F5
+# fall to 4.0:1 on viridis's middle teal.
+INK_DARK = "#000000"
+INK_LIGHT = "#FFFFFF"
 
 # Altair / Vega scheme names, and the same scales as colour stops for manim to interpolate.
 WEIGHT_SCHEME = "viridis"  # sequential, weights in 0..1
@@ -29,6 +40,11 @@ SCORE_STOPS = (  # blueorange, scores −limit (blue) .. 0 .. +limit (orange)
 
 FONT = "DejaVu Sans"  # present on Debian and legible on a projector
 MONO_FONT = "DejaVu Sans Mono"
+
+
+def text_color(color: str) -> str:
+    """A role colour as text on the videos' dark background (the query's blue is lightened)."""
+    return QUERY_TEXT if color.upper() == QUERY else color
 
 
 def _hex_to_rgb(color: str) -> tuple[float, float, float]:

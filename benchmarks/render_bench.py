@@ -8,7 +8,13 @@ video. A narrated video is longer (the voice sets the pace), so compare factors,
 "cached": narrated again with the speech already cached (a lesson rendered before; Piper idle).
 Goals: narrated lecture factor <= 0.5; narration adds at most 15 % to the factor; cache hit < 0.2 s.
 
+`--class-vs-low`: instead, each scene narrated at class quality (1080p30, what `make lecture`
+renders) and at 480p15 one after the other (which goes first alternates), the speech cached for
+both (a first 480p render speaks it): render ÷ video for each, and class ÷ low, the price of
+a projector's picture measured against the fast render in the same run.
+
     .venv/bin/python benchmarks/render_bench.py [--quality low] [--scene NAME ...]
+    .venv/bin/python benchmarks/render_bench.py --class-vs-low [--scene NAME ...]
 """
 
 import argparse
@@ -44,14 +50,39 @@ def timed(name, quality, media, voice) -> tuple[float, float, float]:
     return seconds, video_seconds(movie), time.perf_counter() - start
 
 
+def class_vs_low(scenes) -> None:
+    """Per scene: narrated at 480p and at class quality, speech cached, one after the other."""
+    totals = {"low": [0.0, 0.0], "class": [0.0, 0.0]}
+    print(f"{'scene':<10} {'quality':>8} {'render s':>9} {'video s':>8} {'factor':>7}")
+    with tempfile.TemporaryDirectory(prefix="render-bench-") as media:
+        for n, name in enumerate(scenes):
+            render(name, PRESETS["default"], "low", media_dir=media, voice=NARRATOR)  # speaks: the speech is cached
+            shutil.rmtree(Path(media) / "renders")
+            seconds = {}
+            for quality in ("low", "class") if n % 2 else ("class", "low"):
+                seconds[quality], video, _ = timed(name, quality, media, NARRATOR)
+                totals[quality][0] += seconds[quality]
+                totals[quality][1] += video
+                print(f"{name:<10} {quality:>8} {seconds[quality]:9.1f} {video:8.1f} {seconds[quality] / video:7.2f}")
+            print(f"{name:<10} {'class/low':>8} {seconds['class'] / seconds['low']:9.1f}")
+    for quality, (r, v) in totals.items():
+        print(f"{'lecture':<10} {quality:>8} {r:9.1f} {v:8.1f} {r / v:7.2f}")
+    print(f"class quality takes {totals['class'][0] / totals['low'][0]:.1f}x the 480p time "
+          f"({totals['class'][0] / 60:.1f} min for the whole lecture, speech cached)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quality", default="low", choices=list(QUALITIES))
     parser.add_argument("--scene", nargs="*", default=list(LECTURE))
+    parser.add_argument("--class-vs-low", action="store_true", help="class quality against 480p, narrated")
     args = parser.parse_args()
     if missing():
         print(missing())
         return 1
+    if args.class_vs_low:
+        class_vs_low(args.scene)
+        return 0
     totals = {"silent": [0.0, 0.0], "narrated": [0.0, 0.0], "cached": [0.0, 0.0]}
     hits = []
     print(f"{'scene':<10} {'':>9} {'render s':>9} {'video s':>8} {'factor':>7}")

@@ -1,10 +1,11 @@
 """Lecture videos inside the dashboard: one render service for every browser session.
 
 The service (animations.backend.make_service: in this process, or the hall's RQ workers) queues
-renders, shares identical requests, caps its disk cache and survives restarts; this module
-holds one per server and draws its state: a
-render button with a narration toggle and a progress bar, the finished video (with sound and
-subtitles) labelled with the lesson it shows, a retry on failure.
+renders, shares identical requests, caps its disk cache and survives restarts; this module holds
+one per server and draws its state: a render button with a quality choice (fast 480p or class
+1080p, each with its expected wait), a narration toggle and a progress bar, the finished video
+(with sound, and its caption in a band beneath: dashboard.player) labelled with the lesson it
+shows, a retry on failure.
 Settings (environment): ATTENTION_LAB_MEDIA (cache folder, default `media`),
 ATTENTION_LAB_CACHE_GB (cap, default 2), ATTENTION_LAB_RENDER_WORKERS (default cores - 1).
 """
@@ -16,14 +17,16 @@ from pathlib import Path
 import streamlit as st
 
 from animations.backend import RenderBackend, make_service
-from animations.catalog import DESCRIPTIONS, LECTURE
+from animations.catalog import DESCRIPTIONS, LECTURE, QUALITIES, RENDER_SECONDS
 from animations.service import QueueFull
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
+from dashboard import player
 
 POLL_SECONDS = 1.0
 RATES = {0.75: "slower", DEFAULT_RATE: "a little slow (default)", 1.0: "the voice's own pace"}
 TEXT_SHOWN = 40  # characters of a lesson's sentence in a video's label
+CHOICES = ("low", "class")  # the qualities offered: quick, and for a projector
 
 
 def videos_available() -> str:
@@ -49,13 +52,31 @@ def chosen_voice() -> Voice | None:
     return Voice(rate=st.session_state.get("studio_rate", DEFAULT_RATE))
 
 
-def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False, voice: Voice | None = NARRATOR):
+def chosen_quality() -> str:
+    """The quality this session asked for beside the render button (fast 480p unless changed)."""
+    quality = st.session_state.get("studio_quality", "low")
+    return quality if quality in CHOICES else "low"
+
+
+def wait_text(scene: str, quality: str) -> str:
+    """The expected wait for one render, from the benchmark's figures, e.g. 'about 4 min'."""
+    known = RENDER_SECONDS.get(quality, {})
+    seconds = known.get(scene) or (sum(known.values()) / len(known) if known else 0)  # a scene not measured: a mean
+    if not seconds:
+        return "time not measured"
+    if seconds < 60:
+        return f"about {int(seconds / 10 + 0.5) * 10} s"
+    return f"about {int(seconds / 30 + 0.5) / 2:g} min"  # to the half minute
+
+
+def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False, voice: Voice | None = NARRATOR,
+            quality: str = "low"):
     """Start (or join) the render of `scene` for `cfg`; its job is remembered under `slot`.
 
     `shared`: a render for everyone (the default lesson), not counted against this session.
     """
     try:
-        job = service().submit(scene, cfg, "low", session="" if shared else session_id(), voice=voice)
+        job = service().submit(scene, cfg, quality, session="" if shared else session_id(), voice=voice)
     except (ConfigError, QueueFull, KeyError, ValueError) as err:
         st.session_state[f"studio_msg_{slot}"] = str(err).strip("'\"")
         return
@@ -64,15 +85,13 @@ def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False, v
 
 
 def request_mine(scene: str, cfg: AttentionConfig, slot: str):
-    """A render for this session, narrated as its toggle says."""
-    request(scene, cfg, slot, voice=chosen_voice())
+    """A render for this session, narrated as its toggle says, at the quality it chose."""
+    request(scene, cfg, slot, voice=chosen_voice(), quality=chosen_quality())
 
 
-def play(movie: Path, autoplay: bool = False):
-    """The video with its sound, and its subtitles (WebVTT for the browser; .srt in older renders)."""
-    vtt, srt = movie.with_suffix(".vtt"), movie.with_suffix(".srt")
-    subtitles = vtt if vtt.is_file() else srt if srt.is_file() else None
-    st.video(str(movie), subtitles=str(subtitles) if subtitles else None, autoplay=autoplay)
+def play(movie: Path, key: str, heading: str = ""):
+    """The video with its sound, its caption in a band beneath (not over the grids)."""
+    player.play(movie, key=f"band_{key}", heading=heading)
 
 
 def describe(cfg: AttentionConfig) -> str:
@@ -103,7 +122,9 @@ def _download(movie: Path, name: str, key: str):
 def _label(job, current: AttentionConfig | None):
     """Which lesson (and voice) the video in this panel shows; a warning when it is not the one on screen."""
     voice = f"narrated at {job.voice.rate:g}× pace" if job.voice else "silent"
-    st.text(f"Video of: {describe(job.cfg)} ({job.scene}, {voice})")  # plain text: a sentence may hold markup
+    quality = QUALITIES[job.quality]
+    # plain text: a sentence may hold markup
+    st.text(f"Video of: {describe(job.cfg)} ({job.scene}, {voice}, {quality.height}p)")
     if current is not None and job.cfg != current:
         st.warning("This video is of another lesson than the one on your screen (see above); "
                    "render again to see yours.")
@@ -124,7 +145,7 @@ def job_panel(slot: str, retry_cfg: AttentionConfig | None = None, current: Atte
         _progress(slot)
     elif job.state == "done" and job.path.is_file():
         _label(job, current)
-        play(job.path)
+        play(job.path, key=slot)
         _download(job.path, f"{job.scene}-{job.cfg.key()}", f"studio_dl_{slot}")
     else:
         st.error(f"The video could not be made: {job.error or 'its file is gone'}")
@@ -132,7 +153,7 @@ def job_panel(slot: str, retry_cfg: AttentionConfig | None = None, current: Atte
             with st.expander("What manim printed"):
                 st.code(job.log, language=None)
         st.button("Try again", key=f"studio_retry_{slot}", on_click=request,
-                  args=(job.scene, job.cfg, slot), kwargs={"voice": job.voice})
+                  args=(job.scene, job.cfg, slot), kwargs={"voice": job.voice, "quality": job.quality})
 
 
 @st.fragment(run_every=POLL_SECONDS)
@@ -142,7 +163,8 @@ def _progress(slot: str):
         st.rerun()  # finished: redraw the whole panel with the video or the error
     waiting = service().queue_length() - 1
     text = ("Waiting for a free renderer" + (f" ({waiting} ahead)" if waiting > 0 else "") + "…"
-            if job.state == "queued" else f"Rendering {job.scene}: {job.done}/{job.total or '?'} animations")
+            if job.state == "queued" else f"Rendering {job.scene} ({QUALITIES[job.quality].height}p, "
+            f"{wait_text(job.scene, job.quality)} in all): {job.done}/{job.total or '?'} animations")
     st.progress(job.done / job.total if job.total else 0.0, text=text)
 
 
@@ -158,6 +180,17 @@ def narration_controls():
                          format_func=lambda r: f"{r:g}× ({RATES[r]})")
 
 
+def quality_control(scene: str):
+    """Fast (480p) or class (1080p) quality, with the wait each means for this scene."""
+    st.radio("Quality", CHOICES, key="studio_quality", horizontal=True,
+             format_func=lambda q: QUALITIES[q].label.split(" (")[0],
+             help="Fast: 854×480 at 15 frames a second, for a laptop screen. Class: 1920×1080 at 30, sharp on a "
+                  "projector, several times slower to make; `make lecture` makes the default lesson's the night "
+                  "before.")
+    st.caption(" · ".join(f"{QUALITIES[q].label}: {wait_text(scene, q)}" for q in CHOICES)
+               + " (measured on a 2-core machine for the default lesson; longer while other videos render).")
+
+
 def render_with_my_settings(cfg: AttentionConfig):
     """The sidebar block every page shares: pick a scene, render it with the current lesson."""
     st.subheader("Lecture video")
@@ -167,7 +200,9 @@ def render_with_my_settings(cfg: AttentionConfig):
         return
     scene = st.selectbox("Scene", LECTURE, key="studio_scene", help="\n\n".join(
         f"**{n}**: {DESCRIPTIONS[n]}" for n in LECTURE))
+    quality_control(scene)
     narration_controls()
     st.button("Render with my settings", key="studio_render", on_click=request_mine, args=(scene, cfg, "mine"),
-              help="Renders a 480p video of exactly the numbers on screen (tens of seconds; cached afterwards).")
+              help="Renders a video of exactly the numbers on screen, at the quality chosen above (cached "
+                   "afterwards: a second request plays at once).")
     job_panel("mine", current=cfg)

@@ -11,21 +11,22 @@ finished animation to `progress` (the render worker's hook).
 import logging
 from pathlib import Path
 
-from manim import DL, DOWN, LEFT, UL, UR, Animation, FadeIn, FadeOut, MarkupText, Scene, Text, Transform, config
+from manim import UL, UR, Animation, FadeIn, FadeOut, ReplacementTransform, Scene, config
 
 from core import PRESETS, AttentionConfig, run_trace
 
 from .. import style
-from ..mobjects import Label, formula, label
+from ..mobjects import formula, label
 from ..narration import LEAD, Narration
+from . import footnote
 
 log = logging.getLogger(__name__)
 AUTO = "auto"  # narration when run by hand (`manim -ql ...`): the default voice if Piper is installed
 
 TITLE_SIZE = 30
-NOTE_SIZE = 16
 READING_RATE = 18  # characters per second: a step lasts at least as long as its subtitle takes to read
 CONTENT_TOP, CONTENT_BOTTOM, CONTENT_WIDTH = 2.95, -3.5, 13.6  # the frame is 14.2 x 8 units
+CONTENT_HEIGHT = CONTENT_TOP - CONTENT_BOTTOM
 
 
 class LessonScene(Scene):
@@ -54,7 +55,9 @@ class LessonScene(Scene):
         self._stretch, self._closing = 1.0, False
         self._caption = None  # (text, start time, seconds at least) of the running step
         self._formula = None
-        self._note = None
+        self._note = None  # the footnote on stage (see .footnote), its text, and the step's own text
+        self._note_text = ""
+        self.colour_only_steps: list[str] = []  # steps with a grid too small for legible numbers
         super().__init__(**kwargs)
 
     # -- variants ---------------------------------------------------------------------------
@@ -65,8 +68,17 @@ class LessonScene(Scene):
         return self.traces[name]
 
     def show(self, grid):
-        """Record a grid as drawn (tests compare its numbers with run_trace) and return it."""
+        """Record a grid as drawn (tests compare its numbers with run_trace) and return it; the
+        footnote says so when its cells are too small for legible numbers."""
         self.grids.append(grid)
+        step = self.section_names[-1] if self.section_names else ""
+        if getattr(grid, "numbers_dropped", False) and step not in self.colour_only_steps:
+            self.colour_only_steps.append(step)
+            new = footnote.build(footnote.join(self._note_text, footnote.COLOUR_ONLY), CONTENT_WIDTH)
+            if self._note is not None:
+                self.remove(self._note)
+            self._note = new
+            self.add(new)  # with the grid that needs it; no animation, so counting stays exact
         return grid
 
     # -- the frame --------------------------------------------------------------------------
@@ -91,15 +103,13 @@ class LessonScene(Scene):
         if markup is not None:
             new = formula(markup).to_corner(UR, buff=0.3)
             new.set_color_by_gradient(style.TEXT_LIGHT)
-            changes.append(Transform(self._formula, new) if self._formula is not None else FadeIn(new))
-            self._formula = self._formula if self._formula is not None else new
-        if note is not None:
-            new = label(note, NOTE_SIZE, color=style.MASKED)
-            if new.width > CONTENT_WIDTH:
-                new.scale_to_fit_width(CONTENT_WIDTH)
-            new.to_edge(DOWN, buff=0.15).to_edge(LEFT, buff=0.3)
-            changes.append(Transform(self._note, new) if self._note is not None else FadeIn(new))
-            self._note = self._note if self._note is not None else new
+            changes.append(ReplacementTransform(self._formula, new) if self._formula is not None else FadeIn(new))
+            self._formula = new  # the new text itself stays on stage (tests read its string and size)
+        self._note_text = note if note is not None else self._note_text
+        if self._note_text and (self._note is None or self._note.text != self._note_text):
+            new = footnote.build(self._note_text, CONTENT_WIDTH)
+            changes.append(ReplacementTransform(self._note, new) if self._note is not None else FadeIn(new))
+            self._note = new
         if changes:
             self.play(*changes, run_time=0.5)
 
@@ -127,8 +137,10 @@ class LessonScene(Scene):
                 return
             self.add_subcaption(text, duration=max(self.time - start, 0.1), offset=start - self.time)
 
-    def place(self, group, top=CONTENT_TOP, bottom=CONTENT_BOTTOM, width=CONTENT_WIDTH):
+    def place(self, group, top=CONTENT_TOP, bottom=None, width=CONTENT_WIDTH):
         """Centre `group` in the content area (below the title, above the footnote), shrunk to fit."""
+        if bottom is None:  # above a footnote of two lines
+            bottom = max(CONTENT_BOTTOM, self._note.get_top()[1] + 0.1) if self._note is not None else CONTENT_BOTTOM
         if group.height > top - bottom:
             group.scale((top - bottom) / group.height)
         if group.width > width:
@@ -186,16 +198,13 @@ class LessonScene(Scene):
         return result
 
     def _record_layout(self):
-        """The text on screen now, as (string, (x0, y0, x1, y1)), to check overlaps and margins."""
+        """The text on screen now (animations.layout.Drawn: string, box, size, colour, backdrop),
+        to check margins, overlaps, sizes and contrast."""
         if not self.record_layout or not self.section_names:
             return
-        texts = []
-        for mob in self.mobjects:
-            for part in mob.get_family():
-                if isinstance(part, Label | Text | MarkupText) and part.get_fill_opacity() > 0:
-                    (x0, y0, _), (x1, y1, _) = part.get_corner(DL), part.get_corner(UR)
-                    texts.append((part.text, (x0, y0, x1, y1)))
-        self.layouts.append((self.section_names[-1], texts))
+        from ..layout import texts_on_stage
+
+        self.layouts.append((self.section_names[-1], texts_on_stage(self.mobjects)))
         if self.snapshot_dir is not None:
             from PIL import Image
 

@@ -19,7 +19,7 @@ from manim import (
 
 from animations import style
 from animations.mobjects import MAX_SHOWN, AttentionGrid, cell_size, label, shown, shown_note
-from animations.scenes.base import LessonScene
+from animations.scenes.base import CONTENT_HEIGHT, LessonScene
 from animations.scenes.words import citation, pct, tok, weights_note
 from core.lesson import with_mask
 
@@ -61,7 +61,8 @@ class MaskingScene(LessonScene):
         kind = "weights" if field == "weights" else "scores"
         mask = tr.mask[rows, rows] if field == "weights" else None
         g = AttentionGrid(getattr(tr, field)[self.head, rows, rows], tr.tokens[rows], tr.tokens[rows], kind=kind,
-                          cell=cell_size(n), tag=(variant, field, self.head), mask=mask, **kw)
+                          cell=cell_size(n), tag=(variant, field, self.head), mask=mask, fit_height=CONTENT_HEIGHT,
+                          **kw)
         g.offset = start  # tests compare the grid with the trace from this token on
         return self.show(self.place(g))
 
@@ -176,7 +177,7 @@ class MaskingScene(LessonScene):
         new = self.grid("blocked", "weights")
         self.play(ReplacementTransform(grid, new), run_time=1.2)
         box = SurroundingRectangle(new.row(i), color=style.HIGHLIGHT, buff=0.04)
-        why = label("no key to attend to", 18, color=style.HIGHLIGHT).next_to(box, RIGHT, buff=0.15)
+        why = label("no key to attend to", 20, color=style.HIGHLIGHT).next_to(box, RIGHT, buff=0.15)
         if why.get_right()[0] > 7:
             why.next_to(box, UP, buff=0.1)
         self.play(Create(box), FadeIn(why), run_time=0.8)

@@ -6,8 +6,8 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, LaggedStart, Rectangle, ReplacementTransform, VGroup
 
 from animations import style
-from animations.mobjects import AttentionGrid, cell_size, label, shown, shown_note
-from animations.scenes.base import LessonScene
+from animations.mobjects import MAX_SHOWN, AttentionGrid, cell_size, label, shown
+from animations.scenes.base import CONTENT_HEIGHT, CONTENT_WIDTH, LessonScene
 from animations.scenes.words import citation, pct, tok, weights_note
 
 MAX_HEADS_SHOWN = 8
@@ -34,10 +34,12 @@ class MultiHeadScene(LessonScene):
 
     def footnote(self):
         tr = self.trace
-        parts = [f"d_model = {tr.x.shape[1]}", f"{tr.num_heads} heads of d_k = {tr.d_k}", shown_note(len(tr.tokens)),
-                 f"heads 1–{MAX_HEADS_SHOWN} shown" if tr.num_heads > MAX_HEADS_SHOWN else "",
-                 f"{self.per_head} of {tr.d_k} numbers per head shown" if self.per_head < tr.d_k else ""]
-        return " · ".join(p for p in parts if p)
+        T = len(tr.tokens)
+        shown = [f"tokens 1–{MAX_SHOWN} of {T}" if T > MAX_SHOWN else "",
+                 f"heads 1–{MAX_HEADS_SHOWN}" if tr.num_heads > MAX_HEADS_SHOWN else "",
+                 f"{self.per_head} of {tr.d_k} numbers per head" if self.per_head < tr.d_k else ""]
+        shown = ", ".join(s for s in shown if s)
+        return f"d_model {tr.x.shape[1]} · {tr.num_heads} heads, d_k {tr.d_k}" + (f" · shown: {shown}" if shown else "")
 
     def matrix(self, field, values, room=11.0, columns=None, **kw):
         """A (tokens x numbers) matrix in the diverging scale; wide ones get narrow cells."""
@@ -66,14 +68,16 @@ class MultiHeadScene(LessonScene):
                         columns=self.columns)
         x.add(label("x", 22, bold=True).next_to(x.squares, UP, buff=0.15))
         times = label("× W_Q", 22) if self.cfg.source != "manual" else label("=", 22)
+        left = CONTENT_WIDTH - x.width - times.width - 2 * 0.4 - 0.12 * (self.h - 1) - 0.1  # for the heads' squares
         heads = VGroup()
         for k in range(self.h):
-            g = self.matrix("q", tr.q[k, : self.n, : self.per_head], room=7.6 / self.h, show_numbers=False)
+            g = self.matrix("q", tr.q[k, : self.n, : self.per_head], room=min(7.6, left) / self.h,
+                            show_numbers=False)
             g.tag = ("main", "q", k)
             g.add(Rectangle(width=g.squares.width, height=g.squares.height, stroke_color=HEAD_COLORS[k],
                             stroke_width=4).move_to(g.squares))
-            name = label(f"head {k + 1}", 16, color=HEAD_COLORS[k])
-            g.add((name if name.width <= g.squares.width + 0.3 else label(str(k + 1), 16, color=HEAD_COLORS[k]))
+            name = label(f"head {k + 1}", 20, color=HEAD_COLORS[k])
+            g.add((name if name.width <= g.squares.width else label(str(k + 1), 20, color=HEAD_COLORS[k]))
                   .next_to(g.squares, UP, buff=0.1))
             heads.add(g)
         heads.arrange(RIGHT, buff=0.12)
@@ -98,7 +102,7 @@ class MultiHeadScene(LessonScene):
             g = AttentionGrid(tr.weights[k, : self.n, : self.n], self.tokens if k % per_row == 0 else (),
                               kind="weights", cell=cell, mask=tr.mask[: self.n, : self.n],
                               tag=("main", "weights", k), label_size=14 if cell < 0.5 else 18)
-            g.add(label(f"head {k + 1}", 18, color=HEAD_COLORS[k]).next_to(g.squares, UP, buff=0.1))
+            g.add(label(f"head {k + 1}", 20, color=HEAD_COLORS[k]).next_to(g.squares, UP, buff=0.1))
             grids.add(self.show(g))
         self.head_grid_list = list(grids)
         self.place(grids.arrange_in_grid(rows=rows, cols=per_row, buff=(0.35, 0.35)))
@@ -111,7 +115,8 @@ class MultiHeadScene(LessonScene):
                   f"head {k + 1}: softmax(Q<sub>{k + 1}</sub>K<sub>{k + 1}</sub><sup>T</sup> / √d<sub>k</sub>)")
         self.clear_stage()
         g = AttentionGrid(tr.weights[k, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
-                          cell=cell_size(self.n), mask=tr.mask[: self.n, : self.n], tag=("main", "weights", k))
+                          cell=cell_size(self.n), mask=tr.mask[: self.n, : self.n], tag=("main", "weights", k),
+                          fit_height=CONTENT_HEIGHT - 0.5)  # room for its name above
         g.add(label(f"head {k + 1}", 22, color=HEAD_COLORS[k], bold=True).next_to(g, UP, buff=0.15))
         self.play(FadeIn(self.show(self.place(g))), run_time=1)
         self.hold(2.5)
@@ -161,8 +166,8 @@ class MultiHeadScene(LessonScene):
         small = self.matrix("concat", tr.concat[: self.n], room=room, row_labels=self.tokens, columns=self.columns)
         out = self.matrix("output", tr.output[: self.n, :MAX_COLUMNS], room=room)  # numbers if they fit
         title = f"output: {D} per token" if D <= MAX_COLUMNS else f"output: first {MAX_COLUMNS} of {D} per token"
-        out.add(label(title, 18, color=style.OUTPUT).next_to(out.squares, UP, buff=0.15))
-        small.add(label("concat", 18).next_to(small.squares, UP, buff=0.15))
+        out.add(label(title, 20, color=style.OUTPUT).next_to(out.squares, UP, buff=0.15))
+        small.add(label("concat", 20).next_to(small.squares, UP, buff=0.15))
         arrow = Arrow(LEFT * 0.7, RIGHT * 0.7, color=style.TEXT_LIGHT)
         wo = label("× W_O", 22)
         row = VGroup(small, VGroup(wo, arrow).arrange(DOWN, buff=0.1), out).arrange(RIGHT, buff=0.3)

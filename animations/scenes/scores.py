@@ -5,7 +5,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, Replacemen
 
 from animations import style
 from animations.mobjects import AttentionGrid, cell_size, fmt, label, shown, shown_note
-from animations.scenes.base import LessonScene
+from animations.scenes.base import CONTENT_HEIGHT, LessonScene
 from animations.scenes.words import citation, pct, tok, weights_note
 
 MAX_DIMS = 4  # columns of Q, K, V shown
@@ -81,7 +81,7 @@ class ScoresScene(LessonScene):
         line = label(f"q·k = {' + '.join(terms)}{more} = {fmt(tr.scores[h, i, i])}", 20, color=style.HIGHLIGHT)
         self.play(FadeIn(line.to_edge(DOWN, buff=0.55)), run_time=0.8)
         self.hold(2.0)
-        scores = VGroup(*[label(fmt(tr.scores[h, i, j]), 18, color=style.HIGHLIGHT)
+        scores = VGroup(*[label(fmt(tr.scores[h, i, j]), 20, color=style.HIGHLIGHT)
                           .next_to(k_grid.row(j), RIGHT, buff=0.15) for j in range(self.n)])
         self.play(k_box.animate.move_to(k_grid.row(0)), run_time=0.3)
         for j in range(self.n):
@@ -99,7 +99,7 @@ class ScoresScene(LessonScene):
                   "scores = Q·K<sup>T</sup>")
         self.clear_stage()
         grid = self.show(AttentionGrid(tr.scores[h, : self.n, : self.n], self.tokens, self.tokens, kind="scores",
-                                       cell=cell_size(self.n), tag=("main", "scores", h)))
+                                       cell=cell_size(self.n), tag=("main", "scores", h), fit_height=CONTENT_HEIGHT))
         self.place(grid)
         self.play(FadeIn(VGroup(grid.row_labels, grid.col_labels)), run_time=0.5)
         self.play(LaggedStart(*[FadeIn(grid.row(i)) for i in range(self.n)], lag_ratio=0.5), run_time=2)
@@ -112,7 +112,7 @@ class ScoresScene(LessonScene):
         self.step("scale", self.scale_caption(tr, masked), self.scale_markup(tr))
         new = self.show(AttentionGrid(getattr(tr, field)[h, : self.n, : self.n], self.tokens, self.tokens,
                                       kind="scores",
-                                      cell=cell_size(self.n), tag=("main", field, h)))
+                                      cell=cell_size(self.n), tag=("main", field, h), fit_height=CONTENT_HEIGHT))
         self.place(new)
         self.play(ReplacementTransform(grid, new), run_time=1.5)
         self.hold(2.5)
@@ -147,7 +147,8 @@ class ScoresScene(LessonScene):
                   f"{tok(tr.tokens[j])}, its largest weight.{blocked}",
                   "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub>)")
         new = self.show(AttentionGrid(tr.weights[h, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
-                                      cell=cell_size(self.n), tag=("main", "weights", h), mask=tr.mask))
+                                      cell=cell_size(self.n), tag=("main", "weights", h), mask=tr.mask,
+                                      fit_height=CONTENT_HEIGHT))
         self.place(new)
         self.play(ReplacementTransform(grid, new), run_time=1.5)
         box = SurroundingRectangle(new.row(i), color=style.HIGHLIGHT, buff=0.04)

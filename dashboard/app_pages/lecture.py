@@ -2,44 +2,48 @@
 
 import streamlit as st
 
-from animations.catalog import DESCRIPTIONS, LECTURE
+from animations.catalog import DESCRIPTIONS, LECTURE, QUALITIES
 from animations.sections import steps
 from animations.voice import missing as voice_missing
 from core import PRESETS
-from dashboard import state, studio
+from dashboard import player, state, studio
 
 st.title("Lecture")
 st.markdown(
     "Each scene animates the numbers of one lesson, computed by the same code as the other pages, and a "
-    "narrator reads each step with that lesson's numbers. The default lesson's videos are made the first time "
-    "someone opens this page and kept afterwards; **Render with my settings** in the sidebar makes one of the "
-    "lesson on your screen (narration on or off beside it)."
+    "narrator reads each step with that lesson's numbers; the caption of the moment stands beneath the video. "
+    "The default lesson's fast videos are made the first time someone opens this page and kept afterwards; "
+    "class quality (1080p, for a projector) is made on request, or the night before with `make lecture`. "
+    "**Render with my settings** in the sidebar makes one of the lesson on your screen."
 )
 missing = studio.videos_available()
 if missing:
     st.info(missing)
     st.stop()
 if voice_missing():
-    st.info(voice_missing() + " The videos are silent, with subtitles.")
+    st.info(voice_missing() + " The videos are silent, with captions.")
 
 LESSONS = {"the default lesson": PRESETS["default"], "my settings": None}
 lesson_name = st.segmented_control("Lesson", list(LESSONS), default="the default lesson", key="lecture_lesson")
 lesson = LESSONS.get(lesson_name) or state.lesson()
+quality = st.radio("Quality", studio.CHOICES, key="lecture_quality", horizontal=True,
+                   format_func=lambda q: QUALITIES[q].label)
 presenting = st.toggle("Presenter mode: step through one scene", key="lecture_presenter")
 
 
 def _video_of(scene: str):
-    """The finished video of `scene` for the chosen lesson, or None while it is being made."""
+    """The finished video of `scene` for the chosen lesson and quality, or None while it is being made."""
     shared = lesson_name == "the default lesson"
     voice = studio.NARRATOR if shared else studio.chosen_voice()
-    slot = f"lecture_{scene}_{lesson.key()}_{voice.tag() if voice else 'silent'}"
+    slot = f"lecture_{scene}_{lesson.key()}_{quality}_{voice.tag() if voice else 'silent'}"
     job = st.session_state.get(f"studio_job_{slot}")
     if job is None or (job.state == "done" and not job.path.is_file()):
-        if shared:  # made on first need, for everyone
-            studio.request(scene, lesson, slot, shared=True)
+        if (shared and quality == "low") or studio.service().cached(scene, lesson, quality, voice) is not None:
+            studio.request(scene, lesson, slot, shared=True, voice=voice, quality=quality)  # made for all, or kept
         else:
-            st.button(f"Render {scene} with my settings", key=f"lecture_render_{scene}",
-                      on_click=studio.request_mine, args=(scene, lesson, slot))
+            st.button(f"Render {scene} at {QUALITIES[quality].label}: {studio.wait_text(scene, quality)}",
+                      key=f"lecture_render_{scene}", on_click=studio.request, args=(scene, lesson, slot),
+                      kwargs={"voice": voice, "quality": quality})
         job = st.session_state.get(f"studio_job_{slot}")
     if job is not None and job.state == "done":
         return job.path
@@ -60,11 +64,12 @@ def _presenter(scene: str):
     back, where, forward = st.columns([1, 4, 1], vertical_alignment="center")
     back.button("◀ Back", key="presenter_back", disabled=step == 0, shortcut="Left",
                 on_click=lambda: st.session_state.update({key: step - 1}), width="stretch")
-    where.markdown(f"**Step {step + 1} of {len(parts)}: {parts[step].name.replace('-', ' ')}**")
+    where.subheader(f"Step {step + 1} of {len(parts)}: {parts[step].name.replace('-', ' ')}", anchor="lab-step")
     forward.button("Next ▶", key="presenter_next", disabled=step == len(parts) - 1, shortcut="Right",
                    on_click=lambda: st.session_state.update({key: step + 1}), width="stretch")
-    st.video(str(parts[step].clip), autoplay=True)  # the clip carries its own step's speech
-    st.markdown(f"### {parts[step].caption}" if parts[step].caption else "")
+    clip = parts[step]  # the clip carries its own step's speech; its caption stands beneath it
+    player.play(clip.clip, key="band_presenter", heading="lab-step", cues=[(0.0, 1e9, clip.caption)],
+                autoplay=True)
 
 
 if presenting:
@@ -73,8 +78,8 @@ if presenting:
     _presenter(scene)
 else:
     for scene in LECTURE:
-        st.subheader(scene.capitalize())
+        st.subheader(scene.capitalize(), anchor=f"lab-{scene}")
         st.caption(DESCRIPTIONS[scene])
         movie = _video_of(scene)
         if movie is not None:
-            studio.play(movie)
+            studio.play(movie, key=f"lecture_{scene}", heading=f"lab-{scene}")

@@ -1,4 +1,6 @@
-"""Scenes rendered under manim's dry_run, once per (scene, lesson), shared by the tests."""
+"""Scenes rendered under manim's dry_run at class quality (1080p30), once per (scene, lesson),
+shared by the tests. A dry run writes no video, but the camera is the one a class render uses:
+the step snapshots are 1080p frames."""
 
 from pathlib import Path
 
@@ -19,6 +21,10 @@ WIDE = AttentionConfig(source="random", seq_len=12, d_model=256, num_heads=16)  
 SCENES = ("scores", "masking", "multihead", "scaling")
 SHORTEST = "scaling"  # the shortest scene: the one real render of the suite (narrated)
 
+# Every animation jumps to its end (manim's skip_animations): the mobjects, sections, captions and
+# layouts are those of a full dry run, without rasterising every frame (5x faster); only the
+# snapshots at the end of each step are drawn. The real renders play every frame.
+SKIP = True
 _rendered: dict = {}
 
 
@@ -31,14 +37,15 @@ def dry_run(scene: str, lesson: str, media_dir: Path):
         from manim import tempconfig
         from PIL import Image
 
+        from animations.catalog import QUALITIES
         from animations.catalog import SCENES as CATALOG
 
         module, cls = CATALOG[scene]
         scene_class = getattr(importlib.import_module(module), cls)
-        options = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                   "verbosity": "WARNING", "media_dir": str(media_dir)}
+        options = {"dry_run": True, "disable_caching": True, **QUALITIES["class"].manim_config(),
+                   "progress_bar": "none", "verbosity": "WARNING", "media_dir": str(media_dir)}
         with tempconfig(options):
-            obj = scene_class(LESSONS[lesson] if lesson in LESSONS else WIDE)
+            obj = scene_class(LESSONS[lesson] if lesson in LESSONS else WIDE, skip_animations=SKIP)
             obj.record_layout = True
             obj.snapshot_dir = ARTIFACTS / "steps" / lesson
             obj.snapshot_dir.mkdir(parents=True, exist_ok=True)

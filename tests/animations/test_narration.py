@@ -13,6 +13,8 @@ from animations.narration import LEAD, MAX_STRETCH, TAIL, Narration
 from animations.voice import NARRATOR, Speech, Synthesis, Voice, cache_path, voice_from
 from core import PRESETS
 
+from .conftest import SKIP
+
 
 def _silent_wav(path, seconds: float):
     with wave.open(str(path), "wb") as f:
@@ -44,7 +46,7 @@ def _narrated_dry_run(cls, lengths, tmp_path, monkeypatch):
     with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(tmp_path), "verbosity": "WARNING"}):
         counted = cls.counted(PRESETS["default"])
         narration = Narration(counted.captions, counted.section_seconds, NARRATOR, tmp_path)
-        scene = cls(PRESETS["default"], narration=narration)
+        scene = cls(PRESETS["default"], narration=narration, skip_animations=SKIP)
         scene.render()
     return counted, scene
 
@@ -78,7 +80,7 @@ def test_short_speech_keeps_the_silent_pace(tmp_path, monkeypatch):
     from manim import tempconfig
 
     with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(tmp_path), "verbosity": "WARNING"}):
-        silent = ScalingScene(PRESETS["default"], narration=None)
+        silent = ScalingScene(PRESETS["default"], narration=None, skip_animations=SKIP)
         silent.render()
     assert _section_lengths(scene) == pytest.approx(_section_lengths(silent), abs=1 / 15)
 

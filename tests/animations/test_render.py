@@ -179,3 +179,23 @@ def test_scene_files_load_by_path_with_a_default_lesson(name):
     with tempconfig({"dry_run": True, "disable_caching": True}):
         scene = getattr(module, cls)()
     assert scene.cfg == PRESETS[scene.preset] and scene.trace.tokens == scene.cfg.tokens
+
+
+@pytest.mark.render
+def test_class_quality_renders_1080p30(monkeypatch, tmp_path):
+    """The suite's one real class-quality render: a one-step scene (tests/animations/short_scene.py),
+    silent, through the same worker as every lecture video; the four lecture scenes are checked at
+    this quality by dry run (camera, sizes, contrast: test_legibility.py)."""
+    monkeypatch.setitem(SCENES, "short", ("tests.animations.short_scene", "ShortScene"))
+    movie = render("short", PRESETS["default"], "class", media_dir=tmp_path, voice=None)
+    with av.open(str(movie)) as container:
+        stream = container.streams.video[0]
+        frames = list(container.decode(stream))
+        seconds = float(stream.duration * stream.time_base)
+        assert (stream.codec_context.width, stream.codec_context.height) == (1920, 1080)
+        assert float(stream.average_rate) == pytest.approx(30, abs=0.01)
+        assert [s.type for s in container.streams] == ["video", "subtitle"]  # silent, its caption inside
+    assert len(frames) == pytest.approx(seconds * 30, abs=2) and seconds > 1.5
+    assert movie.parent.name.split("-")[2] == "class"  # its own cache entry, beside the fast one
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    frames[-1].to_image().save(ARTIFACTS / "render-class-short-last.png")

@@ -117,12 +117,13 @@ def _overlap(a, b, tol=0.01):
 def test_text_stays_in_frame_and_does_not_overlap(scene):
     assert scene.layouts, "no layout recorded"
     for step, texts in scene.layouts:
-        for text, (x0, y0, x1, y1) in texts:
+        for drawn in texts:
+            x0, y0, x1, y1 = drawn.box
             assert -FRAME_HALF_W < x0 and x1 < FRAME_HALF_W and -FRAME_HALF_H < y0 and y1 < FRAME_HALF_H, \
-                f"'{text}' runs off the frame in step {step}"
-        for n, (ta, a) in enumerate(texts):
-            for tb, b in texts[n + 1 :]:
-                assert not _overlap(a, b), f"'{ta}' overlaps '{tb}' in step {step}"
+                f"'{drawn.text}' runs off the frame in step {step}"
+        for n, a in enumerate(texts):
+            for b in texts[n + 1 :]:
+                assert not _overlap(a.box, b.box), f"'{a.text}' overlaps '{b.text}' in step {step}"
 
 
 @pytest.mark.parametrize("name", ["scores", "masking", "multihead", "scaling"])

@@ -1,6 +1,8 @@
 """The dashboard with its render service pointed at a temporary cache (and, if asked, a fake manim)."""
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,11 @@ def studio_app(tmp_path, monkeypatch):
     studio.service.clear()
 
 
+def bands(at: AppTest) -> list[dict]:
+    """What each caption band on the page was given: its cues and its heading's id."""
+    return [json.loads(e.proto.json) for e in at.get("bidi_component") if e.proto.component_name == "lab_caption_band"]
+
+
 def run_until(at: AppTest, done, seconds: float = 120.0) -> AppTest:
     """Rerun the app (as the page's polling would) until `done(at)` or the time is up."""
     import time
@@ -70,3 +77,43 @@ def run_until(at: AppTest, done, seconds: float = 120.0) -> AppTest:
         time.sleep(0.3)
         at.run()
     return at
+
+
+BLOCKED = ("A query that may see no key at all, here the query of ‘The’: softmax of a row of −∞ would be 0/0. "
+           "PyTorch's F.scaled_dot_product_attention gives it weights 0 and output 0, and so does the lab; "
+           "nn.MultiheadAttention gives NaN. This row adds up to 0, not 1.")  # the lecture's longest caption
+CUES = [(0.0, 2.0, "The scaled scores of every query (row) with every key (column), before any mask."),
+        (2.0, 4.0, BLOCKED)]
+
+
+def _srt(cues) -> str:
+    stamp = lambda s: f"00:00:{int(s):02d},{round(s % 1 * 1000):03d}"  # noqa: E731
+    return "\n".join(f"{n}\n{stamp(a)} --> {stamp(b)}\n{text}\n" for n, (a, b, text) in enumerate(cues, 1))
+
+
+def lecture_media(media: Path, quality: str = "low") -> Path:
+    """Every scene of the default lesson as a finished render in `media` (what `make lecture`
+    leaves): a real 4-second 16:9 mp4 (ffmpeg's test picture), two captions, two section clips."""
+    from animations.catalog import LECTURE, QUALITIES
+    from animations.render import checked_request
+    from animations.voice import NARRATOR
+    from core import PRESETS
+
+    q = QUALITIES[quality]
+    source = media / "source.mp4"
+    media.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc=size={q.width}x{q.height}:rate={q.fps}:duration=4", "-pix_fmt", "yuv420p",
+                    str(source)], check=True, timeout=120)
+    for scene in LECTURE:
+        name, cfg, voice = checked_request(scene, PRESETS["default"], quality, NARRATOR)
+        folder = cache_dir(name, cfg, quality, media, voice)
+        (folder / "sections").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, folder / f"{name}.mp4")
+        (folder / f"{name}.srt").write_text(_srt(CUES), encoding="utf-8")
+        index = [{"name": "scores", "video": f"{name}_0000_scores.mp4", "duration": "2.0"},
+                 {"name": "blocked-row", "video": f"{name}_0001_blocked-row.mp4", "duration": "2.0"}]
+        for section in index:
+            shutil.copyfile(source, folder / "sections" / section["video"])
+        (folder / "sections" / f"{name}.json").write_text(json.dumps(index), encoding="utf-8")
+    return media

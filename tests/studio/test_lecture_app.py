@@ -4,7 +4,7 @@ import pytest
 
 from dashboard.links import url_params
 
-from .conftest import fake_render, run_until
+from .conftest import bands, fake_render, run_until
 
 TINY = {"source": "random", "seq_len": "3", "d_model": "4", "num_heads": "1"}
 
@@ -50,27 +50,31 @@ def test_a_failed_render_says_so_and_offers_a_retry(studio_app):
     assert "ValueError: no frames" in at.get("code")[0].value
 
 
-def test_lecture_page_plays_the_default_lesson(studio_app):
+def test_lecture_page_plays_the_default_lesson_with_captions_beneath(studio_app):
     at = studio_app(render_fn=fake_render())
     at.switch_page("app_pages/lecture.py").run()
     run_until(at, lambda a: len(_videos(a)) == 4)
     _no_exception(at)
     assert [s.value for s in at.main.subheader] == ["Scores", "Masking", "Multihead", "Scaling"]
+    assert all(not v.proto.subtitles for v in _videos(at))  # no subtitle track over the picture
+    shown = bands(at)
+    assert [b["heading"] for b in shown] == ["lab-scores", "lab-masking", "lab-multihead", "lab-scaling"]
+    assert shown[0]["cues"] == [[0.0, 2.0, "First, project."], [2.0, 3.5, "Then, the scores."]]
 
 
 def test_presenter_steps_with_next_and_back(studio_app):
     at = studio_app(render_fn=fake_render())
     at.switch_page("app_pages/lecture.py").run()
     at.toggle(key="lecture_presenter").set_value(True).run()
-    run_until(at, lambda a: any("Step 1 of 2" in m.value for m in a.markdown))
-    assert any(m.value == "### First, project." for m in at.markdown)
+    run_until(at, lambda a: any("Step 1 of 2" in h.value for h in a.subheader))
+    assert [b["cues"][0][2] for b in bands(at)] == ["First, project."]  # the caption beneath the clip
     assert at.button(key="presenter_back").disabled
     at.button(key="presenter_next").click().run()
-    assert any("Step 2 of 2: scores" in m.value for m in at.markdown)
-    assert any(m.value == "### Then, the scores." for m in at.markdown)
+    assert any(h.value == "Step 2 of 2: scores" for h in at.subheader)
+    assert [b["cues"][0][2] for b in bands(at)] == ["Then, the scores."]
     assert at.button(key="presenter_next").disabled
     at.button(key="presenter_back").click().run()
-    assert any("Step 1 of 2" in m.value for m in at.markdown)
+    assert any("Step 1 of 2" in h.value for h in at.subheader)
     _no_exception(at)
 
 
@@ -96,3 +100,47 @@ def test_without_manim_the_lab_runs_and_says_what_to_install(studio_app, monkeyp
     at.switch_page("app_pages/lecture.py").run()
     _no_exception(at)
     assert any("need manim" in i.value for i in at.info) and not _videos(at)
+
+
+def _recording(seen: list):
+    inner = fake_render()
+
+    def render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
+        seen.append((scene, quality))
+        return inner(scene, cfg, quality, on_progress, timeout, media_dir, voice)
+
+    return render
+
+
+def test_class_quality_from_the_sidebar_with_its_wait(studio_app):
+    seen = []
+    at = studio_app(render_fn=_recording(seen), query=TINY)
+    waits = " ".join(c.value for c in at.sidebar.caption)
+    assert "fast (480p, 15 fps): about" in waits and "class (1080p, 30 fps): about" in waits and "min" in waits
+    at.radio(key="studio_quality").set_value("class").run()
+    at.button(key="studio_render").click().run()
+    run_until(at, lambda a: _videos(a))
+    _no_exception(at)
+    assert seen == [("scores", "class")]
+    assert any("Video of:" in t.value and "1080p" in t.value for t in at.get("text"))
+
+
+def test_lecture_page_at_class_quality_plays_what_is_made_and_offers_the_rest(studio_app, tmp_path):
+    from animations.render import checked_request
+    from core import PRESETS
+    from dashboard.studio import NARRATOR
+
+    name, cfg, voice = checked_request("masking", PRESETS["default"], "class", NARRATOR)
+    fake_render()(name, cfg, "class", media_dir=tmp_path, voice=voice)  # as `make lecture` leaves it
+    seen = []
+    at = studio_app(render_fn=_recording(seen))
+    at.switch_page("app_pages/lecture.py").run()
+    at.radio(key="lecture_quality").set_value("class").run()
+    _no_exception(at)
+    classy = lambda: [s for s in seen if s[1] == "class"]  # noqa: E731 (the fast ones render on first visit)
+    assert len(_videos(at)) == 1 and classy() == []  # the one made already plays; nothing renders unasked
+    offered = [b.label for b in at.button if b.key and b.key.startswith("lecture_render_")]
+    assert len(offered) == 3 and all("class (1080p, 30 fps): about" in label for label in offered)
+    at.button(key="lecture_render_scaling").click().run()
+    run_until(at, lambda a: len(_videos(a)) == 2)
+    assert classy() == [("scaling", "class")]

@@ -40,7 +40,7 @@ def _scene_weight_texts(cfg, tmp_path) -> list[list[str]]:
 
     with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                      "verbosity": "WARNING", "media_dir": str(tmp_path)}):
-        scene = ScoresScene(cfg)
+        scene = ScoresScene(cfg, skip_animations=True)  # each animation at its end: no frames drawn
         scene.render()
     grids = [g for g in scene.grids if g.tag[1] == "weights" and len(g.tag) == 3]
     assert grids, "the scene drew no weight grid"

@@ -28,7 +28,7 @@ def _texts(at) -> list[str]:
 
 
 def _set_seed(at, seed: int):
-    at.text_input(key="ctl_seed").set_value(str(seed)).run()
+    at.text_input(key="ctl_seed").input(str(seed)).run()  # the seed is typed (sidebar.py)
 
 
 def test_a_fourth_request_keeps_the_third_video_labelled_as_the_third_lesson(studio_app):

@@ -1,0 +1,125 @@
+"""The lecture player: the video, and beneath it a caption band with the step being shown.
+
+The browser's own subtitles sit on the picture's bottom rows, which in these videos are the
+grids' last rows: so the video plays without a subtitle track, and a band below it shows the
+caption of the moment (the .srt's cues, followed by the video's clock). The band keeps the
+height of the longest caption, so the page does not jump from step to step, and the video is
+sized so that its heading, the picture and the band fit the window together. Text reaches the
+page as text (textContent), never as HTML: a caption quotes the lesson's tokens.
+
+Theme: the band takes the page's text and secondary background colours (light or dark).
+"""
+
+from functools import lru_cache
+from pathlib import Path
+
+import streamlit as st
+
+from animations.sections import read_srt
+
+MIN_VIDEO_PX = 180  # the picture never shrinks below this height to make room
+
+CSS = """
+.lab-band {
+  box-sizing: border-box; width: 100%; margin: 0; padding: 0.6rem 0.9rem;
+  font-size: 1.3rem; line-height: 1.45; border-radius: 0.5rem;
+  color: var(--st-text-color, inherit);
+  background: var(--st-secondary-background-color, rgba(128, 128, 128, 0.12));
+  font-family: var(--st-font, inherit);
+}
+"""
+
+JS = """
+const NARROW = 480;  // px: a band narrower than this is in the sidebar
+
+function videoBefore(container) {
+  for (let el = container && container.previousElementSibling; el; el = el.previousElementSibling) {
+    const video = el.querySelector("video");
+    if (video) return video;
+  }
+  return null;
+}
+
+function headingBlock(id, fallback) {
+  const heading = id ? document.getElementById(id) : null;
+  if (!heading) return fallback;
+  return heading.closest('[data-testid="stHorizontalBlock"]') ||
+         heading.closest('[data-testid="stElementContainer"]') || heading;
+}
+
+export default function ({ data, parentElement }) {
+  const band = parentElement.querySelector(".lab-band");
+  const root = parentElement.host || parentElement;
+  const mine = root.closest('[data-testid="stElementContainer"]') || root;
+  const video = videoBefore(mine);
+  const cues = (data && data.cues) || [];
+  if (!band || !video) return;
+
+  const captionAt = (t) => { const c = cues.find((c) => t >= c[0] && t < c[1]); return c ? c[2] : ""; };
+  const show = () => { band.textContent = captionAt(video.currentTime) || (cues.length ? cues[0][2] : ""); };
+  const reserve = () => {  // the band as tall as its longest caption
+    band.style.minHeight = "";
+    let tallest = 0;
+    for (const c of cues) { band.textContent = c[2]; tallest = Math.max(tallest, band.getBoundingClientRect().height); }
+    band.style.minHeight = tallest + "px";
+    show();
+  };
+  const fit = () => {  // heading, picture and band together within the window
+    const header = document.querySelector('[data-testid="stHeader"]');
+    const top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+    const first = headingBlock(data && data.heading, video).getBoundingClientRect();
+    const last = mine.getBoundingClientRect();
+    const picture = video.getBoundingClientRect();
+    const rest = (last.bottom - first.top) - picture.height;
+    const room = Math.max(data.least || 0, window.innerHeight - top - rest - 16);  // for the picture's height
+    const aspect = video.videoWidth && video.videoHeight ? video.videoWidth / video.videoHeight : 16 / 9;
+    video.style.width = Math.floor(Math.min(video.parentElement.clientWidth, room * aspect)) + "px";
+    video.style.height = "auto";
+    video.style.margin = "0 auto";
+    video.style.display = "block";
+  };
+  const relayout = () => {  // a narrow band (the sidebar) takes smaller type
+    band.style.fontSize = band.parentElement.clientWidth < NARROW ? "1rem" : "";
+    reserve();
+    fit();
+  };
+  for (const track of video.textTracks) track.mode = "disabled";  // no subtitles over the grids
+  video.addEventListener("timeupdate", show);
+  video.addEventListener("seeked", show);
+  video.addEventListener("loadedmetadata", fit);
+  window.addEventListener("resize", relayout);
+  relayout();
+  requestAnimationFrame(fit);
+  return () => {
+    video.removeEventListener("timeupdate", show);
+    video.removeEventListener("seeked", show);
+    video.removeEventListener("loadedmetadata", fit);
+    window.removeEventListener("resize", relayout);
+  };
+}
+"""
+
+
+
+@lru_cache(maxsize=1)
+def _band():
+    """The caption band's component, registered once per process on first use."""
+    return st.components.v2.component("lab_caption_band", html='<p class="lab-band" aria-live="polite"></p>',
+                                      css=CSS, js=JS)
+
+
+def cues_of(movie: Path) -> list[tuple[float, float, str]]:
+    """(start, end, text) of the video's subtitles; [] when it has none."""
+    return read_srt(Path(movie).with_suffix(".srt"))
+
+
+def play(movie: Path, key: str, heading: str = "", cues=None, autoplay: bool = False):
+    """The video with its sound and no subtitle track, then the caption band.
+
+    `heading`: the id of the heading above the video (its anchor), kept on screen with it;
+    `cues`: the captions to show, by default the video's own .srt."""
+    st.video(str(movie), autoplay=autoplay)
+    cues = cues_of(movie) if cues is None else cues
+    _band()(data={"cues": [[float(s), float(e), str(t)] for s, e, t in cues], "heading": heading,
+                  "least": MIN_VIDEO_PX}, key=key,
+          height="content")
