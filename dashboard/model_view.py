@@ -19,7 +19,7 @@ import pandas as pd
 
 from animations import style
 
-from .charts import FONT
+from .charts import FONT, with_data
 
 PICK = "pick"  # the selection parameter: {"layer": L, "head": H} of the clicked thumbnail
 FADED = 0.12  # opacity of a head the pattern filter leaves out
@@ -78,15 +78,16 @@ def _template(layers: int, heads: int, T: int, px: int) -> alt.Chart:
         tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("query:O", title="query piece"),
                  alt.Tooltip("key:O", title="key piece"), alt.Tooltip("weight:Q", format=".3f")],
     ).add_params(pick)
+    # The grid fills the width it is given (ui.draw stretches it; autosize fits axes and legend in)
+    # and keeps its thumbnails square: a top-level `height` signal follows the plot's width.
+    keep_square = alt.param(name="height", expr=f"width * {y_end / x_end:.6f}")
     return chart.properties(width=round(x_end * unit), height=round(y_end * unit), view=alt.ViewConfig(stroke=None),
                             usermeta={"lab": "model-view", "template": f"model-view-{layers}-{heads}-{T}-{px}"},
-                            autosize=alt.AutoSizeParams(type="pad"))
+                            autosize=alt.AutoSizeParams(type="fit-x", contains="padding")).add_params(keep_square)
 
 
 def model_view(weights: np.ndarray, highlight: np.ndarray) -> alt.Chart:
     """Every head's weights (L, H, T, T) as thumbnails; `highlight` (L, H) True = drawn in full.
     The tooltip numbers the query and key pieces as the page's pills and heatmaps do."""
     L, H, T, _ = weights.shape
-    chart = _template(L, H, T, thumbnail_px(H)).copy(deep=False)
-    chart.data = cells(weights, highlight)
-    return chart
+    return with_data(_template(L, H, T, thumbnail_px(H)), cells(weights, highlight))

@@ -18,6 +18,12 @@ from . import sizing
 THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
 _PANEL_STEPS = range(200, 2401, 25)  # CSS px: the widths a panel may ask for (sizing.panel_px, rounded up)
 PROJECTOR_TYPE = 1.5  # the page's type in projector mode, as a multiple of Streamlit's 16 px
+# Primary buttons (Ask the class, Send my answer, ...): Streamlit writes their label in white on
+# the theme's primaryColor. The dark theme's accent must be light to read on its dark page
+# (#FF8A94), and white on it is 2.25:1; no one accent serves both. So primary buttons keep the
+# light theme's dark red in both themes: white on it is 7.1:1, and it stays the page's accent hue.
+PRIMARY_BUTTON = "#A8232F"
+PRIMARY_BUTTON_HOVER = "#8E1D28"
 
 
 def panel_class(px: int) -> str:
@@ -38,6 +44,11 @@ def page_css(look: sizing.Look) -> str:
     rules = [f'[data-testid="stHorizontalBlock"] > div:has(.{panel_class(s)}) '
              f'{{flex: 1 1 {s}px; min-width: min({s}px, 100%);}}' for s in _PANEL_STEPS]
     rules.append('[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > .lab-panel) {display: none;}')
+    primary = 'button[data-testid^="stBaseButton-primary"]:not(:disabled)'
+    rules.append(f'{primary} {{background-color: {PRIMARY_BUTTON} !important; border-color: {PRIMARY_BUTTON} '
+                 f'!important; color: #FFFFFF !important;}}')
+    rules.append(f'{primary}:hover {{background-color: {PRIMARY_BUTTON_HOVER} !important; '
+                 f'border-color: {PRIMARY_BUTTON_HOVER} !important;}}')
     if look is sizing.PROJECTOR:
         rules.append(f"html {{font-size: {16 * PROJECTOR_TYPE:.0f}px !important;}}")
     return "<style>" + "\n".join(rules) + "</style>"

@@ -77,7 +77,7 @@ def test_three_students_join_follow_answer_and_see_the_reveal(browser, url):
     teacher.get_by_role("button", name="Ask the class").click()
     for s in students:
         s.get_by_text("Question 1:").wait_for(timeout=WAIT)
-        s.locator("[data-testid=stButtonGroup] button").nth(1).click()
+        s.locator("[data-testid=stButtonGroup] button:not([data-variant=segmented_control])").nth(1).click()  # a pill
         s.get_by_role("button", name="Send my answer").click()
         s.get_by_text("Sent:").wait_for(timeout=WAIT)
     teacher.get_by_text("3 answered of 3 present").wait_for(timeout=WAIT)
