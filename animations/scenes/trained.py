@@ -8,7 +8,7 @@ from manim import DOWN, LEFT, RIGHT, Create, FadeIn, FadeOut, LaggedStart, Recta
 
 from animations import style
 from animations.catalog import check_scene
-from animations.mobjects import AttentionGrid, cell_size, label, shown, shown_note
+from animations.mobjects import TEXT_FONT, AttentionGrid, cell_size, label, shown, shown_note
 from animations.scenes.base import LessonScene
 from animations.scenes.words import tok
 from core import HEADS_WORTH_A_LOOK, MINILM, AttentionConfig, trained_trace
@@ -111,10 +111,10 @@ class TrainedScene(LessonScene):
             row = VGroup(*[Rectangle(width=size, height=size, stroke_width=1, stroke_color=style.TEXT_DARK)
                            .set_fill(self._map_colour(layer, head), opacity=1) for head in range(1, m.heads + 1)])
             row.arrange(RIGHT, buff=0.06)
-            row.add(label(f"layer {layer}", 16).next_to(row, LEFT, buff=0.2))
+            row.add(label(f"layer {layer}", TEXT_FONT).next_to(row, LEFT, buff=0.2))
             rows.add(row)
         rows.arrange(DOWN, buff=0.06, aligned_edge=RIGHT)
-        names = VGroup(*[label(f"layer {n.layer}, head {n.head}: {n.name}", 18, color=style.HIGHLIGHT)
+        names = VGroup(*[label(f"layer {n.layer}, head {n.head}: {n.name}", TEXT_FONT, color=style.HIGHLIGHT)
                          for n in self.notes.values()]).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
         names.next_to(rows, RIGHT, buff=0.4)
         group = VGroup(rows, names)
@@ -165,7 +165,8 @@ class TrainedScene(LessonScene):
                                        cell=cell_size(self.n, 5.4), tag=(pattern, "weights", h)))
         value = self.value_label(pattern)
         info = VGroup(label(f"layer {n.layer}, head {n.head}", 24, bold=True), label(n.name, 22),
-                      label(MEASURED[pattern], 20), value, label("measured on this sentence", 18, color=style.MASKED))
+                      label(MEASURED[pattern], 20), value,
+                      label("measured on this sentence", TEXT_FONT, color=style.MASKED))
         info.arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         self.place(VGroup(grid, info).arrange(RIGHT, buff=0.8))
         self.play(FadeIn(VGroup(grid.row_labels, grid.col_labels)), FadeIn(info[:3]), run_time=0.6)
@@ -223,11 +224,11 @@ class TrainedScene(LessonScene):
                   f"the words can leave its weight on a piece that is always there. {n.caveat}",
                   "Σ<sub>j</sub> w<sub>ij</sub> = 1", "the [CLS] reading is an interpretation, not a measurement")
         grey = style.MASKED
-        reading = VGroup(label("measured:", 18, color=grey), self.value_label("cls", 32),
-                         label(MEASURED["cls"], 20), label("a reading:", 18, color=grey),
+        reading = VGroup(label("measured:", TEXT_FONT, color=grey), self.value_label("cls", 32),
+                         label(MEASURED["cls"], 20), label("a reading:", TEXT_FONT, color=grey),
                          label("little to take from the words,", 20), label("so it parks on [CLS]", 20),
-                         label("as Clark et al. (2019) read", 18, color=grey),
-                         label("BERT's heads on [SEP]", 18, color=grey))
+                         label("as Clark et al. (2019) read", TEXT_FONT, color=grey),
+                         label("BERT's heads on [SEP]", TEXT_FONT, color=grey))
         reading.arrange(DOWN, aligned_edge=LEFT, buff=0.18).next_to(self.info[0], DOWN, buff=0.3, aligned_edge=LEFT)
         self.play(FadeOut(self.info[1:]), FadeOut(value), FadeIn(reading), run_time=1.0)
         self.hold(3.0)

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 import animations.render as render_module
+from animations import legibility
 from animations.__main__ import main as cli
 from animations.catalog import LECTURE, SCENES, TRAINED, check_scene, scenes_for
+from animations.legibility import MIN_CONTRAST, MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast
 from animations.mobjects import MAX_SHOWN
 from animations.render import render
 from animations.scenes.words import RANDOM_WEIGHTS
@@ -124,10 +126,26 @@ def test_layout_sections_and_subtitles(scene):
     assert [s.content for s in subs] == scene.captions and all(s.end > s.start for s in subs)
     assert 20 <= scene.time <= 120, f"{scene.time:.1f} s"
     for step, texts in scene.layouts:
-        for text, (x0, y0, x1, y1) in texts:
-            assert -FRAME_HALF_W < x0 and x1 < FRAME_HALF_W and -FRAME_HALF_H < y0 and y1 < FRAME_HALF_H, (step, text)
-        for n, (ta, a) in enumerate(texts):
-            assert not any(_overlap(a, b) for _, b in texts[n + 1 :]), (step, ta)
+        for drawn in texts:
+            x0, y0, x1, y1 = drawn.box
+            assert -FRAME_HALF_W < x0 and x1 < FRAME_HALF_W and -FRAME_HALF_H < y0 and y1 < FRAME_HALF_H, \
+                (step, drawn.text)
+        for n, a in enumerate(texts):
+            assert not any(_overlap(a.box, b.box) for b in texts[n + 1 :]), (step, a.text)
+
+
+@needs_model
+def test_every_text_is_projector_sized_and_contrasts_with_what_it_is_read_on(scene):
+    """The least sizes and WCAG contrast every lecture scene keeps (tests/animations/test_legibility.py),
+    here too: the frame is 8 units high at every quality, so the sizes are those drawn in class."""
+    small = [f"{step}: '{d.text}' {legibility.px_at_1080(d.height):.1f} px at 1080p"
+             for step, texts in scene.layouts for d in texts
+             if d.height < (MIN_NUMBER_HEIGHT if d.tier == "number" else MIN_TEXT_HEIGHT) - 1e-6]
+    assert not small, small
+    faint = [f"{step}: '{d.text}' {d.color} on {d.backdrop}: {contrast(d.color, d.backdrop):.2f}"
+             for step, texts in scene.layouts for d in texts if contrast(d.color, d.backdrop) < MIN_CONTRAST]
+    assert not faint, faint
+    assert any(d.tier == "number" for _, texts in scene.layouts for d in texts)  # the weights were checked too
 
 
 # -- what is said -----------------------------------------------------------------------------

@@ -64,6 +64,7 @@ def test_the_page_css_is_built_from_constants(look):
                          r'min-width: min\(\d+px, 100%\);\}|\[data-testid="stElementContainer"\]:has\(> '
                          r'\[data-testid="stHtml"\] > \.lab-panel\) \{display: none;\}'
                          r'|html \{font-size: \d+px !important;\}'
-                         r'|button\[data-testid\^="stBaseButton-primary"\]:not\(:disabled\)(:hover)? \{[-a-z: #0-9A-F!;]+\})')
+                         r'|button\[data-testid\^="stBaseButton-primary"\]:not\(:disabled\)(:hover)? '
+                         r'\{[-a-z: #0-9A-F!;]+\})')
     assert rules and all(allowed.fullmatch(rule) for rule in rules), [r for r in rules if not allowed.fullmatch(r)]
 
