@@ -42,9 +42,11 @@ class Quality(NamedTuple):
 # Seconds to render each scene for the default lesson, narrated, from start to a playable video:
 # `benchmarks/render_bench.py --class-vs-low` on the 2-core development machine while other jobs
 # ran on it (load 4-8), 2026-11-29: provisional. The dashboard quotes them as the wait to expect.
+# "trained": `python -m animations render --scene trained` of the Trained heads page's example
+# sentence on the same machine, quiet (107 s of narrated video), 2026-11-29.
 RENDER_SECONDS = {
-    "low": {"scores": 28, "masking": 28, "multihead": 36, "scaling": 35},
-    "class": {"scores": 85, "masking": 135, "multihead": 68, "scaling": 114},
+    "low": {"scores": 28, "masking": 28, "multihead": 36, "scaling": 35, "trained": 22},
+    "class": {"scores": 85, "masking": 135, "multihead": 68, "scaling": 114, "trained": 61},
 }
 
 QUALITIES = {  # "low" is the quick default; "class" is for a projector

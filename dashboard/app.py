@@ -54,7 +54,10 @@ if not room_session.following():
     sidebar.sidebar()
 state.messages(page.url_path)
 with st.sidebar:
-    studio.render_with_my_settings(state.lesson())
+    if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
+        studio.video_on_the_page("A video of these heads")
+    else:
+        studio.render_with_my_settings(state.lesson())
 try:
     page.run()
 finally:

@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from animations.backend import RenderBackend, make_service
-from animations.catalog import DESCRIPTIONS, LECTURE, QUALITIES, RENDER_SECONDS
+from animations.catalog import DESCRIPTIONS, LECTURE, QUALITIES, RENDER_SECONDS, TRAINED
 from animations.service import QueueFull
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
@@ -187,8 +187,15 @@ def quality_control(scene: str):
              help="Fast: 854×480 at 15 frames a second, for a laptop screen. Class: 1920×1080 at 30, sharp on a "
                   "projector, several times slower to make; `make lecture` makes the default lesson's the night "
                   "before.")
+    example = "the example sentence" if scene in TRAINED else "the default lesson"
     st.caption(" · ".join(f"{QUALITIES[q].label}: {wait_text(scene, q)}" for q in CHOICES)
-               + " (measured on a 2-core machine for the default lesson; longer while other videos render).")
+               + f" (measured on a 2-core machine for {example}; longer while other videos render).")
+
+
+def video_on_the_page(section: str):
+    """The sidebar's video block on a page that renders its own video (its controls live there)."""
+    st.subheader("Lecture video")
+    st.caption(f"This page's video is rendered from the page itself: see “{section}” at its end.")
 
 
 def render_with_my_settings(cfg: AttentionConfig):

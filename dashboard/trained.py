@@ -118,9 +118,3 @@ def open_head(layer: int, head: int):
     """A callback (a guided button, a thumbnail click): the large view shows this head, and says where it is."""
     st.session_state[LAYER], st.session_state[HEAD] = int(layer), int(head)
     st.toast(f"Layer {layer}, head {head} is open under “One head, step by step”.", icon=":material/visibility:")
-
-
-def shown_config() -> AttentionConfig:
-    """The lesson the large view shows (the sentence and the layer): the hook for a later "Render this
-    head" button. The head is `st.session_state[HEAD]` (1-based)."""
-    return AttentionConfig.trained(st.session_state[SENTENCE], int(st.session_state.get(LAYER, 1)))

@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigError
 from core.guided_heads import IT_TO_SUBJECT, note_value
-from dashboard import charts, controls, links, state, steps, trained
+from dashboard import charts, controls, links, state, steps, studio, trained
 from dashboard.model_view import PICK, model_view
 from dashboard.ui import draw
 from dashboard.word_pieces import NOTES, chip, plain
@@ -149,9 +150,7 @@ def piece_row(trace, head: int, n: int):
     """Row n of the open head's weights: where word piece n looks (the same numbers as the heatmap's row)."""
     labels = charts.token_labels(trace.tokens)
     title = f"Where word piece {n}, “{trace.tokens[n - 1]}”, looks: row {n} of the weights"
-    chart = charts.row_bars(trace.weights[head - 1, n - 1], labels, title, "piece-row")
-    st.altair_chart(chart.properties(width=min(32 * len(labels), 760)), width="content", theme=None,
-                    key="trained_piece_row")
+    draw(charts.row_bars(trace.weights[head - 1, n - 1], labels, title, "piece-row"), "trained_piece_row")
 
 
 def table(measured: dict):
@@ -165,6 +164,25 @@ def table(measured: dict):
     config = {column: st.column_config.NumberColumn(column, format="%.3f", help=PATTERNS[name])
               for name, column in TABLE_COLUMNS.items()}
     st.dataframe(rows, hide_index=True, column_config=config, height=320, key="trained_table")
+
+
+def video(text: str):
+    """The trained scene of this sentence, from the render service every page uses (studio)."""
+    scene = TRAINED[0]
+    st.subheader("A video of these heads")
+    absent = studio.videos_available()
+    if absent:
+        st.caption(absent)
+        return
+    # The video shows the guided tour's two heads, whichever head is open above: its lesson is the
+    # sentence alone (layer 1 always), so one sentence is one video, rendered once and then cached.
+    cfg = AttentionConfig.trained(text)
+    st.caption(f"{DESCRIPTIONS[scene]} It reads the sentence in the box above, with core's numbers.")
+    studio.quality_control(scene)
+    studio.narration_controls()
+    st.button("Render the video of this sentence", key="trained_render", on_click=studio.request_mine,
+              args=(scene, cfg, scene), help="Cached afterwards: a second request for the same sentence plays at once.")
+    studio.job_panel(scene, current=cfg)
 
 
 def page():
@@ -181,6 +199,7 @@ def page():
     one_head(text, measured, picked)
     guided(text, whole.tokens, whole.weights)
     table(measured)
+    video(text)
 
 
 page()

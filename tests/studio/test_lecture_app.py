@@ -3,6 +3,8 @@
 import pytest
 
 from dashboard.links import url_params
+from dashboard.trained import DEFAULT_SENTENCE as SENTENCE
+from tests.core.conftest import needs_model
 
 from .conftest import bands, fake_render, run_until
 
@@ -144,3 +146,23 @@ def test_lecture_page_at_class_quality_plays_what_is_made_and_offers_the_rest(st
     at.button(key="lecture_render_scaling").click().run()
     run_until(at, lambda a: len(_videos(a)) == 2)
     assert classy() == [("scaling", "class")]
+
+
+@needs_model
+def test_trained_heads_page_renders_the_trained_video_of_its_sentence(studio_app):
+    """Issue 9: the trained scene renders from the Trained heads page through the render service;
+    the video is of the page's sentence (whichever head is open), and the sidebar sends the user there."""
+    at = studio_app(render_fn=fake_render(), query=TINY)
+    at.switch_page("app_pages/trained_heads.py").run()
+    _no_exception(at)
+    assert not any(b.key == "studio_render" for b in at.sidebar.button)  # not the random lesson's video here
+    assert any("A video of these heads" in c.value for c in at.sidebar.caption)
+    at.slider(key="view_layer").set_value(4).run()  # another head open: the same video
+    at.button(key="trained_render").click().run()
+    run_until(at, lambda a: _videos(a))
+    _no_exception(at)
+    job = at.session_state["studio_job_trained"]
+    assert (job.scene, job.cfg.source, job.cfg.text, job.cfg.layer) == ("trained", "trained", SENTENCE, 1)
+    assert any(t.value.startswith(f"Video of: “{SENTENCE[:40]}…” · the trained model (all-MiniLM-L6-v2) (trained,")
+               for t in at.text)
+    assert len(_videos(at)) == 1
