@@ -30,9 +30,8 @@ import time
 from pathlib import Path
 
 from lab_server import start_streamlit
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.util import calc_hash
-from streamlit_client import RUN_TIMEOUT, Session
+from streamlit_client import Session
 
 ROOM = calc_hash("room")  # st.Page's script hash is its url_path's hash
 PIN = "504030"
@@ -90,34 +89,7 @@ class Member(Session):
     async def send(self, states: dict, triggers: tuple = (), fragment: str = "", auto: bool = False):
         """One rerun: widget values by key, buttons pressed by key; seconds until it finished."""
         async with self.turn:
-            return await self._send(states, triggers, fragment, auto)
-
-    async def _send(self, states: dict, triggers: tuple, fragment: str, auto: bool) -> float | None:
-        msg = BackMsg()
-        client = msg.rerun_script
-        client.query_string, client.page_script_hash = self.query, self.page_hash
-        if fragment:
-            client.fragment_id, client.is_auto_rerun = fragment, auto
-        for key, value in states.items():
-            w = client.widget_states.widgets.add()
-            w.id = self.widgets[key]
-            if isinstance(value, list):
-                w.string_array_value.data.extend(value)
-            else:
-                w.string_value = value
-        for key in triggers:
-            w = client.widget_states.widgets.add()
-            w.id, w.trigger_value = self.widgets[key], True
-        while not self.finished.empty():
-            self.finished.get_nowait()
-        t0 = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        try:
-            status = await asyncio.wait_for(self.finished.get(), RUN_TIMEOUT)
-        except TimeoutError:
-            self.error("a rerun did not finish within 30 s")
-            return None
-        return None if status is None else time.perf_counter() - t0
+            return await self.rerun(states, fragment, triggers, auto)
 
     async def poll(self, until, interval: float, offset: float = 0.0):
         """Run the page's auto-rerunning fragments as a browser does, until `until()`; `offset`: this

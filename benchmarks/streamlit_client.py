@@ -90,17 +90,21 @@ class Session:
     def error(self, text: str):
         self.stats["errors"].append(f"session {self.name}: {text}")
 
-    async def rerun(self, states: dict, fragment: str = "") -> float | None:
-        """Send one rerun with these widget states; seconds until it finished, None on failure."""
+    async def rerun(self, states: dict, fragment: str = "", triggers: tuple = (), auto: bool = True) -> float | None:
+        """Send one rerun with these widget states (a list: a multi-valued widget's strings) and these
+        buttons pressed, by key; `fragment`: only that fragment (`auto`: as its timer runs it).
+        Seconds until it finished, None on failure."""
         msg = BackMsg()
         client = msg.rerun_script
         client.query_string, client.page_script_hash = self.query, self.page_hash
         if fragment:
-            client.fragment_id, client.is_auto_rerun = fragment, True
+            client.fragment_id, client.is_auto_rerun = fragment, auto
         for key, value in states.items():
             w = client.widget_states.widgets.add()
             w.id = self.widgets[key]
-            if key == "ctl_temperature":  # a select_slider: the option as it is shown
+            if isinstance(value, list):
+                w.string_array_value.data.extend(value)
+            elif key == "ctl_temperature":  # a select_slider: the option as it is shown
                 w.string_array_value.data.append(str(value))
             elif isinstance(value, bool) and key.endswith(("_render",)):
                 w.trigger_value = value
@@ -110,6 +114,9 @@ class Session:
                 w.double_value = value
             else:
                 w.string_value = value
+        for key in triggers:
+            w = client.widget_states.widgets.add()
+            w.id, w.trigger_value = self.widgets[key], True
         while not self.finished.empty():  # a run we did not ask for (a fragment's st.rerun)
             self.finished.get_nowait()
         t0 = time.perf_counter()
