@@ -55,14 +55,13 @@ import asyncio
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import hall_load
-from lab_server import start_streamlit
+from lab_server import start_streamlit, stop
 from streamlit_client import Session
 
 EXTRA: list[str] = []  # extra `streamlit run` options (--server-option)
@@ -264,11 +263,7 @@ def main():
         try:
             asyncio.run(run_and_report(port, proc.pid, media, args, t0))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
 
 
 if __name__ == "__main__":

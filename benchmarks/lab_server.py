@@ -35,3 +35,13 @@ def start_streamlit(script, options=(), env=None, log=None) -> tuple[subprocess.
             time.sleep(0.3)
     proc.terminate()
     raise RuntimeError(f"{script} did not start")
+
+
+def stop(proc: subprocess.Popen, grace: float = 30.0) -> None:
+    """Stop a server started here: terminate, wait up to `grace` seconds, then kill."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -18,12 +18,11 @@ import argparse
 import asyncio
 import collections
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 import hall_load
-from lab_server import start_streamlit
+from lab_server import start_streamlit, stop
 
 RATE = 100  # samples per second
 # (category, rule over the stack's frames) in order: the first rule that matches takes the sample.
@@ -106,11 +105,7 @@ def main():
             result = asyncio.run(load_and_sample(f"http://127.0.0.1:{port}", proc.pid, args, raw))
             report(*categorise(raw), result, args)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
 
 
 if __name__ == "__main__":
