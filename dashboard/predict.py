@@ -15,10 +15,8 @@ answer (`reveal_chart`), and the session's running score. Nothing about the stud
 outside their session; the score has no name.
 """
 
-import copy
 import numbers
 
-import altair as alt
 import streamlit as st
 
 from core.question import Question, QuestionError
@@ -28,9 +26,9 @@ from . import data, links, room_session
 from . import question_charts as qc
 from .memo import MemoryLRU
 from .text import plain
+from .ui import spec_without_data
 
 PREF, SCORE = "predict_first", "predict_score"  # session: the switch (every page shares it); the score
-_SPECS = MemoryLRU(budget=float("inf"), max_items=256)  # chart specs without data, by name; shared by sessions
 _CHARTS = MemoryLRU(budget=float("inf"), max_items=128)  # reveal charts (≤ 64 rows of data each), by question
 MAX_QUESTIONS = 512  # cached per server; a question is at most ~40 kB as JSON (RoomLimits), so <= ~20 MB
 KINDS = {"focus": "Which key gets the most weight?", "change": "What happens after a change?",
@@ -211,12 +209,6 @@ def draw(name: tuple, chart, key: str):
 
     A room's pages redraw their charts on every poll; only the numbers change between polls, so
     the spec without data is kept (bounded) and this run's table travels as Arrow."""
-    spec = copy.deepcopy(_SPECS.get_or_make(name, lambda: _bare_spec(chart)))
+    spec = spec_without_data(chart, name)
     spec["datasets"] = {"cells": chart.data}
     st.vega_lite_chart(spec, theme=None, width="stretch", key=key)
-
-
-def _bare_spec(chart) -> dict:
-    light = chart.copy(deep=False)
-    light.data = alt.NamedData(name="cells")
-    return light.to_dict(validate=False)

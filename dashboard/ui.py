@@ -18,10 +18,12 @@ MAX_DRAWN_DIMS = 64  # wider matrices are shown in part (the first columns), and
 _SPECS = MemoryLRU(budget=float("inf"), max_items=512)
 
 
-def _spec(chart: alt.TopLevelMixin) -> dict:
-    """The chart's spec without its data; built once per template (Altair's to_dict is slow)."""
-    meta = getattr(chart, "usermeta", None)
-    name = meta.get("template") if isinstance(meta, dict) else None
+def spec_without_data(chart: alt.TopLevelMixin, name=None) -> dict:
+    """The chart's spec without its data (its table is the named dataset "cells"); built once per
+    `name` (default: its template's, from usermeta), since Altair's to_dict is slow. A copy."""
+    if name is None:
+        meta = getattr(chart, "usermeta", None)
+        name = meta.get("template") if isinstance(meta, dict) else None
     if name is None:
         return _bare_spec(chart)
     return copy.deepcopy(_SPECS.get_or_make(name, lambda: _bare_spec(chart)))
@@ -38,7 +40,7 @@ def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow.
     It fills the width it is given, in this session's look (display.py); a heatmap's key asks
     for a panel wide enough for its numbers (theme.page_css). `kwargs` go to `st.vega_lite_chart`."""
-    spec = _spec(chart)
+    spec = spec_without_data(chart)
     spec["datasets"] = {"cells": chart.data}
     look = display.look()
     sizing.set_look(spec, look, lab_by_row=display.by_row())
