@@ -8,6 +8,7 @@ says which theme is on and opens it again. Charts follow because their text colo
 to Streamlit (ui.draw passes `theme=None`, which still applies the theme's text and background).
 """
 
+from functools import lru_cache
 from urllib.parse import parse_qs
 
 import streamlit as st
@@ -38,6 +39,7 @@ def panel_marker(px: int):
     st.html(f'<span class="lab-panel {panel_class(px)}"></span>')
 
 
+@lru_cache(maxsize=4)  # one per look: built once per server, not on every rerun
 def page_css(look: sizing.Look) -> str:
     """Panels side by side only while each keeps its chart's numbers legible, else one per row
     (the browser decides: it alone knows the width); larger type in projector mode."""
