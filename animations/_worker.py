@@ -3,8 +3,8 @@
 It runs in its own process because manim's config is global. It prints one JSON event per
 line on stdout ({"event": "total" | "progress" | "done", ...}); manim's log goes to stderr.
 A first pass of the scene's construct() plays nothing: it counts the animations (for the
-progress bar) and collects every caption, so that Piper can speak them all in one process
-while the second pass draws.
+progress bar) and collects every caption, handing each to Piper (one process) as it goes, so
+that Piper speaks during that pass and while the second pass draws.
 """
 
 import importlib
@@ -28,14 +28,15 @@ def count_animations(cls, cfg) -> int:
     return cls.counted(cfg).animations_done
 
 
-def _narration(counted, job):
-    """The scene's narration for the job's voice, or None for a silent video."""
+def _count(cls, cfg, job):
+    """(the counted scene, its Narration or None for a silent video): Piper starts speaking
+    during the count."""
     if not job.get("voice"):
-        return None
-    from animations.narration import Narration
+        return cls.counted(cfg), None
+    from animations.narration import count_and_speak
     from animations.voice import Voice
 
-    return Narration(counted.captions, counted.section_seconds, Voice(**job["voice"]), Path(job["tts_dir"]))
+    return count_and_speak(cls, cfg, Voice(**job["voice"]), Path(job["tts_dir"]))
 
 
 def main(job_path: str) -> int:
@@ -49,11 +50,11 @@ def main(job_path: str) -> int:
                "save_sections": True, "disable_caching": True, "progress_bar": "none", "verbosity": "INFO",
                "write_to_movie": True}
     with tempconfig(options):
-        counted = cls.counted(cfg)
+        counted, narration = _count(cls, cfg, job)
         total = counted.animations_done
         _emit(event="total", total=total)
         scene = cls(cfg, progress=lambda done: _emit(event="progress", done=done, total=total),
-                    narration=_narration(counted, job))
+                    narration=narration)
         scene.render()
         _emit(event="done", total=total, seconds=float(scene.time))
     return 0

@@ -2,8 +2,8 @@
 
 A section lasts as long as its animation or its speech (plus a short pause), whichever is
 longer. The counting pass of a scene gives every caption and each section's animation time;
-the speech of all captions is started at once (one Piper process) and read section by
-section while the scene is drawn. No manim here.
+each caption goes to Piper (one process per scene) as soon as the counting pass reaches it,
+and its speech is read section by section while the scene is drawn. No manim here.
 """
 
 from dataclasses import dataclass
@@ -27,14 +27,20 @@ class Timing:
 class Narration:
     """The speech of one scene, section by section, for a given voice."""
 
-    def __init__(self, captions: list[str], animation_seconds: list[float], voice: Voice, tts_dir: Path):
+    def __init__(self, captions: list[str], animation_seconds: list[float], voice: Voice, tts_dir: Path,
+                 synthesis: Synthesis | None = None):
+        """`synthesis`: one already speaking these captions (see `count_and_speak`)."""
         if len(captions) != len(animation_seconds):
             raise ValueError("one animation time per caption")
         self.captions = list(captions)
         self.spoken = [spoken(c) for c in self.captions]
         self.animation_seconds = list(animation_seconds)
         self.voice = voice
-        self.synthesis = Synthesis(self.spoken, voice, tts_dir)
+        if synthesis is None:
+            synthesis = Synthesis(self.spoken, voice, tts_dir)
+        elif synthesis.texts != self.spoken or synthesis.voice != voice:
+            raise ValueError("the synthesis speaks other sentences than these captions")
+        self.synthesis = synthesis
 
     def timing(self, index: int, caption: str) -> Timing:
         """Section `index`'s speech and pace; waits until Piper has spoken it."""
@@ -48,3 +54,16 @@ class Narration:
 
     def close(self):
         self.synthesis.close()
+
+
+def count_and_speak(scene_class, cfg, voice: Voice, tts_dir: Path):
+    """(the counted scene, its Narration): the scene's counting pass, with each caption handed
+    to Piper the moment the pass reaches it, so that Piper's start and the first sentences
+    overlap the counting instead of following it."""
+    synthesis = Synthesis([], voice, tts_dir)
+    try:
+        counted = scene_class.counted(cfg, on_caption=lambda caption: synthesis.add(spoken(caption)))
+        return counted, Narration(counted.captions, counted.section_seconds, voice, tts_dir, synthesis)
+    except BaseException:
+        synthesis.close()
+        raise

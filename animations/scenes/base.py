@@ -17,7 +17,7 @@ from core import PRESETS, AttentionConfig, run_trace
 
 from .. import style
 from ..mobjects import formula, label
-from ..narration import LEAD, Narration
+from ..narration import LEAD, Narration, count_and_speak
 from . import footnote
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,7 @@ class LessonScene(Scene):
     title = ""
     reading_pause = 1.5  # seconds of stillness after each step, to read the subtitle
     counting = False  # True: construct() only counts the animations (the worker's first pass)
+    on_caption = None  # counting: called with each caption as the pass reaches it
     record_layout = False  # True: keep the boxes of every text at the end of each step (tests)
     snapshot_dir = None  # a folder: save the frame at the end of each step there as a PNG (tests)
 
@@ -95,6 +96,8 @@ class LessonScene(Scene):
         self.captions.append(caption)
         self.section_seconds.append(0.0)
         least = 0.0
+        if self.counting and self.on_caption is not None:
+            self.on_caption(caption)
         if not self.counting:
             self.next_section(name)
             least = self._speak(caption)
@@ -173,11 +176,13 @@ class LessonScene(Scene):
 
     # -- narration --------------------------------------------------------------------------
     @classmethod
-    def counted(cls, cfg: AttentionConfig) -> "LessonScene":
+    def counted(cls, cfg: AttentionConfig, on_caption=None) -> "LessonScene":
         """The scene after a construct() that plays nothing: its captions, its number of
-        animations and each step's animation time, before anything is drawn."""
+        animations and each step's animation time, before anything is drawn. `on_caption` is
+        called with each caption as the pass reaches it."""
         scene = cls(cfg, narration=None)
         scene.counting = True
+        scene.on_caption = on_caption
         scene.setup()
         scene.construct()
         scene.tear_down()  # the last step's closing pause
@@ -238,8 +243,7 @@ def auto_narration(cls, cfg) -> Narration | None:
     if why:
         log.warning(why)
         return None
-    counted = cls.counted(cfg)
-    return Narration(counted.captions, counted.section_seconds, Voice(), Path(config.media_dir) / "tts")
+    return count_and_speak(cls, cfg, Voice(), Path(config.media_dir) / "tts")[1]
 
 
 def finish_files(scene) -> None:

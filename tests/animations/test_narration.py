@@ -103,6 +103,39 @@ def test_speech_is_cached_by_voice_rate_and_text(tmp_path, monkeypatch):
     assert not cache_path(tmp_path, Voice(rate=1.0), texts[0]).exists()  # another rate: another entry
 
 
+@pytest.mark.render
+def test_piper_starts_with_the_first_sentence_and_speaks_each_one_added_later(tmp_path):
+    """The counting pass hands captions over one by one: Piper must start on the first and
+    take the others as they come, and a sentence asked for before the list ends still arrives."""
+    synthesis = Synthesis([], NARRATOR, tmp_path)
+    assert synthesis.proc is None
+    assert synthesis.add("The first sentence is spoken.") == 0
+    piper = synthesis.proc
+    assert piper is not None and piper.poll() is None  # running, waiting for more input
+    assert synthesis.add("The second follows it.") == 1 and synthesis.proc is piper
+    speech = [synthesis.get(i) for i in range(2)]  # asking seals the list: the last one is whole
+    with pytest.raises(RuntimeError, match="no sentence can be added"):
+        synthesis.add("Too late.")
+    synthesis.close()
+    assert synthesis.synthesised == 2 and all(s.seconds > 0.8 for s in speech)
+    assert speech[0].path == cache_path(tmp_path, NARRATOR, "The first sentence is spoken.")
+
+
+def test_the_counting_pass_hands_over_each_caption_as_it_reaches_it(tmp_path, monkeypatch):
+    from manim import tempconfig
+
+    from animations.scenes.scaling import ScalingScene
+
+    events = []
+    play = ScalingScene.play
+    monkeypatch.setattr(ScalingScene, "play", lambda self, *a, **k: (events.append("play"), play(self, *a, **k)))
+    with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(tmp_path), "verbosity": "WARNING"}):
+        counted = ScalingScene.counted(PRESETS["default"], on_caption=events.append)
+    assert [e for e in events if e != "play"] == counted.captions
+    firsts = [events.index(c) for c in counted.captions]
+    assert all(events[i - 1] == "play" for i in firsts[1:])  # each one between the animations, not all at the end
+
+
 def test_piper_runs_as_a_program_without_telemetry(tmp_path, monkeypatch):
     """onnxruntime under Piper would look up mobile.events.data.microsoft.com: the lab turns that off."""
     import animations.voice as voice_module
