@@ -14,6 +14,7 @@ speaking overlaps counting and drawing.
 import hashlib
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,7 +79,7 @@ def voice_from(name: str | None, rate: float = DEFAULT_RATE) -> "Voice | None":
 
 
 def missing(voice: Voice | None = None) -> str:
-    """'' when Piper and the voice are installed, else what to install (nothing is imported)."""
+    """'' when Piper, the voice and ffmpeg are installed, else what to install (nothing is imported)."""
     packages = [PIPER, VOICES[(voice or Voice()).name]]
     absent = []
     for package in packages:
@@ -87,6 +88,8 @@ def missing(voice: Voice | None = None) -> str:
         except metadata.PackageNotFoundError:
             absent.append(package)
     if not absent:
+        if shutil.which("ffmpeg") is None:  # it puts the speech into the video (animations.media)
+            return "Narration is off: the ffmpeg program is not installed (on Debian: `apt-get install ffmpeg`)."
         return ""
     return f"Narration is off: {' and '.join(absent)} {'is' if len(absent) == 1 else 'are'} not installed " \
            f"(run `make run`, which installs them, or `{INSTALL}`)."

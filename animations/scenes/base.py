@@ -53,6 +53,7 @@ class LessonScene(Scene):
         self.animations_done = 0
         self.section_seconds: list[float] = []  # each step's animation time before any stretch (counting pass)
         self.timings: list = []  # each step's narration Timing, when narrated
+        self.sounds: list[tuple[Path, float]] = []  # (speech wav, second it starts): the sound track
         self._stretch, self._closing = 1.0, False
         self._caption = None  # (text, start time, seconds at least) of the running step
         self._formula = None
@@ -123,7 +124,7 @@ class LessonScene(Scene):
             return 0.0
         timing = self.narration.timing(len(self.captions) - 1, caption)
         self.timings.append(timing)
-        self.add_sound(str(timing.speech.path), time_offset=LEAD)
+        self.sounds.append((Path(timing.speech.path), self.time + LEAD))
         self._stretch = timing.stretch
         return timing.seconds
 
@@ -168,11 +169,6 @@ class LessonScene(Scene):
     def tear_down(self):
         self._close_caption()
         self._record_layout()
-        writer = None if self.counting else self.manager.file_writer
-        if writer is not None and writer.includes_sound:  # the sound runs to the last frame
-            from pydub import AudioSegment
-
-            writer.add_audio_segment(AudioSegment.silent(0), time=self.time)
 
     # -- narration --------------------------------------------------------------------------
     @classmethod
@@ -247,7 +243,8 @@ def auto_narration(cls, cfg) -> Narration | None:
 
 
 def finish_files(scene) -> None:
-    """The WebVTT copy, the subtitle track and the sections' sound, beside manim's files."""
+    """The WebVTT copy, the subtitle track, the narration's sound track (the movie's and each
+    section clip's), beside manim's files (see animations.media)."""
     from .. import media
 
     writer = scene.manager.file_writer
@@ -257,14 +254,14 @@ def finish_files(scene) -> None:
     movie = Path(movie)
     srt = movie.with_suffix(".srt")
     media.write_vtt(srt)
-    media.embed_subtitles(movie, srt)
-    if not (writer.includes_sound and writer.output_spec.save_sections):
-        return
-    index = next(iter(sorted(Path(writer.sections_output_dir).glob("*.json"))), None)
-    if index is not None:
-        audio = index.parent / ".narration.wav"
-        writer.audio_segment.export(str(audio), format="wav")
-        try:
+    audio = media.narration_track(scene.sounds, scene.time, movie.with_name(f".{movie.stem}.narration.wav")) \
+        if scene.sounds else None
+    try:
+        media.finish_movie(movie, srt, audio)
+        index = next(iter(sorted(Path(writer.sections_output_dir).glob("*.json"))), None) \
+            if audio is not None and writer.output_spec.save_sections else None
+        if index is not None:
             media.voice_sections(index, audio)
-        finally:
+    finally:
+        if audio is not None:
             audio.unlink(missing_ok=True)

