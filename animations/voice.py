@@ -79,8 +79,15 @@ def voice_from(name: str | None, rate: float = DEFAULT_RATE) -> "Voice | None":
 
 
 def missing(voice: Voice | None = None) -> str:
-    """'' when Piper, the voice and ffmpeg are installed, else what to install (nothing is imported)."""
-    packages = [PIPER, VOICES[(voice or Voice()).name]]
+    """'' when Piper, the voice and ffmpeg are installed, else what to install (nothing is imported).
+    Looked up once per process and voice: the dashboard asks on every rerun, and a package
+    installed meanwhile needs a restart of the lab anyway."""
+    return _missing((voice or Voice()).name)
+
+
+@lru_cache(maxsize=len(VOICES))
+def _missing(name: str) -> str:
+    packages = [PIPER, VOICES[name]]
     absent = []
     for package in packages:
         try:

@@ -9,25 +9,7 @@ import gc
 import streamlit as st
 import torch
 
-from dashboard import display, links, room_session, room_sidebar, sidebar, state, studio
-
-PAGES = [
-    st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="scaled-dot-product",
-            default=True),
-    st.Page("app_pages/multi_head.py", title="Multi-head attention", url_path="multi-head"),
-    st.Page("app_pages/masking.py", title="Masking", url_path="masking"),
-    st.Page("app_pages/why_scale.py", title="Why divide by √d_k", url_path="why-scale"),
-    st.Page("app_pages/positional.py", title="Positional encoding", url_path="positional"),
-    st.Page("app_pages/block.py", title="Transformer block", url_path="block"),
-    st.Page("app_pages/worked_example.py", title="The article's worked example", url_path="worked-example"),
-    st.Page("app_pages/trained_heads.py", title="Trained heads", url_path="trained-heads"),
-    st.Page("app_pages/lecture.py", title="Lecture videos", url_path="lecture"),
-    st.Page("app_pages/compare.py", title="Compare two lessons", url_path="compare"),
-    st.Page("app_pages/room.py", title="Classroom room", url_path="room"),
-    # The first page also answers at its own name, as a teacher would write it on a slide.
-    st.Page("app_pages/attention.py", title="Scaled dot-product attention", url_path="attention",
-            visibility="hidden"),
-]
+from dashboard import display, links, navigation, room_session, room_sidebar, sidebar, state, studio
 
 
 @st.cache_resource(show_spinner=False)
@@ -43,7 +25,7 @@ def freeze_loaded_objects():
 
 
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
-page = st.navigation(PAGES)
+page = st.navigation(navigation.pages())
 links.start_run()
 display.page_config()  # projector mode folds the sidebar away
 with st.sidebar:

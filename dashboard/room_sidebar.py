@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard.rooms import format_code
 
-from . import room_session, room_student
+from . import navigation, room_session, room_student
 
 ROOM_PAGE = room_student.ROOM_PAGE
 
@@ -20,7 +20,7 @@ def block(on_room_page: bool):
         if key is not None:
             st.markdown(f"**Your room: {format_code(key.code)}**")
             if not on_room_page:
-                st.page_link(ROOM_PAGE, label="Show the room's code and answers", icon="📣")
+                st.page_link(navigation.page(ROOM_PAGE), label="Show the room's code and answers", icon="📣")
         elif code is not None:
             if on_room_page:  # the page itself has the switch and the question
                 st.markdown(f"**Room {format_code(code)}**")
@@ -42,5 +42,5 @@ def start():
                                      "screen.")
             if st.form_submit_button("Open a room"):
                 if room_session.open_room(pin):
-                    st.switch_page(ROOM_PAGE)
+                    st.switch_page(navigation.page(ROOM_PAGE))
                 room_session.messages()

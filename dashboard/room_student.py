@@ -13,7 +13,7 @@ import streamlit as st
 from core import AttentionConfig, ConfigError
 from dashboard.rooms import format_code, normalise_code
 
-from . import links, predict, room_session
+from . import links, navigation, predict, room_session
 from .room_teacher import take_back_form
 from .text import plain
 
@@ -152,4 +152,4 @@ def status():
     elif view.round and view.revealed:
         st.caption(f"Question {view.round}: the answer is revealed.")
     if view.round:
-        st.page_link(ROOM_PAGE, label="Go to the question", icon="✋")
+        st.page_link(navigation.page(ROOM_PAGE), label="Go to the question", icon="✋")

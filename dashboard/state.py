@@ -11,6 +11,7 @@ import streamlit as st
 
 from core import AttentionConfig, ConfigError
 
+from . import navigation
 from .links import DEFAULT, TRAINED_LINK, TRAINED_PAGE_URL, config_from_url
 from .ui import TRAINED_PAGE
 
@@ -73,6 +74,6 @@ def messages(here: str = ""):
     if ss.get(LINK_NOTICE) and not (ss[LINK_NOTICE] == TRAINED_LINK and here == TRAINED_PAGE_URL):
         st.warning(ss[LINK_NOTICE], icon="🔗")
         if ss[LINK_NOTICE] == TRAINED_LINK:
-            st.page_link(TRAINED_PAGE, label="Open Trained heads", icon=":material/school:")
+            st.page_link(navigation.page(TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")
     if ss.get(LINK_NOTICE) and lesson().key() != DEFAULT.key():
         ss[LINK_NOTICE] = ""

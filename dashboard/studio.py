@@ -10,6 +10,7 @@ Settings (environment): ATTENTION_LAB_MEDIA (cache folder, default `media`),
 ATTENTION_LAB_CACHE_GB (cap, default 2), ATTENTION_LAB_RENDER_WORKERS (default cores - 1).
 """
 
+import functools
 import importlib.util
 import uuid
 from pathlib import Path
@@ -29,8 +30,9 @@ TEXT_SHOWN = 40  # characters of a lesson's sentence in a video's label
 CHOICES = ("low", "class")  # the qualities offered: quick, and for a projector
 
 
+@functools.cache
 def videos_available() -> str:
-    """'' when videos can be rendered here, else what to install."""
+    """'' when videos can be rendered here, else what to install (looked up once per process)."""
     if importlib.util.find_spec("manim") is None:
         return "Videos need manim, which is not installed: run `make run` (it installs it) or `pip install manim`."
     return ""

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from . import display, sizing, theme
+from . import display, navigation, sizing, theme
 from .export import export_menu
 from .memo import MemoryLRU
 
@@ -92,5 +92,5 @@ def untrained_note():
     """Said once on every page built on the lesson's random weights, with the way to learned ones."""
     st.caption("The W matrices on this page are **random, not trained**: the arithmetic is exactly a "
                "Transformer's, but the patterns it produces mean nothing about language.")
-    st.page_link(TRAINED_PAGE, label="For patterns a trained model learned, see Trained heads",
+    st.page_link(navigation.page(TRAINED_PAGE), label="For patterns a trained model learned, see Trained heads",
                  icon=":material/school:")

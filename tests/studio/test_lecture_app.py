@@ -90,9 +90,13 @@ def test_my_settings_on_the_lecture_page_render_on_request(studio_app):
     _no_exception(at)
 
 
-def test_without_manim_the_lab_runs_and_says_what_to_install(studio_app, monkeypatch):
+def test_without_manim_the_lab_runs_and_says_what_to_install(studio_app, monkeypatch, request):
     import importlib.util
 
+    from dashboard import studio
+
+    studio.videos_available.cache_clear()  # looked up once per process: here, again, without manim
+    request.addfinalizer(studio.videos_available.cache_clear)
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "manim" else real(name, *a))
     at = studio_app(render_fn=fake_render())
