@@ -50,6 +50,21 @@ def test_a_click_on_the_row_is_the_prediction(browser, url):
     page.context.close()
 
 
+def test_the_sidebar_room_forms_appear_when_the_expander_opens(browser, url):
+    """Closed, the sidebar's "Classroom room" draws no forms (they cost every rerun); a click opens
+    them, and a teacher can open a room from there."""
+    page = open_page(browser, f"{url}/", phone=False)
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert sidebar.get_by_role("textbox", name="Room code").count() == 0
+    sidebar.get_by_test_id("stExpander").get_by_text("Classroom room", exact=True).click()
+    sidebar.get_by_role("textbox", name="Room code").wait_for(timeout=WAIT)
+    sidebar.get_by_role("textbox", name="Teachers: choose a PIN to open a room").fill("246810")
+    sidebar.get_by_role("button", name="Open a room", exact=True).click()
+    page.wait_for_function("location.pathname.endsWith('/room') && location.search.startsWith('?code=')",
+                           timeout=WAIT)  # st.switch_page: a same-document navigation
+    page.context.close()
+
+
 def test_three_students_join_follow_answer_and_see_the_reveal(browser, url):
     t0 = time.monotonic()
     teacher = open_page(browser, f"{url}/room", phone=False)
