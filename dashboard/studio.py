@@ -200,9 +200,21 @@ def video_on_the_page(section: str):
     st.caption(f"This page's video is rendered from the page itself: see “{section}” at its end.")
 
 
+VIDEO_OPEN = "studio_open"  # the sidebar's video expander, open or closed
+
+
 def render_with_my_settings(cfg: AttentionConfig):
-    """The sidebar block every page shares: pick a scene, render it with the current lesson."""
-    st.subheader("Lecture video")
+    """The sidebar block every page shares: pick a scene, render it with the current lesson. Its
+    controls are drawn only while its expander is open: closed, it is one element of every rerun
+    instead of about ten (under a class's load each element costs the lab process)."""
+    block = st.expander("Lecture video of this lesson", key=VIDEO_OPEN, on_change="rerun")
+    if not block.open:
+        return
+    with block:
+        _video_controls(cfg)
+
+
+def _video_controls(cfg: AttentionConfig):
     absent = videos_available()
     if absent:
         st.caption(absent)
