@@ -173,12 +173,12 @@ def _progress(slot: str):
 def narration_controls():
     """The narration toggle and speaking rate; says so, and how to install it, when Piper is missing."""
     why = missing()
-    on = st.toggle("Narration", value=True, key="studio_voice", disabled=bool(why),
+    on = st.toggle("Narration", key="studio_voice", disabled=bool(why),
                    help="A voice reads each step, with your lesson's numbers. Off: a silent video with subtitles.")
     if why:
         st.caption(why)
     elif on:
-        st.select_slider("Speaking rate", options=list(RATES), value=DEFAULT_RATE, key="studio_rate",
+        st.select_slider("Speaking rate", options=list(RATES), key="studio_rate",
                          format_func=lambda r: f"{r:g}× ({RATES[r]})")
 
 
@@ -201,6 +201,15 @@ def video_on_the_page(section: str):
 
 
 VIDEO_OPEN = "studio_open"  # the sidebar's video expander, open or closed
+SETTINGS = {"studio_scene": LECTURE[0], "studio_quality": "low", "studio_voice": True, "studio_rate": DEFAULT_RATE}
+
+
+def keep_video_settings():
+    """The video settings outlive their widgets: Streamlit forgets a widget's value after a run
+    that does not draw it (the video expander closed, a page without them), so each run hands
+    them on (and gives the first run its defaults). Called by app.py before any of them is drawn."""
+    for key, default in SETTINGS.items():
+        st.session_state[key] = st.session_state.get(key, default)
 
 
 def render_with_my_settings(cfg: AttentionConfig):
