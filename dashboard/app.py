@@ -4,25 +4,10 @@ The sidebar holds the lesson (shared by every page, mirrored in the URL); each p
 `app_pages/` shows one idea about self-attention, drawn from `core.run_trace`.
 """
 
-import gc
-
 import streamlit as st
 import torch
 
-from dashboard import display, links, navigation, room_session, room_sidebar, sidebar, state, studio
-
-
-@st.cache_resource(show_spinner=False)
-def freeze_loaded_objects():
-    """Once per server, at the end of the first run (everything a page needs is imported by then).
-
-    With torch, Altair and pandas loaded, a full garbage collection walks some 250 000
-    long-lived objects: about 160 ms. Streamlit ran one after every run (runner.postScriptGC,
-    now off in .streamlit/config.toml) and Python's own collector still runs full ones now and
-    then; frozen, those objects are skipped and it looks only at what the runs create."""
-    gc.collect()
-    gc.freeze()
-
+from dashboard import display, links, navigation, process, room_session, room_sidebar, sidebar, state, studio
 
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
 page = st.navigation(navigation.pages())
@@ -46,4 +31,4 @@ try:
 finally:
     links.write_url(state.lesson())
     room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers
-freeze_loaded_objects()
+process.freeze_loaded_objects()
