@@ -20,7 +20,6 @@ room_sidebar.block(on_room_page=page.url_path == "room")
 if not room_session.following():
     sidebar.sidebar()
 state.messages(page.url_path)
-studio.keep_video_settings()
 with st.sidebar:
     if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
         studio.video_on_the_page("A video of these heads")

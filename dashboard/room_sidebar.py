@@ -33,16 +33,8 @@ def block(on_room_page: bool):
         st.divider()
 
 
-ROOM_FORMS = "room_sidebar_open"  # the expander's state: its forms are made only while it is open
-
-
 def start():
-    """Join or open a room. The forms are drawn only while the expander is open: closed, it is one
-    element of every rerun instead of seven."""
-    room = st.expander("Classroom room", key=ROOM_FORMS, on_change="rerun")
-    if not room.open:
-        return
-    with room:
+    with st.expander("Classroom room"):
         room_student.join_form("sidebar")
         with st.form("room_open_sidebar", clear_on_submit=True, border=False):
             pin = st.text_input("Teachers: choose a PIN to open a room", type="password", key="room_open_pin_side",

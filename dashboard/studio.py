@@ -173,12 +173,12 @@ def _progress(slot: str):
 def narration_controls():
     """The narration toggle and speaking rate; says so, and how to install it, when Piper is missing."""
     why = missing()
-    on = st.toggle("Narration", key="studio_voice", disabled=bool(why),
+    on = st.toggle("Narration", value=True, key="studio_voice", disabled=bool(why),
                    help="A voice reads each step, with your lesson's numbers. Off: a silent video with subtitles.")
     if why:
         st.caption(why)
     elif on:
-        st.select_slider("Speaking rate", options=list(RATES), key="studio_rate",
+        st.select_slider("Speaking rate", options=list(RATES), value=DEFAULT_RATE, key="studio_rate",
                          format_func=lambda r: f"{r:g}× ({RATES[r]})")
 
 
@@ -200,30 +200,9 @@ def video_on_the_page(section: str):
     st.caption(f"This page's video is rendered from the page itself: see “{section}” at its end.")
 
 
-VIDEO_OPEN = "studio_open"  # the sidebar's video expander, open or closed
-SETTINGS = {"studio_scene": LECTURE[0], "studio_quality": "low", "studio_voice": True, "studio_rate": DEFAULT_RATE}
-
-
-def keep_video_settings():
-    """The video settings outlive their widgets: Streamlit forgets a widget's value after a run
-    that does not draw it (the video expander closed, a page without them), so each run hands
-    them on (and gives the first run its defaults). Called by app.py before any of them is drawn."""
-    for key, default in SETTINGS.items():
-        st.session_state[key] = st.session_state.get(key, default)
-
-
 def render_with_my_settings(cfg: AttentionConfig):
-    """The sidebar block every page shares: pick a scene, render it with the current lesson. Its
-    controls are drawn only while its expander is open: closed, it is one element of every rerun
-    instead of about ten (under a class's load each element costs the lab process)."""
-    block = st.expander("Lecture video of this lesson", key=VIDEO_OPEN, on_change="rerun")
-    if not block.open:
-        return
-    with block:
-        _video_controls(cfg)
-
-
-def _video_controls(cfg: AttentionConfig):
+    """The sidebar block every page shares: pick a scene, render it with the current lesson."""
+    st.subheader("Lecture video")
     absent = videos_available()
     if absent:
         st.caption(absent)

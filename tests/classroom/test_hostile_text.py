@@ -55,9 +55,7 @@ def app(tmp_path, monkeypatch):
     real = backend.RenderService
     monkeypatch.setattr(backend, "RenderService", lambda **kw: real(render_fn=fake_render, **kw))
     studio.service.clear()
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.session_state["studio_open"] = True  # the sidebar's video expander, open: its render button is drawn
-    at.run()
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
     yield at
     studio.service().shutdown(wait=True)
     studio.service.clear()

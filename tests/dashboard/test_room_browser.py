@@ -50,18 +50,19 @@ def test_a_click_on_the_row_is_the_prediction(browser, url):
     page.context.close()
 
 
-def test_the_sidebar_room_forms_appear_when_the_expander_opens(browser, url):
-    """Closed, the sidebar's "Classroom room" draws no forms (they cost every rerun); a click opens
-    them, and a teacher can open a room from there."""
+def test_a_teacher_opens_a_room_from_the_sidebar_and_the_lesson_stays(browser, url):
+    """The sidebar's Classroom room: open a room from page 1; the app moves to the Room page and the
+    address holds the room's code and nothing else: the lesson is still the default one (a
+    sidebar whose blocks move the lesson's widgets once sent their defaults as changes here)."""
     page = open_page(browser, f"{url}/", phone=False)
     sidebar = page.locator("[data-testid=stSidebar]")
-    assert sidebar.get_by_role("textbox", name="Room code").count() == 0
     sidebar.get_by_test_id("stExpander").get_by_text("Classroom room", exact=True).click()
-    sidebar.get_by_role("textbox", name="Room code").wait_for(timeout=WAIT)
     sidebar.get_by_role("textbox", name="Teachers: choose a PIN to open a room").fill("246810")
     sidebar.get_by_role("button", name="Open a room", exact=True).click()
-    page.wait_for_function("location.pathname.endsWith('/room') && location.search.startsWith('?code=')",
+    page.wait_for_function("location.pathname.endsWith('/room') && location.search.includes('code=')",
                            timeout=WAIT)  # st.switch_page: a same-document navigation
+    page.wait_for_timeout(2000)  # any rerun the move starts has run
+    assert list(parse_qs(urlparse(page.url).query)) == ["code"], page.url
     page.context.close()
 
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import AttentionConfig
-from dashboard import room_session, room_sidebar
+from dashboard import room_session
 from dashboard.rooms import TeacherKey, format_code
 from dashboard.rooms.base import NOT_IN_ROOM, NOT_TEACHER
 from dashboard.text import plain
@@ -34,16 +34,9 @@ def texts(at: AppTest) -> str:
     return " ".join(map(str, parts)) + " " + messages(at) + " " + " ".join(str(e.value) for e in at.success)
 
 
-def open_room_forms(at: AppTest) -> AppTest:
-    """The sidebar's "Classroom room" expander clicked open (its forms are drawn only then)."""
-    assert "room_open_pin_side" not in [t.key for t in at.text_input], "closed, the expander draws no forms"
-    at.session_state[room_sidebar.ROOM_FORMS] = True
-    return at.run()
-
-
 def teacher(make_app) -> tuple[AppTest, TeacherKey]:
     """A teacher who opened a room from the sidebar: the app switches to the Room page."""
-    at = open_room_forms(make_app())
+    at = make_app()
     at.text_input(key="room_open_pin_side").input(PIN)
     at.sidebar.button[[b.label for b in at.sidebar.button].index("Open a room")].click().run()
     no_exception(at)
@@ -76,7 +69,7 @@ def test_ask_answer_reveal_with_three_students(make_app):
     by_page = make_app(page="room")
     by_page.text_input(key="room_join_code_page").input(format_code(key.code).lower())
     by_page.button[[b.label for b in by_page.button].index("Join the room")].click().run()
-    by_sidebar = open_room_forms(make_app())
+    by_sidebar = make_app()
     by_sidebar.text_input(key="room_join_code_sidebar").input(key.code)
     by_sidebar.sidebar.button[[b.label for b in by_sidebar.sidebar.button].index("Join the room")].click().run()
     students = [by_link, by_page, by_sidebar]

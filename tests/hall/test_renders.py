@@ -66,11 +66,7 @@ def open_on(browser, hall, lab: str, text: str, path: str = ""):
 
 
 def press_render(page):
-    sidebar = page.locator("[data-testid=stSidebar]")
-    button = sidebar.get_by_role("button", name="Render with my settings")
-    if not button.count():  # the video expander is closed: open it (its controls are drawn then)
-        sidebar.get_by_test_id("stExpander").get_by_text("Lecture video of this lesson").click()
-    button.click()
+    page.get_by_role("button", name="Render with my settings").click()
 
 
 def test_a_teacher_on_one_lab_process_and_students_on_another_share_a_room(hall):

@@ -53,7 +53,6 @@ def studio_app(tmp_path, monkeypatch):
         at = AppTest.from_file(str(APP), default_timeout=60)
         if query:
             at.query_params = dict(query)
-        at.session_state[studio.VIDEO_OPEN] = True  # the sidebar's video expander, clicked open
         made.append(at)
         return at.run()
 

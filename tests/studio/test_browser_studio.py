@@ -20,8 +20,6 @@ def test_render_button_gives_a_video_that_plays(server, page):
     page.goto(server + "/" + TINY)
     page.wait_for_selector(SETTLED, timeout=30_000)
     sidebar = page.locator("[data-testid=stSidebar]")
-    assert sidebar.get_by_role("button", name="Render with my settings").count() == 0  # closed: not drawn
-    sidebar.get_by_test_id("stExpander").get_by_text("Lecture video of this lesson").click()
     button = sidebar.get_by_role("button", name="Render with my settings")  # scene 1, the default
     button.scroll_into_view_if_needed()
     button.click()

@@ -81,17 +81,3 @@ def test_without_piper_the_sidebar_says_narration_is_off_and_how_to_install(stud
     run_until(at, lambda a: a.get("video"))
     assert seen[-1] == (7, None)
     assert not at.exception
-
-
-def test_the_video_expander_draws_its_controls_only_while_open_and_keeps_their_values(studio_app):
-    at = studio_app()
-    at.radio(key="studio_quality").set_value("class").run()
-    at.toggle(key="studio_voice").set_value(False).run()
-    at.session_state[studio.VIDEO_OPEN] = False  # the expander clicked shut
-    at.run()
-    assert not [b for b in at.sidebar.button if b.key == "studio_render"], "closed: its controls are not drawn"
-    at.sidebar.select_slider(key="ctl_temperature").set_value(2.0).run()  # a few reruns without them
-    at.session_state[studio.VIDEO_OPEN] = True
-    at.run()
-    assert at.radio(key="studio_quality").value == "class" and at.toggle(key="studio_voice").value is False
-    assert not at.warning and not at.exception
