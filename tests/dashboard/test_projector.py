@@ -5,12 +5,12 @@ least the look's size and contrasts 4.5:1 with its own cell, and axe-core's WCAG
 find nothing. One server, one page per (theme, size); screenshots go to test-artifacts/.
 """
 
-import ast
 import re
 
 import pytest
 
 from dashboard import sizing
+from dashboard.navigation import PAGES
 from tests.conftest import ARTIFACTS, ROOT, streamlit_server
 
 pytestmark = pytest.mark.browser
@@ -25,14 +25,9 @@ FORMS_ONLY = {"room"}
 
 
 def app_pages() -> list[str]:
-    """The url paths of app.py's visible pages, read from its source (importing it would run it)."""
-    tree = ast.parse((ROOT / "dashboard" / "app.py").read_text(encoding="utf-8"))
-    paths = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page":
-            kw = {k.arg: k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)}
-            if kw.get("visibility") != "hidden" and kw.get("url_path") not in NO_CHARTS:
-                paths.append("" if kw.get("default") else kw["url_path"])  # the default page lives at /
+    """The url paths of the app's visible pages (dashboard/navigation.py's PAGES)."""
+    paths = ["" if extra.get("default") else url_path  # the default page lives at /
+             for _, _, url_path, extra in PAGES if extra.get("visibility") != "hidden" and url_path not in NO_CHARTS]
     assert len(paths) >= 7, paths
     return paths
 
