@@ -1,6 +1,5 @@
 """Layout helpers shared by the pages: a chart with its export menu, side-by-side panels."""
 
-
 import altair as alt
 import numpy as np
 import pandas as pd

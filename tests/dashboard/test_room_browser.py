@@ -52,8 +52,9 @@ def test_a_click_on_the_row_is_the_prediction(browser, url):
 
 def test_a_teacher_opens_a_room_from_the_sidebar_and_the_lesson_stays(browser, url):
     """The sidebar's Classroom room: open a room from page 1; the app moves to the Room page and the
-    address holds the room's code and nothing else: the lesson is still the default one (a
-    sidebar whose blocks move the lesson's widgets once sent their defaults as changes here)."""
+    address holds the room's code and nothing else: the lesson is still the default one (sidebar
+    expanders that drew their forms only while open once made the browser send the lesson
+    widgets' defaults here)."""
     page = open_page(browser, f"{url}/", phone=False)
     sidebar = page.locator("[data-testid=stSidebar]")
     sidebar.get_by_test_id("stExpander").get_by_text("Classroom room", exact=True).click()
