@@ -1,13 +1,25 @@
 """attention-lab's dashboard: `make run` (this machine) or `make classroom` (the local network).
 
 The sidebar holds the lesson (shared by every page, mirrored in the URL); each page in
-`app_pages/` shows one idea about self-attention, drawn from `core.run_trace`.
+`app_pages/` shows one idea about self-attention, drawn from `core.run_trace`. What shows the
+lesson is one fragment that a lesson control can rerun alone (lesson_fragment.py).
 """
 
 import streamlit as st
 import torch
 
-from dashboard import display, links, navigation, process, room_session, room_sidebar, sidebar, state, studio
+from dashboard import (
+    display,
+    lesson_fragment,
+    links,
+    navigation,
+    process,
+    room_session,
+    room_sidebar,
+    sidebar,
+    state,
+    studio,
+)
 
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
 page = st.navigation(navigation.pages())
@@ -19,15 +31,27 @@ room_session.follow()  # a student who follows the teacher: the lesson is the te
 room_sidebar.block(on_room_page=page.url_path == "room")
 if not room_session.following():
     sidebar.sidebar()
-state.messages(page.url_path)
-with st.sidebar:
-    if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
-        studio.video_on_the_page("A video of these heads")
-    else:
-        studio.render_with_my_settings(state.lesson())
-try:
-    page.run()
-finally:
-    links.write_url(state.lesson())
-    room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers
+lesson_fragment.sidebar_drawn()
+links.app_views_done()
+
+
+@st.fragment(key=lesson_fragment.KEY)
+def lesson_page():
+    if lesson_fragment.sidebar_is_stale():
+        st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
+    links.start_page()
+    state.messages(page.url_path)
+    with st.sidebar:
+        if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
+            studio.video_on_the_page("A video of these heads")
+        else:
+            studio.render_with_my_settings(state.lesson())
+    try:
+        lesson_fragment.run_page(page)
+    finally:
+        links.write_url(state.lesson())
+        room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers
+
+
+lesson_page()
 process.freeze_loaded_objects()

@@ -19,6 +19,7 @@ TRAINED_LINK = ("This link is for the trained model (all-MiniLM-L6-v2), which ha
                 "is never the trained model, so it starts from the defaults.")
 _VIEWS = "url_views"  # session key: this run's view parameters, name -> value as a string
 _START = "url_at_start"  # session key: the query parameters the session was opened with
+_APP_VIEWS = "url_app_views"  # session key: the views drawn before the lesson's fragment (display settings)
 
 
 def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
@@ -58,6 +59,17 @@ def start_run():
     if _START not in ss:
         ss[_START] = st.query_params.to_dict()
     ss[_VIEWS] = {}
+
+
+def app_views_done():
+    """After the parts drawn once per full run (the display settings): keep their views."""
+    st.session_state[_APP_VIEWS] = dict(st.session_state.get(_VIEWS, {}))
+
+
+def start_page():
+    """At the top of the lesson's fragment (lesson_fragment.py), in a full run or its own rerun:
+    forget the page's views of its last run, keep the display settings'."""
+    st.session_state[_VIEWS] = dict(st.session_state.get(_APP_VIEWS, {}))
 
 
 def view_from_url(name: str, parse):

@@ -23,7 +23,7 @@ from core.config import (
 )
 from core.device import available_devices
 
-from . import mask_editor, state
+from . import lesson_fragment, mask_editor, state
 
 SOURCE_LABELS = {"text": "a sentence", "random": "random tokens", "manual": "hand-entered Q, K, V"}
 MASK_LABELS = {"none": "none", "causal": "causal (no peeking ahead)", "padding": "padding",
@@ -56,6 +56,8 @@ def _changed(field: str, parse=lambda value: value, as_widget=lambda value: valu
         ok = False
     if not ok and field != "text":
         st.session_state[_key(field)] = as_widget(getattr(state.lesson(), field))
+    elif ok and lesson_fragment.page_only(field):
+        lesson_fragment.rerun_alone()
 
 
 def _with_grid(field: str, value) -> dict:

@@ -69,6 +69,36 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
     assert page.locator("[data-testid=stException]").count() == 0
 
 
+def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(server, page):
+    """The move reruns only the lesson's fragment (dashboard/lesson_fragment.py): the rest of the
+    sidebar stays as it was, and the display setting and the page's head stay in the address."""
+    open_settled(page, f"{server}/?weights=row&head=2")
+    slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
+    slider.focus()
+    slider.press("ArrowLeft")  # 1 -> 0.7
+    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.7'", timeout=20_000)
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    params = page.evaluate("() => Object.fromEntries(new URL(location.href).searchParams)")
+    assert params == {"weights": "row", "head": "2", "temperature": "0.7"}
+    assert page.get_by_label("d_model (size of each token vector, 1 to 1,024)").input_value() == "16"
+    assert page.get_by_text("d_k = 16 / 4 = 4").count() == 1
+    assert page.locator("[data-testid=stException]").count() == 0
+    open_settled(page, page.url)  # the address alone brings the same screen back
+    assert slider.get_attribute("aria-valuetext") == "0.7"
+
+
+def test_loading_the_worked_example_from_its_page_puts_it_in_the_sidebar(server, page):
+    """A page button that changes the lesson runs inside the lesson's fragment: the fragment sees
+    that the sidebar no longer shows the lesson and asks for a full run."""
+    open_settled(page, f"{server}/worked-example")
+    page.get_by_role("button", name="Load this example into the sidebar").click()
+    page.get_by_text("Q, K and V as entered by the preset").wait_for(timeout=20_000)
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    assert page.get_by_label("d_model (size of each token vector, 1 to 1,024)").input_value() == "2"
+    assert "source=manual" in page.url
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
 @pytest.mark.parametrize("typed,words", [
     ("1e9", "d_model must be between 1 and 1024, got 1000000000"),
     ("abc", "d_model must be a whole number"),

@@ -1,0 +1,63 @@
+"""The part of every run that shows the lesson, as one fragment that can rerun alone.
+
+app.py draws the navigation, the display settings, the room block and the lesson's controls
+(all in the sidebar), then calls the fragment: the page, the messages about the lesson, the
+sidebar's video block and the address. A lesson control whose new value changes nothing else
+in the sidebar (`PAGE_ONLY`) reruns only the fragment (`rerun_alone`, `st.rerun` with the
+fragment's key): the moved widget already shows its value, and the rest of the sidebar stays
+as the browser has it, so the server runs and the browser redraws far less.
+
+Anything else that changed what the sidebar shows (a page button that loads a lesson, the room
+page's follow switch) is caught at the top of the fragment (`sidebar_is_stale`), which then
+asks for a full run.
+"""
+
+import streamlit as st
+
+from . import room_session, state
+
+KEY = "lesson_page"
+_DRAWN = "lesson_fragment_drawn"  # what the sidebar showed when it was last drawn (or told it shows)
+
+# Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
+# sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
+# (the heads on offer), the source and the mask (the controls under them); the number of random
+# tokens only where no padding slider or custom grid depends on it (`page_only`).
+PAGE_ONLY = frozenset({"temperature", "seed", "scale", "positional", "device"})
+
+
+def page_only(field: str) -> bool:
+    """Whether a change of `field` that worked shows nowhere in the sidebar but its own widget."""
+    return field in PAGE_ONLY or (field == "seq_len" and state.lesson().mask in ("none", "causal", "window"))
+
+
+def _sidebar_shows() -> tuple:
+    key = room_session.teacher_key()
+    return (state.version(), room_session.following(), key.code if key is not None else None,
+            room_session.student_code())
+
+
+def sidebar_drawn():
+    """After the sidebar is drawn in a full run: remember what it shows."""
+    st.session_state[_DRAWN] = _sidebar_shows()
+
+
+def sidebar_is_stale() -> bool:
+    """At the top of the fragment: something changed what the sidebar should show since it was drawn."""
+    return st.session_state.get(_DRAWN) != _sidebar_shows()
+
+
+def rerun_alone():
+    """From a sidebar control's callback, after a `page_only` change that worked: rerun the fragment only."""
+    sidebar_drawn()  # the moved widget shows the new value itself
+    st.rerun(KEY)
+
+
+def run_page(page):
+    """Run the page `st.navigation` chose, in a full run or again in the fragment's own rerun.
+
+    Streamlit lets a page run once per `st.navigation` call and marks it runnable there; the
+    fragment's own rerun does not call `st.navigation`, so the page is marked runnable again
+    here, as `st.navigation` would (tests/dashboard/test_lesson_fragment.py reruns it)."""
+    page._can_be_called = True
+    page.run()

@@ -1,0 +1,72 @@
+"""The lesson's fragment (dashboard/lesson_fragment.py): a temperature move reruns only what shows
+the lesson; changes the sidebar must show still rerun the whole app.
+
+AppTest keeps only what the last run drew, so after the fragment's own rerun its tree holds the
+fragment's elements alone: that is what these tests read to tell the two kinds of run apart
+(the browser keeps the rest; tests/dashboard/test_browser.py moves the slider there).
+"""
+
+import numpy as np
+import pytest
+import torch
+
+from .conftest import chart, no_exception
+from .test_pages import grid
+
+pytestmark = pytest.mark.fragment_reruns
+
+
+def sidebar_keys(at) -> set:
+    return {getattr(e, "key", None) for e in at.sidebar if getattr(e, "key", None)}
+
+
+def test_a_temperature_move_reruns_only_the_lesson_fragment_with_the_new_weights(make_app):
+    at = make_app()
+    assert "ctl_temperature" in sidebar_keys(at) and "studio_scene" in sidebar_keys(at)
+    T = at.session_state["lesson"].num_tokens
+    before = grid(chart(at, "masked", head=0), "scaled", T)  # at temperature 1
+    at.sidebar.select_slider(key="ctl_temperature").set_value(0.5).run()
+    no_exception(at)
+    assert at.session_state["lesson"].temperature == 0.5
+    assert at.query_params.get("temperature") == "0.5"
+    keys = sidebar_keys(at)
+    assert "ctl_temperature" not in keys and "ctl_d_model" not in keys, "the lesson's controls were not redrawn"
+    assert "studio_scene" in keys, "the video block (it renders this lesson) was redrawn"
+    # Step 3 (open by default): the scores the softmax gets are divided by the temperature, and the
+    # weights are their softmax.
+    after = grid(chart(at, "masked", head=0), "scaled", T)
+    np.testing.assert_allclose(after, before / 0.5, rtol=1e-5, atol=1e-6)
+    expected = torch.softmax(torch.tensor(after), dim=-1).numpy()
+    np.testing.assert_allclose(grid(chart(at, "weights", head=0), "weight", T), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_after_a_fragment_rerun_the_next_full_run_shows_the_moved_value_in_the_sidebar(make_app):
+    at = make_app()
+    at.sidebar.select_slider(key="ctl_temperature").set_value(0.5).run()
+    at.run()  # e.g. the display settings changed: a full run
+    no_exception(at)
+    assert at.sidebar.select_slider(key="ctl_temperature").value == 0.5
+    assert at.sidebar.text_input(key="ctl_d_model").value == "16"
+
+
+def test_a_heads_change_reruns_the_whole_app_so_the_sidebar_shows_the_new_d_k(make_app):
+    at = make_app()
+    at.sidebar.selectbox(key="ctl_num_heads").set_value(2).run()
+    no_exception(at)
+    assert "ctl_num_heads" in sidebar_keys(at)
+    assert any("d_k = 16 / 2 = **8**" in str(c.value) for c in at.sidebar.caption)
+
+
+def test_a_refused_change_reruns_the_whole_app_and_puts_the_widget_back(make_app):
+    at = make_app()
+    at.sidebar.text_input(key="ctl_seed").set_value("-1").run()
+    no_exception(at)
+    assert at.sidebar.text_input(key="ctl_seed").value == "0"
+    assert any("The seed must be between 0" in str(e.value) for e in at.error)
+
+
+def test_page_views_are_kept_and_display_settings_stay_in_the_address(make_app):
+    at = make_app(query={"projector": "1", "head": "2"})
+    at.sidebar.select_slider(key="ctl_temperature").set_value(0.5).run()
+    no_exception(at)
+    assert dict(at.query_params) == {"projector": "1", "head": "2", "temperature": "0.5"}
