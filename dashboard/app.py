@@ -31,6 +31,11 @@ room_session.follow()  # a student who follows the teacher: the lesson is the te
 room_sidebar.block(on_room_page=page.url_path == "room")
 if not room_session.following():
     sidebar.sidebar()
+with st.sidebar:
+    if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
+        studio.video_on_the_page("A video of these heads")
+    else:
+        studio.render_with_my_settings(state.lesson)
 lesson_fragment.sidebar_drawn()
 links.app_views_done()
 
@@ -41,11 +46,9 @@ def lesson_page():
         st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
     links.start_page()
     state.messages(page.url_path)
-    with st.sidebar:
-        if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
-            studio.video_on_the_page("A video of these heads")
-        else:
-            studio.render_with_my_settings(state.lesson())
+    if page.url_path != "trained-heads" and not studio.videos_available():
+        with st.sidebar:  # under the video block's controls: the render's progress, its video and its lesson
+            studio.job_panel("mine", current=state.lesson())
     try:
         lesson_fragment.run_page(page)
     finally:

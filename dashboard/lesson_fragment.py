@@ -1,11 +1,12 @@
 """The part of every run that shows the lesson, as one fragment that can rerun alone.
 
-app.py draws the navigation, the display settings, the room block and the lesson's controls
-(all in the sidebar), then calls the fragment: the page, the messages about the lesson, the
-sidebar's video block and the address. A lesson control whose new value changes nothing else
-in the sidebar (`PAGE_ONLY`) reruns only the fragment (`rerun_alone`, `st.rerun` with the
-fragment's key): the moved widget already shows its value, and the rest of the sidebar stays
-as the browser has it, so the server runs and the browser redraws far less.
+app.py draws the navigation, the display settings, the room block, the lesson's controls and
+the video block's controls (all in the sidebar), then calls the fragment: the page, the
+messages about the lesson, the sidebar's render progress and video, and the address. A lesson
+control whose new value changes nothing else in the sidebar (`PAGE_ONLY`) reruns only the
+fragment (`rerun_alone`, `st.rerun` with the fragment's key): the moved widget already shows
+its value, and the rest of the sidebar stays as the browser has it, so the server runs and the
+browser redraws far less.
 
 Anything else that changed what the sidebar shows (a page button that loads a lesson, the room
 page's follow switch) is caught at the top of the fragment (`sidebar_is_stale`), which then

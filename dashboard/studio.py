@@ -200,8 +200,12 @@ def video_on_the_page(section: str):
     st.caption(f"This page's video is rendered from the page itself: see “{section}” at its end.")
 
 
-def render_with_my_settings(cfg: AttentionConfig):
-    """The sidebar block every page shares: pick a scene, render it with the current lesson."""
+def render_with_my_settings(lesson):
+    """The sidebar block every page shares: pick a scene, render it with the lesson on screen.
+
+    Drawn once per full run, outside the lesson's fragment (dashboard/lesson_fragment.py): the
+    button reads the lesson when it is pressed (`lesson()`), and the job's progress and video,
+    which name their lesson, are `job_panel("mine", ...)` inside the fragment, right after it."""
     st.subheader("Lecture video")
     absent = videos_available()
     if absent:
@@ -211,7 +215,10 @@ def render_with_my_settings(cfg: AttentionConfig):
         f"**{n}**: {DESCRIPTIONS[n]}" for n in LECTURE))
     quality_control(scene)
     narration_controls()
-    st.button("Render with my settings", key="studio_render", on_click=request_mine, args=(scene, cfg, "mine"),
+    st.button("Render with my settings", key="studio_render", on_click=_request_on_screen, args=(scene, lesson),
               help="Renders a video of exactly the numbers on screen, at the quality chosen above (cached "
                    "afterwards: a second request plays at once).")
-    job_panel("mine", current=cfg)
+
+
+def _request_on_screen(scene: str, lesson):
+    request_mine(scene, lesson(), "mine")

@@ -22,7 +22,7 @@ def sidebar_keys(at) -> set:
 
 def test_a_temperature_move_reruns_only_the_lesson_fragment_with_the_new_weights(make_app):
     at = make_app()
-    assert "ctl_temperature" in sidebar_keys(at) and "studio_scene" in sidebar_keys(at)
+    assert {"ctl_temperature", "ctl_d_model", "studio_scene"} <= sidebar_keys(at)
     T = at.session_state["lesson"].num_tokens
     before = grid(chart(at, "masked", head=0), "scaled", T)  # at temperature 1
     at.sidebar.select_slider(key="ctl_temperature").set_value(0.5).run()
@@ -30,8 +30,7 @@ def test_a_temperature_move_reruns_only_the_lesson_fragment_with_the_new_weights
     assert at.session_state["lesson"].temperature == 0.5
     assert at.query_params.get("temperature") == "0.5"
     keys = sidebar_keys(at)
-    assert "ctl_temperature" not in keys and "ctl_d_model" not in keys, "the lesson's controls were not redrawn"
-    assert "studio_scene" in keys, "the video block (it renders this lesson) was redrawn"
+    assert not keys & {"ctl_temperature", "ctl_d_model", "studio_scene"}, "the sidebar's controls were not redrawn"
     # Step 3 (open by default): the scores the softmax gets are divided by the temperature, and the
     # weights are their softmax.
     after = grid(chart(at, "masked", head=0), "scaled", T)

@@ -30,6 +30,19 @@ def test_render_with_my_settings_shows_the_video(studio_app):
     assert any(b.label == "Download the video" for b in at.get("download_button"))
 
 
+@pytest.mark.fragment_reruns
+def test_render_with_my_settings_renders_the_lesson_on_screen_after_a_fragment_rerun(studio_app):
+    """The button is drawn in full runs only (outside the lesson's fragment): pressed after a
+    temperature move that reran only the fragment, it renders the lesson now on screen."""
+    at = studio_app(render_fn=fake_render(), query=TINY)
+    button = at.button(key="studio_render")  # as the browser keeps it
+    at.sidebar.select_slider(key="ctl_temperature").set_value(0.5).run()
+    assert not any(getattr(e, "key", None) == "studio_render" for e in at.sidebar), "a fragment-only rerun"
+    button.click().run()
+    _no_exception(at)
+    assert at.session_state["studio_job_mine"].cfg.temperature == 0.5
+
+
 @pytest.mark.render
 def test_render_with_my_settings_for_real(studio_app):
     at = studio_app(query=TINY)
