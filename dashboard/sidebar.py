@@ -56,7 +56,8 @@ def _changed(field: str, parse=lambda value: value, as_widget=lambda value: valu
         ok = False
     if not ok and field != "text":
         st.session_state[_key(field)] = as_widget(getattr(state.lesson(), field))
-    elif ok and lesson_fragment.page_only(field):
+    elif ok and lesson_fragment.page_only(field) and st.session_state[_key(field)] == as_widget(
+            getattr(state.lesson(), field)):  # a box that reads "1e3" is redrawn as "1000": a full run
         lesson_fragment.rerun_alone()
 
 

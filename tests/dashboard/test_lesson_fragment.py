@@ -69,3 +69,19 @@ def test_page_views_are_kept_and_display_settings_stay_in_the_address(make_app):
     at.sidebar.select_slider(key="ctl_temperature").set_value(0.5).run()
     no_exception(at)
     assert dict(at.query_params) == {"projector": "1", "head": "2", "temperature": "0.5"}
+
+
+def test_a_seed_typed_another_way_gets_a_full_run_that_shows_it_as_the_lesson_has_it(make_app):
+    at = make_app()
+    at.sidebar.text_input(key="ctl_seed").set_value("1e3").run()
+    no_exception(at)
+    assert at.session_state["lesson"].seed == 1000
+    assert at.sidebar.text_input(key="ctl_seed").value == "1000"
+
+
+def test_a_seed_typed_as_the_lesson_writes_it_reruns_only_the_fragment(make_app):
+    at = make_app()
+    at.sidebar.text_input(key="ctl_seed").set_value("7").run()
+    no_exception(at)
+    assert at.session_state["lesson"].seed == 7 and at.query_params.get("seed") == "7"
+    assert "ctl_seed" not in sidebar_keys(at)
