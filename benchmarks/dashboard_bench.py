@@ -182,7 +182,10 @@ def open_time(browser, url: str) -> float:
 
 
 def apptest_median(repeats: int, query: dict | None = None) -> float:
-    """Server-side seconds per rerun after a temperature change (the trace is recomputed)."""
+    """Server-side seconds per rerun after a temperature change (the trace is recomputed).
+
+    The change reruns only the lesson's fragment (dashboard/lesson_fragment.py), and AppTest then
+    keeps only the fragment's elements: a full run, not timed, brings the sidebar back first."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
@@ -190,6 +193,8 @@ def apptest_median(repeats: int, query: dict | None = None) -> float:
     at.run()
     times = []
     for i in range(repeats + 1):
+        if not any(getattr(e, "key", None) == "ctl_temperature" for e in at.sidebar):
+            at.run()
         at.sidebar.select_slider(key="ctl_temperature").set_value((1.5, 2.0)[i % 2])
         t0 = time.perf_counter()
         at.run()
