@@ -47,14 +47,45 @@ def head_control(num_heads: int) -> int:
     return head - 1
 
 
+class _Step:
+    """One step of `tabs`: `open` if it is the chosen one; `with step:` draws into it."""
+
+    def __init__(self, is_open: bool):
+        self.open = is_open
+        self._box = st.container() if is_open else None
+
+    def __enter__(self):
+        return self._box.__enter__()
+
+    def __exit__(self, *exc):
+        return self._box.__exit__(*exc)
+
+
+def _keep_one(key: str, default: str):
+    """on_change: the chosen step clicked off chooses the default, so one step is always shown chosen."""
+    if st.session_state[key] is None:
+        st.session_state[key] = default
+
+
 def tabs(steps: list[str], name: str, default: str):
-    """Tabs of which only the open one runs; the open one's number (1-based) in the URL as `name`."""
+    """Steps of which only the chosen one runs, picked on a row of buttons (st.segmented_control);
+    its number (1-based) in the URL as `name`.
+
+    Not `st.tabs`: in the browser its tab panel watches its own contents and, on every change,
+    walks them looking for a focusable element, checking each node's visibility; with a chart's
+    SVG inside, that walk cost more than half of what a slider move takes on page 1 (the
+    dashboard benchmark: 177 → 113 ms a move, same run)."""
     key = f"view_{name}"
     numbers = {str(i + 1): s for i, s in enumerate(steps)}
     _from_link(key, name, lambda raw: numbers[str(raw)] if str(raw) in numbers else _bad(raw), name, default)
-    chosen = st.tabs(steps, key=key, on_change="rerun")
-    links.view_param(name, steps.index(st.session_state[key]) + 1, steps.index(default) + 1)
-    return chosen
+    if st.session_state[key] not in steps:
+        st.session_state[key] = default
+    chosen = st.segmented_control("Step", steps, key=key, label_visibility="collapsed", on_change=_keep_one,
+                                  args=(key, default))
+    if chosen is None:  # the chosen button clicked off: the default is drawn (and chosen again next run)
+        chosen = default
+    links.view_param(name, steps.index(chosen) + 1, steps.index(default) + 1)
+    return [_Step(s == chosen) for s in steps]
 
 
 def _bad(raw):

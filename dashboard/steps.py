@@ -22,7 +22,8 @@ STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4
 
 
 def step_tabs(cfg, trace, h: int, same_charts: bool = False):
-    """The four steps as tabs (`step` in the URL); only the open one is computed and drawn."""
+    """The four steps, one chosen at a time on a row of buttons (`step` in the URL); only the chosen one is
+    computed and drawn."""
     view = View(h, charts.token_labels(trace.tokens), same_charts)
     tabs = controls.tabs(STEPS, "step", default=STEPS[2])
     for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):

@@ -21,9 +21,9 @@ def one_head():
     cfg = state.lesson()
     trace = data.trace(cfg)
     h = controls.head_control(trace.num_heads)
-    # One step at a time (only the open tab is computed and drawn): legible on a projector, fast.
+    # One step at a time (only the chosen one is computed and drawn): legible on a projector, fast.
     steps.step_tabs(cfg, trace, h)
-    links.write_url(cfg)  # this fragment reruns alone when a tab or the head changes
+    links.write_url(cfg)  # this fragment reruns alone when the step or the head changes
 
 
 one_head()

@@ -143,7 +143,7 @@ def one_head(text: str, measured: dict, picked: int | None):
     if picked is not None:
         piece_row(trace, head, picked)
     steps.step_tabs(cfg, trace, head - 1, same_charts=True)
-    links.write_url(state.lesson())  # this fragment reruns alone when the layer, the head or a tab changes
+    links.write_url(state.lesson())  # this fragment reruns alone when the layer, the head or the step changes
 
 
 def piece_row(trace, head: int, n: int):
