@@ -36,19 +36,16 @@ with st.sidebar:
         studio.video_on_the_page("A video of these heads")
     else:
         studio.render_with_my_settings(state.lesson)
-lesson_fragment.sidebar_drawn()
+        studio.job_panel("mine", current=state.lesson())
+lesson_fragment.sidebar_drawn(page.url_path, names_the_lesson=studio.has_job("mine"))
 links.app_views_done()
 
 
-@st.fragment(key=lesson_fragment.KEY)
 def lesson_page():
     if lesson_fragment.sidebar_is_stale():
         st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
     links.start_page()
     state.messages(page.url_path)
-    if page.url_path != "trained-heads" and not studio.videos_available():
-        with st.sidebar:  # under the video block's controls: the render's progress, its video and its lesson
-            studio.job_panel("mine", current=state.lesson())
     try:
         lesson_fragment.run_page(page)
     finally:
@@ -56,5 +53,8 @@ def lesson_page():
         room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers
 
 
-lesson_page()
+if lesson_fragment.in_fragment(page.url_path):
+    st.fragment(lesson_page, key=lesson_fragment.KEY)()
+else:  # a page that shows videos or images: run whole (lesson_fragment.WHOLE_RUNS says why)
+    lesson_page()
 process.freeze_loaded_objects()

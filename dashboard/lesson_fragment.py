@@ -1,8 +1,8 @@
 """The part of every run that shows the lesson, as one fragment that can rerun alone.
 
 app.py draws the navigation, the display settings, the room block, the lesson's controls and
-the video block's controls (all in the sidebar), then calls the fragment: the page, the
-messages about the lesson, the sidebar's render progress and video, and the address. A lesson
+the video block (all in the sidebar), then calls the fragment: the page, the messages about
+the lesson and the address. A lesson
 control whose new value changes nothing else in the sidebar (`PAGE_ONLY`) reruns only the
 fragment (`rerun_alone`, `st.rerun` with the fragment's key): the moved widget already shows
 its value, and the rest of the sidebar stays as the browser has it, so the server runs and the
@@ -19,12 +19,23 @@ from . import room_session, state
 
 KEY = "lesson_page"
 _DRAWN = "lesson_fragment_drawn"  # what the sidebar showed when it was last drawn (or told it shows)
+_IN_FRAGMENT = "lesson_fragment_on"  # whether the page of the last full run runs in the fragment
 
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
 # (the heads on offer), the source and the mask (the controls under them); the number of random
 # tokens only where no padding slider or custom grid depends on it (`page_only`).
 PAGE_ONLY = frozenset({"temperature", "seed", "scale", "positional", "device"})
+
+# Pages that show a video or an image (a media file) run whole, outside the fragment: a video
+# drawn inside the fragment lost its file after the render's progress poll ended (the browser got
+# 404 for it, Streamlit 1.67; tests/studio/test_browser_studio.py), so the sidebar's render
+# progress and video are drawn outside it too (app.py).
+WHOLE_RUNS = frozenset({"lecture", "trained-heads", "room"})
+
+
+def in_fragment(url_path: str) -> bool:
+    return url_path not in WHOLE_RUNS
 
 
 def page_only(field: str) -> bool:
@@ -38,8 +49,12 @@ def _sidebar_shows() -> tuple:
             room_session.student_code())
 
 
-def sidebar_drawn():
-    """After the sidebar is drawn in a full run: remember what it shows."""
+def sidebar_drawn(url_path: str | None = None, names_the_lesson: bool = False):
+    """After the sidebar is drawn in a full run (on the page at `url_path`): remember what it shows,
+    and whether a lesson change may rerun the fragment alone: not on a page that runs whole, nor
+    while the sidebar shows something that names the lesson (a render's progress or video)."""
+    if url_path is not None:
+        st.session_state[_IN_FRAGMENT] = in_fragment(url_path) and not names_the_lesson
     st.session_state[_DRAWN] = _sidebar_shows()
 
 
@@ -49,9 +64,11 @@ def sidebar_is_stale() -> bool:
 
 
 def rerun_alone():
-    """From a sidebar control's callback, after a `page_only` change that worked: rerun the fragment only."""
+    """From a sidebar control's callback, after a `page_only` change that worked: rerun the fragment
+    only (on a page that runs whole, the callback returns and the app reruns whole)."""
     sidebar_drawn()  # the moved widget shows the new value itself
-    st.rerun(KEY)
+    if st.session_state.get(_IN_FRAGMENT):
+        st.rerun(KEY)
 
 
 def run_page(page):

@@ -132,6 +132,11 @@ def _label(job, current: AttentionConfig | None):
                    "render again to see yours.")
 
 
+def has_job(slot: str) -> bool:
+    """Whether this session has a render in `slot` (its panel shows the job, and the lesson it is of)."""
+    return st.session_state.get(f"studio_job_{slot}") is not None
+
+
 def job_panel(slot: str, retry_cfg: AttentionConfig | None = None, current: AttentionConfig | None = None):
     """The state of the job in `slot`: waiting, progress, the video, or the error and a retry.
 

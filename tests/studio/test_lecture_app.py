@@ -43,6 +43,18 @@ def test_render_with_my_settings_renders_the_lesson_on_screen_after_a_fragment_r
     assert at.session_state["studio_job_mine"].cfg.temperature == 0.5
 
 
+@pytest.mark.fragment_reruns
+def test_with_a_video_in_the_sidebar_a_temperature_move_reruns_all_and_says_the_video_is_of_another_lesson(
+        studio_app):
+    at = studio_app(render_fn=fake_render(), query=TINY)
+    at.button(key="studio_render").click().run()
+    run_until(at, lambda a: _videos(a))
+    at.sidebar.select_slider(key="ctl_temperature").set_value(0.5).run()
+    _no_exception(at)
+    assert any(getattr(e, "key", None) == "ctl_temperature" for e in at.sidebar), "a full run"
+    assert any("another lesson than the one on your screen" in str(w.value) for w in at.sidebar.warning)
+
+
 @pytest.mark.render
 def test_render_with_my_settings_for_real(studio_app):
     at = studio_app(query=TINY)
