@@ -41,20 +41,8 @@ lesson_fragment.sidebar_drawn(page.url_path, names_the_lesson=studio.has_job("mi
 links.app_views_done()
 
 
-def lesson_page():
-    if lesson_fragment.sidebar_is_stale():
-        st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
-    links.start_page()
-    state.messages(page.url_path)
-    try:
-        lesson_fragment.run_page(page)
-    finally:
-        links.write_url(state.lesson())
-        room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers
-
-
 if lesson_fragment.in_fragment(page.url_path):
-    st.fragment(lesson_page, key=lesson_fragment.KEY)()
+    page.run()  # the page hands what it draws from the lesson to lesson_fragment.lesson
 else:  # a page that shows videos or images: run whole (lesson_fragment.WHOLE_RUNS says why)
-    lesson_page()
+    lesson_fragment.draw_lesson(page.run, page.url_path)
 process.freeze_loaded_objects()

@@ -1,12 +1,13 @@
-"""The part of every run that shows the lesson, as one fragment that can rerun alone.
+"""The part of a page that shows the lesson, as one fragment that can rerun alone.
 
 app.py draws the navigation, the display settings, the room block, the lesson's controls and
-the video block (all in the sidebar), then calls the fragment: the page, the messages about
-the lesson and the address. A lesson
-control whose new value changes nothing else in the sidebar (`PAGE_ONLY`) reruns only the
-fragment (`rerun_alone`, `st.rerun` with the fragment's key): the moved widget already shows
-its value, and the rest of the sidebar stays as the browser has it, so the server runs and the
-browser redraws far less.
+the video block (all in the sidebar), then runs the page. The page draws its introduction (the
+same for every lesson) and hands the rest to `lesson`: the messages about the lesson, the part
+of the page drawn from it, and the address, as one fragment. A lesson control whose new value
+changes nothing else in the sidebar (`PAGE_ONLY`) reruns only that fragment (`rerun_alone`,
+`st.rerun` with the fragment's key): the moved widget already shows its value, and the sidebar
+and the page's introduction stay as the browser has them, so the server runs and the browser
+redraws far less.
 
 Anything else that changed what the sidebar shows (a page button that loads a lesson, the room
 page's follow switch) is caught at the top of the fragment (`sidebar_is_stale`), which then
@@ -15,11 +16,12 @@ asks for a full run.
 
 import streamlit as st
 
-from . import room_session, state
+from . import links, room_session, state
 
 KEY = "lesson_page"
 _DRAWN = "lesson_fragment_drawn"  # what the sidebar showed when it was last drawn (or told it shows)
-_IN_FRAGMENT = "lesson_fragment_on"  # whether the page of the last full run runs in the fragment
+_MAY = "lesson_fragment_may"  # whether this full run's page may run its lesson in the fragment
+_IN_FRAGMENT = "lesson_fragment_on"  # whether the page of the last full run did
 
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
@@ -27,7 +29,8 @@ _IN_FRAGMENT = "lesson_fragment_on"  # whether the page of the last full run run
 # tokens only where no padding slider or custom grid depends on it (`page_only`).
 PAGE_ONLY = frozenset({"temperature", "seed", "scale", "positional", "device"})
 
-# Pages that show a video or an image (a media file) run whole, outside the fragment: a video
+# Pages that show a video or an image (a media file) run whole, outside the fragment (app.py draws
+# their messages and address around them; every other page calls `lesson`): a video
 # drawn inside the fragment lost its file after the render's progress poll ended (the browser got
 # 404 for it, Streamlit 1.67; tests/studio/test_browser_studio.py), so the sidebar's render
 # progress and video are drawn outside it too (app.py).
@@ -52,9 +55,11 @@ def _sidebar_shows() -> tuple:
 def sidebar_drawn(url_path: str | None = None, names_the_lesson: bool = False):
     """After the sidebar is drawn in a full run (on the page at `url_path`): remember what it shows,
     and whether a lesson change may rerun the fragment alone: not on a page that runs whole, nor
-    while the sidebar shows something that names the lesson (a render's progress or video)."""
+    while the sidebar shows something that names the lesson (a render's progress or video). It
+    may only once the page has set the fragment up (`lesson`)."""
     if url_path is not None:
-        st.session_state[_IN_FRAGMENT] = in_fragment(url_path) and not names_the_lesson
+        st.session_state[_MAY] = in_fragment(url_path) and not names_the_lesson
+        st.session_state[_IN_FRAGMENT] = False
     st.session_state[_DRAWN] = _sidebar_shows()
 
 
@@ -71,11 +76,30 @@ def rerun_alone():
         st.rerun(KEY)
 
 
-def run_page(page):
-    """Run the page `st.navigation` chose, in a full run or again in the fragment's own rerun.
+def lesson(body=None):
+    """Called once by every page that does not run whole, after its introduction: the messages
+    about the lesson, then `body()` (the page's part drawn from the lesson; None for a page whose
+    content is the same for every lesson), then the address, as the fragment that `rerun_alone`
+    reruns. In the fragment's own reruns Streamlit calls the fragment again, not the page, so
+    the introduction stays as the browser has it."""
 
-    Streamlit lets a page run once per `st.navigation` call and marks it runnable there; the
-    fragment's own rerun does not call `st.navigation`, so the page is marked runnable again
-    here, as `st.navigation` would (tests/dashboard/test_lesson_fragment.py reruns it)."""
-    page._can_be_called = True
-    page.run()
+    def fragment():
+        if sidebar_is_stale():
+            st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
+        draw_lesson(body)
+
+    st.session_state[_IN_FRAGMENT] = st.session_state.get(_MAY, False)
+    st.fragment(fragment, key=KEY)()
+
+
+def draw_lesson(body, here: str = ""):
+    """The messages, `body()` and the address: inside the fragment, or around a page that runs
+    whole (`here`, its url path, tells the messages which page they are on)."""
+    links.start_page()
+    state.messages(here)
+    try:
+        if body is not None:
+            body()
+    finally:
+        links.write_url(state.lesson())
+        room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers

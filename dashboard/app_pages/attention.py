@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import controls, data, links, state, steps
+from dashboard import controls, data, lesson_fragment, links, state, steps
 from dashboard.ui import untrained_note
 
 st.title("Scaled dot-product attention")
@@ -26,4 +26,4 @@ def one_head():
     links.write_url(cfg)  # this fragment reruns alone when the step or the head changes
 
 
-one_head()
+lesson_fragment.lesson(one_head)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core import ConfigError
-from dashboard import charts, controls, data, links, state
+from dashboard import charts, controls, data, lesson_fragment, links, state
 from dashboard.ui import dim_labels, draw, first_dims, labelled, show, untrained_note
 
 st.title("Transformer block")
@@ -57,11 +57,15 @@ def one_stage():
     links.write_url(cfg)
 
 
-lesson = state.lesson()
-try:
-    parameters(lesson)
-    layouts(lesson)
-except ConfigError as err:  # hand-entered Q, K, V: no token vectors to start a block from
-    st.info(str(err))
-else:
-    one_stage()
+def the_block():
+    cfg = state.lesson()
+    try:
+        parameters(cfg)
+        layouts(cfg)
+    except ConfigError as err:  # hand-entered Q, K, V: no token vectors to start a block from
+        st.info(str(err))
+    else:
+        one_stage()
+
+
+lesson_fragment.lesson(the_block)

@@ -6,7 +6,7 @@ from animations import style
 from core import ConfigError
 from core.changes import LABELS, apply_change, available_changes
 from core.compare import CompareError, compare
-from dashboard import charts, controls, data, links, state
+from dashboard import charts, controls, data, lesson_fragment, links, state
 from dashboard.ui import labelled, panels, show, untrained_note
 
 st.title("Compare two lessons")
@@ -73,4 +73,4 @@ def weights_chart(result, trace, h: int, values, labels, title: str, name: str):
                                  x_title="key (attended to)", y_title="query (attending)")
 
 
-comparison()
+lesson_fragment.lesson(comparison)

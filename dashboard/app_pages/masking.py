@@ -5,7 +5,7 @@ import streamlit as st
 from core import ConfigError
 from core.config import MASKS
 from core.lesson import PAD_TOKEN, with_mask
-from dashboard import charts, controls, data, links, predict, state
+from dashboard import charts, controls, data, lesson_fragment, links, predict, state
 from dashboard.sidebar import MASK_LABELS
 from dashboard.ui import labelled, panels, show, untrained_note
 
@@ -79,4 +79,4 @@ def explain_blocked(trace, labels):
     )
 
 
-compare()
+lesson_fragment.lesson(compare)

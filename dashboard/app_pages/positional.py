@@ -5,7 +5,7 @@ import streamlit as st
 
 from animations import style
 from core.config import POSITIONALS
-from dashboard import charts, controls, data, links, state
+from dashboard import charts, controls, data, lesson_fragment, links, state
 from dashboard.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
 
 st.title("Positional encoding")
@@ -19,23 +19,23 @@ st.markdown(
 )
 untrained_note()
 
-cfg = state.lesson()
-T, D = cfg.num_tokens, cfg.d_model
-labels = charts.token_labels(cfg.tokens)
-table, similarity = data.positional(T, D)
-
-st.subheader("The sinusoidal table")
-st.caption("One row per position, numbered from 1 like the tokens; the formula counts from 0 "
-           "(token 1 has pos = 0): PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…).")
-left, right = panels(2, T)
-with left:
-    shown, cols = first_dims(table, "The table", dim_labels(D))
-    show(charts.matrix_heatmap(shown, labels, cols, "sinusoidal encoding", "sinusoidal", y_title="position"),
-         "sinusoidal", cfg, labelled(table, labels, dim_labels(D)))
-with right:
-    show(charts.matrix_heatmap(similarity, labels, labels, "cosine similarity of positions", "similarity",
-                               x_title="position", y_title="position", domain=[-1, 1]),
-         "similarity", cfg, labelled(similarity, labels, labels))
+def sinusoidal_table():
+    cfg = state.lesson()
+    T, D = cfg.num_tokens, cfg.d_model
+    labels = charts.token_labels(cfg.tokens)
+    table, similarity = data.positional(T, D)
+    st.subheader("The sinusoidal table")
+    st.caption("One row per position, numbered from 1 like the tokens; the formula counts from 0 "
+               "(token 1 has pos = 0): PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…).")
+    left, right = panels(2, T)
+    with left:
+        shown, cols = first_dims(table, "The table", dim_labels(D))
+        show(charts.matrix_heatmap(shown, labels, cols, "sinusoidal encoding", "sinusoidal", y_title="position"),
+             "sinusoidal", cfg, labelled(table, labels, dim_labels(D)))
+    with right:
+        show(charts.matrix_heatmap(similarity, labels, labels, "cosine similarity of positions", "similarity",
+                                   x_title="position", y_title="position", domain=[-1, 1]),
+             "similarity", cfg, labelled(similarity, labels, labels))
 
 
 def same_words(tokens) -> list[list[int]]:
@@ -77,7 +77,8 @@ def by_encoding():
     st.subheader("The lesson's weights under each encoding")
     traces = data.traces_by_positional(cfg)
     h = controls.head_control(cfg.num_heads)
-    slots = panels(2, T) + panels(2, T)  # a 2×2 grid when the sequence is short
+    labels = charts.token_labels(cfg.tokens)
+    slots = panels(2, cfg.num_tokens) + panels(2, cfg.num_tokens)  # a 2×2 grid when the sequence is short
     for panel, p in zip(slots, POSITIONALS, strict=True):
         with panel:
             trace = traces[p]
@@ -96,5 +97,10 @@ def by_encoding():
     links.write_url(cfg)
 
 
-shuffle()
-by_encoding()
+def the_lesson():
+    sinusoidal_table()
+    shuffle()
+    by_encoding()
+
+
+lesson_fragment.lesson(the_lesson)

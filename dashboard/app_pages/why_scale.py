@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core import MAX_TOKENS
-from dashboard import charts, controls, data, predict, state
+from dashboard import charts, controls, data, lesson_fragment, predict, state
 from dashboard.ui import draw
 
 st.title("Why divide by √d_k")
@@ -56,7 +56,11 @@ def demonstration():
                              color=charts.style.KEY), "chart_row_unscaled")
 
 
-if predicted_first():
-    demonstration()
-else:
-    st.info("The demonstration below stays hidden until you commit to a prediction.")
+def the_lesson():
+    if predicted_first():
+        demonstration()
+    else:
+        st.info("The demonstration below stays hidden until you commit to a prediction.")
+
+
+lesson_fragment.lesson(the_lesson)

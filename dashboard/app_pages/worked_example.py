@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from core import PRESETS
-from dashboard import charts, data, state
+from dashboard import charts, data, lesson_fragment, state
 from dashboard.ui import ARTICLE, dim_labels, labelled, panels, show
 
 st.title("The article's worked example")
@@ -37,4 +37,11 @@ with right:
 w, out = trace.weights[0], trace.output
 st.success(f"core computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}** and outputs "
            f"**{out[0, 0]:.2f} {out[0, 1]:.2f}** / **{out[1, 0]:.2f} {out[1, 1]:.2f}**, as in the article.")
-st.button("Load this example into the sidebar", key="article_load", on_click=state.set_lesson, args=(cfg,))
+
+
+def load_button():
+    """The example is the same whatever the lesson; this button makes it the lesson."""
+    st.button("Load this example into the sidebar", key="article_load", on_click=state.set_lesson, args=(cfg,))
+
+
+lesson_fragment.lesson(load_button)

@@ -71,7 +71,8 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
 
 def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(server, page):
     """The move reruns only the lesson's fragment (dashboard/lesson_fragment.py): the rest of the
-    sidebar stays as it was, and the display setting and the page's head stay in the address."""
+    sidebar and the page's introduction stay as they were, and the display setting and the page's
+    head stay in the address."""
     open_settled(page, f"{server}/?weights=row&head=2")
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
@@ -82,6 +83,8 @@ def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(serv
     assert params == {"weights": "row", "head": "2", "temperature": "0.7"}
     assert page.get_by_label("d_model (size of each token vector, 1 to 1,024)").input_value() == "16"
     assert page.get_by_text("d_k = 16 / 4 = 4").count() == 1
+    assert page.get_by_role("heading", name="Scaled dot-product attention").is_visible()
+    assert page.get_by_text("Each token's vector x is multiplied by three matrices").is_visible()
     assert page.locator("[data-testid=stException]").count() == 0
     open_settled(page, page.url)  # the address alone brings the same screen back
     assert slider.get_attribute("aria-valuetext") == "0.7"

@@ -31,6 +31,7 @@ def test_a_temperature_move_reruns_only_the_lesson_fragment_with_the_new_weights
     assert at.query_params.get("temperature") == "0.5"
     keys = sidebar_keys(at)
     assert not keys & {"ctl_temperature", "ctl_d_model", "studio_scene"}, "the sidebar's controls were not redrawn"
+    assert not at.title and not at.markdown, "nor was the page's introduction (its title and paragraph)"
     # Step 3 (open by default): the scores the softmax gets are divided by the temperature, and the
     # weights are their softmax.
     after = grid(chart(at, "masked", head=0), "scaled", T)
