@@ -67,7 +67,7 @@ def scores(cfg, trace, view):
     h, labels, every = view.h, view.labels, not view.same
     factor = f"÷ √{trace.d_k} = ÷ {math.sqrt(trace.d_k):.2f}" if cfg.scale else "not divided by √d_k"
     st.caption(f"Scaled = q·k × {trace.scale:.4f} ({factor}, ÷ temperature {cfg.temperature:g}).")
-    left, right = panels(2, len(labels))
+    left, right = panels(2, len(labels), "scores")
     with left:
         view.show(charts.scores_heatmap(trace, h, "qk", "Q·Kᵀ (raw scores)", head_in_spec=every), "scores", cfg,
                   labelled(trace.scores[h], labels, labels))
@@ -88,7 +88,7 @@ def softmax(cfg, trace, view):
         return
     st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
                "least one key sums to 1.")
-    left, right = panels(2, len(labels))
+    left, right = panels(2, len(labels), "softmax")
     with left:
         view.show(charts.scores_heatmap(trace, h, "scaled", "after the mask", show_mask=True, head_in_spec=every),
                   "masked", cfg, labelled(trace.masked[h], labels, labels))

@@ -18,6 +18,7 @@ from . import sizing
 
 THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
 _PANEL_STEPS = range(200, 2401, 25)  # CSS px: the widths a panel may ask for (sizing.panel_px, rounded up)
+_PANEL_KEY = "lab_w"  # a panel's key: lab_w{width}_{name}; "_" ends the width, so 300 never matches 3000
 PROJECTOR_TYPE = 1.5  # the page's type in projector mode, as a multiple of Streamlit's 16 px
 # Primary buttons (Ask the class, Send my answer, ...): Streamlit writes their label in white on
 # the theme's primaryColor. The dark theme's accent must be light to read on its dark page
@@ -27,25 +28,19 @@ PRIMARY_BUTTON = "#A8232F"
 PRIMARY_BUTTON_HOVER = "#8E1D28"
 
 
-def panel_class(px: int) -> str:
-    """The class of the marker that keeps a chart's panel at least `px` wide (page_css)."""
+def panel_key(px: int, name: str) -> str:
+    """The key of a panel (ui.panels) that stays at least `px` wide in its row: Streamlit writes
+    it into the panel's class (st-key-…), which page_css picks by its start."""
     step = next((s for s in _PANEL_STEPS if s >= px), _PANEL_STEPS[-1])
-    return f"lab-w{step}"
-
-
-def panel_marker(px: int):
-    """An invisible element beside a chart: its panel in a wrapping row is then at least `px` wide.
-    (Streamlit gives charts no class of their own; CSS finds the panel by what it holds.)"""
-    st.html(f'<span class="lab-panel {panel_class(px)}"></span>')
+    return f"{_PANEL_KEY}{step}_{name}"
 
 
 @lru_cache(maxsize=4)  # one per look: built once per server, not on every rerun
 def page_css(look: sizing.Look) -> str:
     """Panels side by side only while each keeps its chart's numbers legible, else one per row
     (the browser decides: it alone knows the width); larger type in projector mode."""
-    rules = [f'[data-testid="stHorizontalBlock"] > div:has(.{panel_class(s)}) '
+    rules = [f'[data-testid="stHorizontalBlock"] > div:has(> [class*="st-key-{_PANEL_KEY}{s}_"]) '
              f'{{flex: 1 1 {s}px; min-width: min({s}px, 100%);}}' for s in _PANEL_STEPS]
-    rules.append('[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > .lab-panel) {display: none;}')
     primary = 'button[data-testid^="stBaseButton-primary"]:not(:disabled)'
     rules.append(f'{primary} {{background-color: {PRIMARY_BUTTON} !important; border-color: {PRIMARY_BUTTON} '
                  f'!important; color: #FFFFFF !important;}}')

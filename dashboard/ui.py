@@ -43,15 +43,12 @@ def _bare_spec(chart: alt.TopLevelMixin) -> dict:
 def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     """`st.altair_chart`, minus its schema validation and rebuilding (tens of ms a chart): the
     chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow.
-    It fills the width it is given, in this session's look (display.py); a heatmap's key asks
-    for a panel wide enough for its numbers (theme.page_css). `kwargs` go to `st.vega_lite_chart`."""
+    It fills the width it is given, in this session's look (display.py). `kwargs` go to
+    `st.vega_lite_chart`."""
     spec = spec_without_data(chart)
     spec["datasets"] = {"cells": chart.data}
     look = display.look()
     sizing.set_look(spec, look, lab_by_row=display.by_row())
-    meta = spec.get("usermeta", {})
-    if "cols" in meta:
-        theme.panel_marker(sizing.panel_px(meta["cols"], look))
     return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, **kwargs)
 
 
@@ -62,11 +59,14 @@ def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame, key: str
     export_menu(chart, name, cfg, table)
 
 
-def panels(count: int, num_tokens: int = 0) -> list:
-    """`count` panels in a row that wraps: side by side while each is wide enough for its chart's
-    numbers (the browser measures; theme.page_css), one under another on narrow screens."""
+def panels(count: int, cols: int, name: str) -> list:
+    """`count` panels in a row that wraps: side by side while each is wide enough for a heatmap
+    `cols` cells wide to print its numbers (the browser measures; theme.page_css), one under
+    another on narrow screens. The width asked for is in the panels' keys, which `name` keeps
+    apart from other rows' (no element of its own: each costs the browser a redraw per rerun)."""
     row = st.container(horizontal=True, gap="medium")
-    return [row.container() for _ in range(count)]
+    px = sizing.panel_px(cols, display.look())
+    return [row.container(key=theme.panel_key(px, f"{name}{i}")) for i in range(count)]
 
 
 def labelled(values, rows, cols) -> pd.DataFrame:

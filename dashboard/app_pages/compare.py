@@ -50,7 +50,7 @@ def comparison():
 def draw(result, h: int, wa, wb, which: str):
     la, lb = charts.token_labels(result.a.tokens), charts.token_labels(result.b.tokens)
     shared = charts.token_labels(result.tokens)
-    a_col, b_col = panels(2, max(len(la), len(lb)))
+    a_col, b_col = panels(2, max(len(la), len(lb)), "compare")
     with a_col:
         show(weights_chart(result, result.a, h, wa, la, f"A: {which}", "compare-a"), f"compare_a_{h}",
              result.a.config, labelled(wa, la, la))

@@ -50,7 +50,7 @@ def compare():
     if predict.switch("masking"):
         question = predict.lesson_question("masking", cfg, ("blocked",), mask=kind)
         shown = question is None or predict.hide_until_committed(question, "masking")
-    before, after = panels(2, len(labels))
+    before, after = panels(2, len(labels), "masking")
     with before:
         show(charts.scores_heatmap(trace, h, "scaled", "1. scaled scores"), f"mask_before_{h}", view,
              labelled(trace.scaled[h], labels, labels))

@@ -25,7 +25,7 @@ def the_heads():
     D, H = cfg.d_model, trace.num_heads
 
     st.subheader(f"{H} heads' weights")
-    for panel, h in zip(panels(H, len(labels)), range(H), strict=True):
+    for panel, h in zip(panels(H, len(labels), "heads"), range(H), strict=True):
         with panel:
             show(charts.weights_heatmap(trace, h, f"head {h + 1}"), f"heads_{h}", cfg,
                  labelled(trace.weights[h], labels, labels))

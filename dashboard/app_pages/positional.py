@@ -27,9 +27,9 @@ def sinusoidal_table():
     st.subheader("The sinusoidal table")
     st.caption("One row per position, numbered from 1 like the tokens; the formula counts from 0 "
                "(token 1 has pos = 0): PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…).")
-    left, right = panels(2, T)
+    shown, cols = first_dims(table, "The table", dim_labels(D))
+    left, right = panels(2, max(T, len(cols)), "sinusoidal")
     with left:
-        shown, cols = first_dims(table, "The table", dim_labels(D))
         show(charts.matrix_heatmap(shown, labels, cols, "sinusoidal encoding", "sinusoidal", y_title="position"),
              "sinusoidal", cfg, labelled(table, labels, dim_labels(D)))
     with right:
@@ -78,7 +78,8 @@ def by_encoding():
     traces = data.traces_by_positional(cfg)
     h = controls.head_control(cfg.num_heads)
     labels = charts.token_labels(cfg.tokens)
-    slots = panels(2, cfg.num_tokens) + panels(2, cfg.num_tokens)  # a 2×2 grid when the sequence is short
+    T = cfg.num_tokens
+    slots = panels(2, T, "encodings") + panels(2, T, "encodings_more")  # a 2×2 grid when the sequence is short
     for panel, p in zip(slots, POSITIONALS, strict=True):
         with panel:
             trace = traces[p]

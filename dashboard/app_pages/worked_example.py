@@ -23,7 +23,7 @@ dims = dim_labels(cfg.d_model)
 names = [f"{m}{i + 1}" for m in "qkv" for i in range(cfg.d_model)]
 show(charts.qkv_heatmap(trace.q[0], trace.k[0], trace.v[0], labels, "Q, K and V", "article-qkv"), "article_qkv", cfg,
      labelled(np.concatenate([trace.q[0], trace.k[0], trace.v[0]], -1), labels, names))
-left, mid, right = panels(3, len(labels))
+left, mid, right = panels(3, len(labels), "example")
 with left:
     show(charts.scores_heatmap(trace, 0, "scaled", "Q·Kᵀ ÷ √2"), "article_scaled", cfg,
          labelled(trace.scaled[0], labels, labels))
