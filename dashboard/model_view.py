@@ -19,6 +19,7 @@ import pandas as pd
 
 from animations import style
 
+from . import sizing
 from .charts import FONT, with_data
 
 PICK = "pick"  # the selection parameter: {"layer": L, "head": H} of the clicked thumbnail
@@ -82,7 +83,8 @@ def _template(layers: int, heads: int, T: int, px: int) -> alt.Chart:
     # and keeps its thumbnails square: a top-level `height` signal follows the plot's width.
     keep_square = alt.param(name="height", expr=f"width * {y_end / x_end:.6f}")
     return chart.properties(width=round(x_end * unit), height=round(y_end * unit), view=alt.ViewConfig(stroke=None),
-                            usermeta={"lab": "model-view", "template": f"model-view-{layers}-{heads}-{T}-{px}"},
+                            usermeta={"lab": "model-view", "template": f"model-view-{layers}-{heads}-{T}-{px}",
+                                      **sizing.embed_options(layers * heads * T * T)},
                             autosize=alt.AutoSizeParams(type="fit-x", contains="padding")).add_params(keep_square)
 
 

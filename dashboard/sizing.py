@@ -22,7 +22,7 @@ INK_DARK, INK_LIGHT = "#000000", "#FFFFFF"  # the pair whose better choice alway
 DIGIT_EM = 0.64  # width of a digit, "." or "−" in DejaVu Sans, in ems (on average over "−0.43")
 WINDOW_SHARE = 0.85  # a heatmap's plot is at most this share of the window's height
 MAX_NUMBER_CELLS = 1024  # above this many cells no number can fit any screen: no text layer at all
-SVG_UP_TO = 1600  # cells drawn as SVG (crisp when zoomed, readable by tests); Canvas beyond
+SVG_UP_TO = 1600  # cells drawn as SVG (crisp when zoomed, readable by tests); Canvas beyond (embed_options)
 AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 
 
@@ -97,7 +97,8 @@ def ink(background: str) -> dict:
 
 def number_transforms(text: str) -> list[dict]:
     """`lab_text` (the number as printed), then `lab_font` (one size for the whole chart: the
-    largest at which the longest number fits its cell) and `lab_shown` (empty below the minimum)."""
+    largest at which the longest number fits its cell) and `lab_shown` (empty below the minimum,
+    and then the cell has no text mark)."""
     return [
         {"calculate": text, "as": "lab_text"},
         {"calculate": "length(datum.lab_text)", "as": "lab_len"},
@@ -105,6 +106,10 @@ def number_transforms(text: str) -> list[dict]:
         {"calculate": f"min(lab_max_font, (lab_cell - 8) / (max(datum.lab_chars, 3) * {DIGIT_EM}))",
          "as": "lab_font"},
         {"calculate": "datum.lab_font >= lab_min_font ? datum.lab_text : ''", "as": "lab_shown"},
+        # No mark at all for a number too small to print: each SVG text is its own paint chunk
+        # (it has a transform), and a 23-token lesson's 529 empty texts a chart made the
+        # browser's compositing cost more than all its script (Trained heads' head slider).
+        {"filter": "datum.lab_shown !== ''"},
     ]
 
 
@@ -129,7 +134,11 @@ def by_row_legend() -> dict:
 
 
 def embed_options(cells: int) -> dict:
-    return {"embedOptions": {"renderer": "svg"}} if cells <= SVG_UP_TO else {}
+    """SVG for a chart of up to SVG_UP_TO cells, Canvas beyond, said outright: Streamlit's own
+    choice counts only the rows inside the spec, not a named dataset's, and so drew the Trained
+    heads' model view (38,088 cells) as SVG, whose paint the browser then redid on every change
+    anywhere on the page (tens of ms per head-slider move)."""
+    return {"embedOptions": {"renderer": "svg" if cells <= SVG_UP_TO else "canvas"}}
 
 
 def panel_px(cols: int, look: Look) -> int:

@@ -51,6 +51,13 @@ def test_the_page_renders_and_a_thumbnail_click_opens_that_head(server, browser)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "trained-heads-1280x720.png"))
         grid = page.locator("[data-testid=stVegaLiteChart]").first
+        # The model view's 6 x 12 thumbnails of 23 x 23 cells are one Canvas, not 38,088 SVG paths
+        # whose paint the browser would redo on every change anywhere on the page.
+        assert grid.locator("canvas").count() == 1 and grid.locator("svg path").count() == 0
+        # The open head's 23 x 23 weights: too small at 1280 px for numbers, so no text marks at
+        # all (the tooltip carries them), not 529 empty ones.
+        weights = page.locator("[data-testid=stVegaLiteChart]").filter(has=page.locator("svg .mark-rect.role-mark"))
+        assert weights.count() == 1 and weights.first.locator(".mark-text.role-mark text").count() == 0
         grid.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         layer, head, x, y = thumbnail_under_pointer(page, grid.bounding_box())
