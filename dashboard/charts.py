@@ -61,7 +61,7 @@ def attention_cells(trace, head: int) -> pd.DataFrame:
     qi, ki = np.divmod(np.arange(T * T), T)
     masked = ~trace.mask.reshape(-1)
     return pd.DataFrame({
-        "query": _labels(labels)[qi], "key": _labels(labels)[ki], "row": qi, "col": ki,
+        "query": _labels(labels)[qi], "key": _labels(labels)[ki], "row": qi, "col": ki, "cell": np.arange(T * T),
         "qk": trace.scores[head].reshape(-1), "scaled": trace.scaled[head].reshape(-1),
         "masked": masked, "masked_text": np.where(masked, "yes", "no"),
         "weight": trace.weights[head].reshape(-1),
@@ -77,7 +77,8 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
     rows, cols = values.shape
     ri, ci = np.divmod(np.arange(rows * cols), cols)
     return pd.DataFrame({"row_label": _labels(row_labels)[ri], "col_label": _labels(col_labels)[ci],
-                         "row": ri, "col": ci, "value": values.reshape(-1).astype(float)})
+                         "row": ri, "col": ci, "cell": np.arange(rows * cols),
+                         "value": values.reshape(-1).astype(float)})
 
 
 # -- heatmaps ---------------------------------------------------------------------------------
@@ -101,6 +102,7 @@ def _grid(labels, x_title="key (attended to)", y_title="query (attending)", x="k
                 axis=_axis(x_title, cols)),
         y=alt.Y(f"{y}:N", sort=list(labels), axis=_axis(y_title, labels, along_x=False)),
         tooltip=tooltip or _tooltip(),
+        key=alt.Key("cell:Q"),  # a moved slider updates each cell's marks in place (no new SVG nodes)
     )
 
 

@@ -74,11 +74,18 @@ def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(serv
     sidebar and the page's introduction stay as they were, and the display setting and the page's
     head stay in the address."""
     open_settled(page, f"{server}/?weights=row&head=2")
+    # Tag each heatmap's cells: keyed by cell (charts._grid), they are updated in place, not rebuilt.
+    tagged = page.evaluate("() => { const cells = document.querySelectorAll('.mark-rect.role-mark path');"
+                           " cells.forEach(p => { p.__lab = true; }); return cells.length; }")
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
     slider.press("ArrowLeft")  # 1 -> 0.7
     page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.7'", timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
+    page.wait_for_timeout(500)  # Vega draws just after the script settles
+    kept = page.evaluate("() => [...document.querySelectorAll('.mark-rect.role-mark path')]"
+                         ".filter(p => p.__lab).length")
+    assert tagged == 2 * 49 and kept == tagged, "the heatmaps' cells were redrawn in place"
     params = page.evaluate("() => Object.fromEntries(new URL(location.href).searchParams)")
     assert params == {"weights": "row", "head": "2", "temperature": "0.7"}
     assert page.get_by_label("d_model (size of each token vector, 1 to 1,024)").input_value() == "16"
