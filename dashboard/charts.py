@@ -95,12 +95,15 @@ def _tooltip():
 
 def _grid(labels, x_title="key (attended to)", y_title="query (attending)", x="key", y="query", tooltip=None,
           x_domain=None):
-    """The shared x/y of a heatmap's layers: `x_domain` may hold blank spacer columns."""
+    """The shared x/y of a heatmap's layers: `x_domain` may hold blank spacer columns.
+
+    The order of rows and columns is the scales' domain, not a `sort` list: Vega-Lite turns a sort
+    list into a chain of T comparisons per cell and axis, evaluated by Vega's expression
+    interpreter on every redraw (at 64 tokens, most of a slider move's script time)."""
     cols = list(x_domain or labels)
     return alt.Chart().encode(
-        x=alt.X(f"{x}:N", sort=cols, scale={"domain": cols, **sizing.plot_width()},
-                axis=_axis(x_title, cols)),
-        y=alt.Y(f"{y}:N", sort=list(labels), axis=_axis(y_title, labels, along_x=False)),
+        x=alt.X(f"{x}:N", scale={"domain": cols, **sizing.plot_width()}, axis=_axis(x_title, cols)),
+        y=alt.Y(f"{y}:N", scale={"domain": list(labels)}, axis=_axis(y_title, labels, along_x=False)),
         tooltip=tooltip or _tooltip(),
         key=alt.Key("cell:Q"),  # a moved slider updates each cell's marks in place (no new SVG nodes)
     )

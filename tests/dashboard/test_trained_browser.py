@@ -58,6 +58,11 @@ def test_the_page_renders_and_a_thumbnail_click_opens_that_head(server, browser)
         # all (the tooltip carries them), not 529 empty ones.
         weights = page.locator("[data-testid=stVegaLiteChart]").filter(has=page.locator("svg .mark-rect.role-mark"))
         assert weights.count() == 1 and weights.first.locator(".mark-text.role-mark text").count() == 0
+        # Rows and columns in the sentence's order (the scales' domain), 10 after 9, not after 1.
+        for axis in ("X", "Y"):
+            texts = weights.first.locator(f"g.role-axis[aria-label^='{axis}-axis'] .role-axis-label text")
+            numbers = [int(t.split()[0]) for t in texts.all_text_contents()]
+            assert numbers == list(range(1, 24)), numbers
         grid.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         layer, head, x, y = thumbnail_under_pointer(page, grid.bounding_box())
