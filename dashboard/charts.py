@@ -116,7 +116,7 @@ def _layered(layers, rows: int, cols: int, title: str, transform=(), x_labels=()
     meta.update(sizing.embed_options(rows * cols), cols=cols)
     return alt.LayerChart(layer=layers, width=max(cols * cell_px(max(rows, cols)) + 170, 300),
                           height=rows * cell_px(max(rows, cols)), title=sizing.title(title), usermeta=meta,
-                          autosize=sizing.AUTOSIZE, transform=list(transform), config={"view": {"stroke": None}},
+                          autosize=sizing.AUTOSIZE, transform=list(transform), config=sizing.config(rows * cols),
                           params=[alt.VariableParameter(**p) for p in sizing.params(rows, cols, label_px)] +
                           [alt.VariableParameter(name=f"lab_{axis}_font", value=_label_font(n))
                            for axis, n in (("x", cols), ("y", rows))])
@@ -139,7 +139,10 @@ def _numbers(base, text: str, background: str, cells: int) -> list:
     are Vega expressions: the number as printed and the colour of its cell."""
     if cells > sizing.MAX_NUMBER_CELLS:
         return []
-    layer = base.mark_text(font=FONT).encode(**sizing.number_encoding(background))
+    # aria=False: the cell's rectangle already tells a screen reader its numbers (its description
+    # lists every field); a second description per number would say it all again, and each one
+    # is an interpreted expression Vega evaluates on every redraw.
+    layer = base.mark_text(font=FONT, aria=False).encode(**sizing.number_encoding(background))
     layer.transform = sizing.number_transforms(text)
     return [layer]
 

@@ -133,6 +133,13 @@ def by_row_legend() -> dict:
     return {"values": [0, 0.5, 1], "labelExpr": f"lab_by_row ? ({labels}) : datum.label"}
 
 
+def config(cells: int) -> dict:
+    """A heatmap's Vega-Lite config. Drawn on a Canvas (over SVG_UP_TO cells), its marks have no
+    element a screen reader could reach, so Vega is spared their descriptions (aria off), which it
+    would otherwise build per cell on every redraw; SVG cells keep theirs."""
+    return {"view": {"stroke": None}, **({"mark": {"aria": False}} if cells > SVG_UP_TO else {})}
+
+
 def embed_options(cells: int) -> dict:
     """SVG for a chart of up to SVG_UP_TO cells, Canvas beyond, said outright: Streamlit's own
     choice counts only the rows inside the spec, not a named dataset's, and so drew the Trained
