@@ -113,7 +113,7 @@ def _layered(layers, rows: int, cols: int, title: str, transform=(), x_labels=()
     """One constructor call, no data: each `.properties()` would deep-copy every layer again."""
     longest = max((len(str(label)) for label in x_labels), default=1)
     label_px = sizing.label_px(longest, _label_font(cols))
-    meta.update(sizing.embed_options(rows * cols), cols=cols)
+    meta.update(sizing.embed_options(rows * cols))
     return alt.LayerChart(layer=layers, width=max(cols * cell_px(max(rows, cols)) + 170, 300),
                           height=rows * cell_px(max(rows, cols)), title=sizing.title(title), usermeta=meta,
                           autosize=sizing.AUTOSIZE, transform=list(transform), config=sizing.config(rows * cols),
