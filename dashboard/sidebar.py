@@ -280,9 +280,9 @@ def sidebar():
 def page_only_controls():
     """The settings that show nowhere else in the sidebar (lesson_fragment.PAGE_ONLY), as a fragment of their
     own. Moved, one of them starts a run of this small fragment instead of a full run of the app; its callback
-    then hands the run to the lesson's fragment (or, for anything else, to the whole app). The start of a full
-    run made the browser re-render every element of the page before the callback could narrow the run: this
-    saved about 5 ms of a temperature move in Chromium (benchmarks/dashboard_bench.py)."""
+    then hands the run to the lesson's fragment (or, for anything else, to the whole app). The browser used to
+    handle the start of a full run (a render of the whole page) before the callback could narrow it: this saved
+    about 5 ms of a temperature move in Chromium (README, Speed)."""
     positional_control()
     scale_control()
     temperature_control()
