@@ -41,12 +41,12 @@ test: $(STAMP) $(NODE_STAMP) lint
 
 # The lab on this machine only (loopback).
 run: $(STAMP)
-	$(PY) -m streamlit run dashboard/app.py --server.address 127.0.0.1 --server.port 8501
+	$(PY) -m dashboard.serve --server.address 127.0.0.1 --server.port 8501
 
 # The lab for students' laptops on the local network: see the README's reliability section.
 # No file watcher: an edit or a git pull during class would re-import the app under every session.
 classroom: $(STAMP)
-	$(PY) -m streamlit run dashboard/app.py --server.address 0.0.0.0 --server.port 8501 \
+	$(PY) -m dashboard.serve --server.address 0.0.0.0 --server.port 8501 \
 		--server.fileWatcherType none
 
 # A lecture hall on one machine: WORKERS lab processes (default: cores - 1, at least 2) behind

@@ -18,9 +18,12 @@ def free_port() -> int:
 
 
 def start_streamlit(script, options=(), env=None, log=None) -> tuple[subprocess.Popen, int]:
-    """`streamlit run script` from the repo root; returns (process, port) once it answers."""
+    """`streamlit run script` from the repo root (the lab as `make run` serves it: `python -m
+    dashboard.serve`); returns (process, port) once it answers."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+    lab = (ROOT / script).resolve() == ROOT / "dashboard" / "app.py"
+    run = ["-m", "dashboard.serve"] if lab else ["-m", "streamlit", "run", str(script)]
+    cmd = [sys.executable, *run, "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
            *options]
     out = log if log is not None else subprocess.DEVNULL

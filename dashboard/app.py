@@ -16,11 +16,13 @@ from dashboard import (
     process,
     room_session,
     room_sidebar,
+    serve,
     sidebar,
     state,
     studio,
 )
 
+serve.install()  # for a server started with plain `streamlit run` (make run uses dashboard/serve.py)
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores
 page = st.navigation(navigation.pages())
 links.start_run()

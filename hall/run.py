@@ -1,7 +1,8 @@
 """One hall on one machine: Redis, N lab processes, HAProxy in front, render workers if any.
 
-Every lab process is `streamlit run dashboard/app.py` as `make classroom` starts it (no file
-watcher), but on a loopback port of its own; only HAProxy listens on the classroom's address.
+Every lab process is `python -m dashboard.serve` (`streamlit run dashboard/app.py` with the fix
+that lets a page moved to it by a failover work: dashboard/serve.py) as `make classroom` starts it
+(no file watcher), but on a loopback port of its own; only HAProxy listens on the classroom's address.
 What each lab process receives in its environment:
 
 - ATTENTION_LAB_REDIS_URL  redis://:<password>@127.0.0.1:<port>/0, the hall's Redis: where what
@@ -98,7 +99,7 @@ class Hall:
         env = {**self.shared_env(), "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32)}
         for i in range(1, self.workers + 1):
             port = free_port()
-            argv = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.address", "127.0.0.1",
+            argv = [sys.executable, "-m", "dashboard.serve", "--server.address", "127.0.0.1",
                     "--server.port", str(port), *STREAMLIT_FLAGS]
             child = Child(f"lab{i}", argv, self.run_dir / f"lab{i}.log", {**env, "ATTENTION_LAB_PROCESS": f"lab{i}"},
                           cwd=ROOT)

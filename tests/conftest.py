@@ -38,14 +38,19 @@ def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60):
     raise TimeoutError("streamlit did not come up")
 
 
+def lab_command(port: int) -> list[str]:
+    """The lab's server as `make run` starts it (python -m dashboard.serve), on 127.0.0.1:`port`."""
+    return [sys.executable, "-m", "dashboard.serve", "--server.headless", "true", "--server.address", "127.0.0.1",
+            "--server.port", str(port)]
+
+
 @contextlib.contextmanager
 def streamlit_server(env: dict | None = None):
     """The lab served on 127.0.0.1 only, on a free port; yields its base URL."""
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's Chromium is not installed")
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port)]
+    cmd = lab_command(port)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
