@@ -7,7 +7,8 @@ of the page drawn from it, and the address, as one fragment. A lesson control wh
 changes nothing else in the sidebar (`PAGE_ONLY`) reruns only that fragment (`rerun_alone`,
 `st.rerun` with the fragment's key): the moved widget already shows its value, and the sidebar
 and the page's introduction stay as the browser has them, so the server runs and the browser
-redraws far less.
+redraws far less. Those controls sit in a small sidebar fragment of their own
+(`sidebar.page_only_controls`), so that the run their move starts is that fragment's, not the app's.
 
 Anything else that changed what the sidebar shows (a page button that loads a lesson, the room
 page's follow switch) is caught at the top of the fragment (`sidebar_is_stale`), which then

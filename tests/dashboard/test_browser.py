@@ -97,6 +97,21 @@ def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(serv
     assert slider.get_attribute("aria-valuetext") == "0.7"
 
 
+def test_on_a_page_that_runs_whole_a_temperature_move_reaches_the_address(server, page):
+    """The temperature sits in a small sidebar fragment of its own (sidebar.page_only_controls); where
+    the lesson has no fragment to hand the run to (the Room page runs whole), the move must still run
+    the whole app, whose end writes the address."""
+    page.goto(f"{server}/room")
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    page.get_by_role("heading", name="Classroom room", exact=True).wait_for(timeout=30_000)
+    slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
+    slider.focus()
+    slider.press("ArrowLeft")  # 1 -> 0.7
+    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.7'", timeout=20_000)
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
 def test_loading_the_worked_example_from_its_page_puts_it_in_the_sidebar(server, page):
     """A page button that changes the lesson runs inside the lesson's fragment: the fragment sees
     that the sidebar no longer shows the lesson and asks for a full run."""

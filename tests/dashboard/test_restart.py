@@ -1,8 +1,8 @@
 """The lab's server restarts under an open page (`make classroom` restarted; in a hall, a failover:
-tests/hall/test_failover.py): the controls inside the lesson's fragment must work again.
+tests/hall/test_failover.py): the controls inside fragments must work again.
 
 Before dashboard/serve.py, the new process ignored their reruns (it held no fragment), so page 1's
-head slider did nothing at all, move after move."""
+head slider and the sidebar's temperature (in a fragment of its own) did nothing at all, move after move."""
 
 import subprocess
 
@@ -28,37 +28,45 @@ def stop(proc: subprocess.Popen):
     proc.wait(timeout=20)
 
 
-def head_in_url(page) -> str | None:
-    return page.evaluate("() => new URL(location.href).searchParams.get('head')")
+def in_url(page, name: str) -> str | None:
+    return page.evaluate(f"() => new URL(location.href).searchParams.get('{name}')")
 
 
-def test_the_head_slider_inside_the_lesson_fragment_works_after_the_server_restarts(page):
+# label, its URL parameter, a key, the value it then writes: page 1's head slider (in the lesson's
+# fragment) and the sidebar's temperature (in the page-only controls' fragment, sidebar.py)
+CONTROLS = [("Head to inspect", "head", "ArrowRight", "2"), ("Softmax temperature", "temperature", "ArrowLeft", "0.7")]
+
+
+@pytest.mark.parametrize(("label", "name", "key", "moved"), CONTROLS, ids=["head", "temperature"])
+def test_a_control_inside_a_fragment_works_after_the_server_restarts(page, label, name, key, moved):
     port = free_port()
     proc, url = start(port)
     try:
         page.goto(url)
         page.wait_for_selector(SETTLED, timeout=30_000)
         page.wait_for_selector("[data-testid=stVegaLiteChart] svg", timeout=30_000)
-        slider = page.locator("[data-testid=stSlider]").filter(has_text="Head to inspect").get_by_role("slider")
-        assert slider.get_attribute("aria-valuetext") == "1" and head_in_url(page) is None
+        slider = page.locator("[data-testid=stSlider]").filter(has_text=label).get_by_role("slider")
+        start_value = slider.get_attribute("aria-valuetext")
+        assert in_url(page, name) is None
         with page.expect_websocket(timeout=60_000):  # the browser reconnects to the new process
             stop(proc)
             proc, _ = start(port)
         page.wait_for_timeout(1000)
         moves = 0
-        while head_in_url(page) != "2" and moves < 2:
+        while in_url(page, name) != moved and moves < 2:
             # The first move after the restart runs the whole app, which draws the slider from the
-            # address (head 1, the default); the next one is the fragment's own rerun.
+            # address (the default); the next one is the fragment's own rerun.
             slider.focus()
-            slider.press("ArrowRight")
+            slider.press(key)
             moves += 1
             try:
-                page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'", timeout=8_000)
+                page.wait_for_function(f"() => new URL(location.href).searchParams.get('{name}') === '{moved}'",
+                                       timeout=8_000)
             except PlaywrightTimeout:
-                continue
-        assert head_in_url(page) == "2", f"{moves} moves of the head slider after the restart changed nothing"
+                assert slider.get_attribute("aria-valuetext") == start_value, "drawn back from the address"
+        assert in_url(page, name) == moved, f"{moves} moves of the {label.lower()} after the restart changed nothing"
         page.wait_for_selector(SETTLED, timeout=30_000)
-        assert slider.get_attribute("aria-valuetext") == "2"
+        assert slider.get_attribute("aria-valuetext") == moved
         assert page.locator("[data-testid=stException]").count() == 0
     finally:
         stop(proc)
