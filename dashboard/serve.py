@@ -4,7 +4,8 @@ with one fix to Streamlit (1.67) installed first, so that a page survives a rest
 server.
 
 The fix. A page's controls that sit inside a fragment (page 1's head slider and step buttons,
-the "Predict first" switch, everything drawn from the lesson: `lesson_fragment.py`) ask the
+the "Predict first" switch, everything drawn from the lesson: `lesson_fragment.py`; the sidebar's
+temperature and the other page-only settings: `sidebar.page_only_controls`) ask the
 server to rerun that fragment only, by its id. After the server restarts under an open page (a
 hall failover moves the student to another process; `make classroom` is restarted), the page
 is still on screen but the new process has never run it: it holds no fragment, and Streamlit
