@@ -20,6 +20,7 @@ from core.question import Question
 
 from . import state
 from .rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry
+from .rooms.codes import valid_session
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
@@ -131,7 +132,14 @@ def teacher_view():
 
 
 # -- a student ------------------------------------------------------------------------------
-def join(code: str) -> bool:
+def join(code: str, seat: str | None = None) -> bool:
+    """Join the room `code`. `seat`: the session id a student's address carries (the Room page
+    writes it there), so that after a reload or a hall failover, which start a new Streamlit
+    session, the same student comes back, with the answer they sent, instead of a second member
+    with a second vote. Taken only by a session that is in no room yet; one that is not a session
+    id as the pages make them is ignored."""
+    if seat is not None and student_code() is None and valid_session(seat):
+        st.session_state[SESSION] = seat
     try:
         norm = registry().join(code, session_id())
     except RoomError as err:

@@ -21,14 +21,15 @@ ROOM_PAGE = "app_pages/room.py"
 
 
 def code_from_link():
-    """/room?code=… (a scanned QR code): join at once, unless this screen already runs or is in that room."""
-    code = links.view_from_url("code", str)
+    """/room?code=… (a scanned QR code): join at once, unless this screen already runs or is in that room.
+    A student's own address also carries `seat` (see room_session.join)."""
+    code, seat = links.view_from_url("code", str), links.view_from_url("seat", str)
     if not code:
         return
     key, norm = room_session.teacher_key(), normalise_code(code)
     if norm is not None and norm in (getattr(key, "code", None), room_session.student_code()):
         return
-    room_session.join(code)
+    room_session.join(code, seat)
 
 
 def join_form(where: str):

@@ -10,6 +10,7 @@ import urllib.request
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from dashboard.sidebar import temperatures
 from tests.conftest import ARTIFACTS
@@ -150,12 +151,76 @@ def test_killing_a_lab_process_moves_its_students_and_the_hall_restarts_it(hall,
         page.screenshot(path=str(ARTIFACTS / "hall-after-failover.png"))
     finally:
         context.close()
-    port = before["labs"][victim]
+    wait_until_back(hall, victim, before["processes"][victim], killed_at)
 
-    def back():  # a new process on the old port, and HAProxy sends that process's students to it again
-        restarted = hall.current()["processes"].get(victim) not in (None, before["processes"][victim])
+
+def wait_until_back(hall, victim: str, old_pid: int, killed_at: float):
+    """A new process on the killed one's port, and HAProxy sends that process's students to it again."""
+    port = hall.info["labs"][victim]
+
+    def back():
+        restarted = hall.current()["processes"].get(victim) not in (None, old_pid)
         return restarted and healthy(port) and routed_to(hall, victim)
 
     while not back() and time.monotonic() - killed_at < 90:
         time.sleep(0.5)
     assert back(), f"{victim} was not restarted, or HAProxy did not take it back: see {hall.run_dir}"
+
+
+def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_one_vote(hall, browser):
+    """A student answers on the Room page; their process is killed. The phone must keep showing the
+    answer sent, bring the teacher's next round without the student touching anything, and count
+    one student with one vote (the `seat` in the phone's address: room_session.join).
+
+    The new process holds none of the page's fragments. What runs the whole page there (which
+    joins the room again from the address): Streamlit's browser code when it asks for a full run
+    on reconnecting, which it did in every run here (2026-12-01); or, when the first request is
+    the poll itself, dashboard/serve.py."""
+    url = hall.info["url"]
+    student = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    teacher = browser.new_context(viewport={"width": 1500, "height": 1100})
+    victim = before = None
+    try:
+        phone = student.new_page()
+        phone.goto(f"{url}/room")
+        phone.wait_for_selector(SETTLED, timeout=60_000)
+        victim = served_by(student)
+        # the teacher's screen on the other process, which stays up
+        teacher.add_cookies(
+            [{"name": "SERVERID", "value": next(n for n in hall.info["labs"] if n != victim), "url": url}]
+        )
+        screen = teacher.new_page()
+        screen.goto(f"{url}/room")
+        screen.wait_for_selector(SETTLED, timeout=60_000)
+        assert served_by(teacher) != victim
+        screen.get_by_role("textbox", name="Choose a PIN").fill("135790")
+        screen.get_by_role("button", name="Open a room").click()
+        screen.wait_for_url("**/room?code=*", timeout=20_000)
+        phone.get_by_role("textbox", name="Room code").fill(screen.url.rsplit("code=", 1)[1])
+        phone.get_by_role("button", name="Join the room").click()
+        phone.get_by_text("Waiting for the teacher's question").wait_for(timeout=20_000)
+        screen.get_by_role("button", name="Ask the class").click()
+        phone.get_by_text("Question 1:").wait_for(timeout=20_000)
+        phone.locator("[data-testid=stButtonGroup] button", has_text="2 cat").click()  # a pill
+        phone.get_by_role("button", name="Send my answer").click()
+        phone.get_by_text("Sent: 2 cat").wait_for(timeout=20_000)
+
+        before = hall.current()["processes"][victim]
+        os.killpg(before, signal.SIGKILL)
+        killed_at = time.monotonic()
+        screen.wait_for_timeout(3000)  # the phone's polls now go to the other process
+        screen.get_by_role("button", name="Ask again (after discussion)").click()
+        phone.get_by_text("Question 2:").wait_for(timeout=20_000)  # the student did nothing
+        phone.locator("[data-testid=stButtonGroup] button", has_text="3 sat").click()
+        phone.get_by_role("button", name="Send my answer").click()
+        phone.get_by_text("Sent: 3 sat").wait_for(timeout=20_000)
+        # both rounds' tallies (before and after discussion), one student, joined once
+        expect(screen.get_by_text("1 answered of 1 present.")).to_have_count(2, timeout=20_000)
+        assert "1 joined" in screen.locator("[data-testid=stMain]").inner_text(), "the phone came back as itself"
+        for page in (phone, screen):
+            assert page.locator("[data-testid=stException]").count() == 0
+    finally:
+        student.close()
+        teacher.close()
+    if before is not None:  # the hall must be whole again for the tests after this one
+        wait_until_back(hall, victim, before, killed_at)
