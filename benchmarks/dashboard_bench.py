@@ -53,23 +53,74 @@ st.altair_chart(alt.Chart(df).mark_rect().encode(x="key:O", y="query:O", color="
                 .properties(width=10 * T, height=10 * T), width="content")
 '''
 
-# Arms a promise that resolves with the milliseconds from the next key press to the first
-# paint after the script settled (ran, then stopped).
+# In every page, before Streamlit's code: pass two kinds of the server's messages (ForwardMsg,
+# protobuf) to window.__lab_msg. session_status_changed (field 9: first byte 0x4a, no metadata
+# before it) holds a SessionStatus whose field 2 (tag 0x10) is script_is_running: ("status",
+# running). script_finished (field 6: tag 0x30, after the metadata, field 2: 0x12 and a length)
+# is an enum: ("finished", value), where 2 is FINISHED_EARLY_FOR_RERUN.
+STATUS_HOOK_JS = """(() => {
+  const varint = (b, i) => { let v = 0, s = 0; while (b[i] & 0x80) { v += (b[i++] & 0x7f) * 2 ** s; s += 7; }
+                             return [v + b[i] * 2 ** s, i + 1]; };
+  const Base = window.WebSocket;
+  window.WebSocket = class extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', event => {
+        if (!(event.data instanceof ArrayBuffer) || !window.__lab_msg) return;
+        const b = new Uint8Array(event.data);
+        if (b.length >= 2 && b[0] === 0x4a && b[1] < 0x80) {
+          let running = false;
+          for (let i = 2; i + 1 < 2 + b[1]; i += 2) running = running || (b[i] === 0x10 && b[i + 1] === 1);
+          window.__lab_msg('status', running);
+        } else if (b.length >= 2 && b[0] === 0x12) {
+          const [length, start] = varint(b, 1);
+          const at = start + length;
+          if (b[at] === 0x30) window.__lab_msg('finished', varint(b, at + 1)[0]);
+        }
+      });
+    }
+  };
+})();"""
+
+# Arms a promise that resolves with the milliseconds from the next key press to the page settled:
+# the server said its last run for the move ended, the page shows it, and a frame went by with
+# nothing on the page changed (Vega draws the charts after React's commit). The page's own
+# `data-test-script-state` alone is not enough: a fast run (the floor's, about 1 move in 20) can
+# start and end within one React commit, so the attribute never leaves notRunning; and a lab move
+# that reruns from a callback (the sidebar's page-only fragment hands its run to the lesson's:
+# FINISHED_EARLY_FOR_RERUN, then the second run) sometimes shows notRunning between the two runs.
 ARM_JS = """() => {
   const app = document.querySelector('[data-testid=stApp]');
+  const state = () => app.getAttribute('data-test-script-state');
   window.__done = new Promise((resolve, reject) => {
-    let t0 = null, ran = false;
+    let t0 = null, ended = false, rerun = false;
     document.addEventListener('keydown', () => { t0 = performance.now(); }, {once: true, capture: true});
-    const obs = new MutationObserver(records => {
-      // A fast run can flip running -> notRunning between two callbacks: read every record.
-      ran = ran || records.some(r => r.oldValue === 'running')
-                || app.getAttribute('data-test-script-state') === 'running';
-      if (ran && app.getAttribute('data-test-script-state') === 'notRunning') {
-        obs.disconnect();
-        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
-      }
+    // Then the first animation frame with no change to the page during the frame before it: the
+    // charts' redraw (Vega's, after React's commit) has been painted. (At most 60 frames.)
+    const settle = () => {
+      let changed = true, frames = 0;
+      const quiet = new MutationObserver(() => { changed = true; });
+      quiet.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+      const frame = () => {
+        if (!changed || ++frames > 60) { quiet.disconnect(); resolve(performance.now() - t0); return; }
+        changed = false;
+        requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    };
+    const obs = new MutationObserver(() => {
+      if (state() === 'notRunning') { obs.disconnect(); settle(); }
     });
-    obs.observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state']});
+    window.__lab_msg = (kind, value) => {
+      if (t0 === null || ended) return;
+      if (kind === 'finished') { rerun = value === 2; return; }
+      if (value || rerun) return;  // still running, or a run that ended only to start the next one
+      ended = true;
+      window.__lab_msg = null;
+      // The page still shows the run (it ends at its next commit), or never showed it (a fast run).
+      if (state() === 'notRunning') settle();
+      else obs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    };
     setTimeout(() => reject(new Error('the app did not settle within 15 s')), 15000);
   });
 }"""
@@ -83,6 +134,7 @@ def serve(script: Path):
 def open_app(browser, url: str, scheme: str = "light", slider: str = "Softmax temperature"):
     """A page at `url` (in the browser's light or dark preference), settled, and its slider named `slider`."""
     page = browser.new_page(viewport={"width": 1600, "height": 1000}, color_scheme=scheme)
+    page.add_init_script(STATUS_HOOK_JS)
     page.goto(url)
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=60_000)
