@@ -3,7 +3,7 @@
 with one fix to Streamlit (1.67) installed first, so that a page survives a restart of its
 server.
 
-The fix. A page's controls that sit inside a fragment (page 1's head slider and step buttons,
+The fix. A page's controls that sit inside a fragment (page 1's head and step buttons,
 the "Predict first" switch, everything drawn from the lesson: `lesson_fragment.py`; the sidebar's
 temperature and the other page-only settings: `sidebar.page_only_controls`) ask the
 server to rerun that fragment only, by its id. After the server restarts under an open page (a

@@ -69,8 +69,8 @@ def grid(text, tokens, weights, measured):
         pattern = controls.choice(st.selectbox, "Highlight the heads whose", ["none", *MEASURES], "pattern", "none",
                                   format_func=lambda p: MEASURES.get(p, "(no highlight: every head alike)"))
     with right:
-        threshold = controls.choice(st.select_slider, "is at least", THRESHOLDS, "at", 0.5,
-                                    disabled=pattern == "none")
+        threshold = controls.choice(st.selectbox, "is at least", THRESHOLDS, "at", 0.5,
+                                    disabled=pattern == "none")  # not a slider: sliders slow every redraw
     if pattern == "none":
         highlight = np.ones(measured["previous"].shape, dtype=bool)
         st.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
@@ -130,7 +130,7 @@ def one_head(text: str, measured: dict, picked: int | None):
     st.subheader("One head, step by step")
     left, right = st.columns(2)
     with left:
-        layer = controls.number("Layer", 1, MINILM.layers, "layer", 1)
+        layer = controls.buttons("Layer", 1, MINILM.layers, "layer", 1)
     with right:
         head = controls.number("Head", 1, MINILM.heads, "head", 1)
     cfg = AttentionConfig.trained(text, layer)

@@ -164,7 +164,7 @@ def test_leaving_hand_entered_q_k_v_drops_them(make_app):
 
 def test_head_and_device_pickers(make_app):
     at = make_app(query=url_params(PRESETS["eight-heads"]))
-    at.slider(key="view_head").set_value(8).run()
+    at.segmented_control(key="view_head").set_value(8).run()
     no_exception(at)
     assert at.query_params["head"] == "8"
     chart(at, "weights", head=7)
@@ -234,3 +234,18 @@ def test_controls_write_the_url_and_the_url_reproduces_them(make_app):
     again = make_app(query=dict(at.query_params))
     assert lesson(again) == cfg
     assert chart(again, "weights", head=0).equals(chart(at, "weights", head=0))
+
+
+def test_the_head_buttons_keep_the_open_head_when_it_is_clicked_off_and_a_slider_takes_over_past_16(make_app):
+    at = make_app(query=url_params(PRESETS["eight-heads"]))
+    buttons = at.segmented_control(key="view_head")
+    assert buttons.label == "Head to inspect" and buttons.options == [str(h) for h in range(1, 9)]
+    buttons.set_value(3).run()
+    at.segmented_control(key="view_head").set_value(None).run()  # the open head's button clicked again
+    no_exception(at)
+    assert at.segmented_control(key="view_head").value == 3 and at.query_params["head"] == "3"
+    chart(at, "weights", head=2)
+    at = make_app(query={"d_model": "64", "num_heads": "32", "head": "20"})
+    no_exception(at)
+    assert "view_head" not in [b.key for b in at.segmented_control] and at.slider(key="view_head").value == 20
+    chart(at, "weights", head=19)

@@ -33,7 +33,7 @@ def test_attention_charts_equal_run_trace(make_app, preset):
     trace, T = run_trace(cfg), cfg.num_tokens
     h = trace.num_heads - 1
     if h:
-        at.slider(key="view_head").set_value(h + 1).run()
+        at.segmented_control(key="view_head").set_value(h + 1).run()
     checked = set()
     for step in STEPS:  # one tab at a time is drawn
         at.session_state["view_step"] = step

@@ -2,7 +2,7 @@
 tests/hall/test_failover.py): the controls inside fragments must work again.
 
 Before dashboard/serve.py, the new process ignored their reruns (it held no fragment), so page 1's
-head slider and the sidebar's temperature (in a fragment of its own) did nothing at all, move after move."""
+head control and the sidebar's temperature (in a fragment of its own) did nothing at all, move after move."""
 
 import subprocess
 
@@ -32,21 +32,46 @@ def in_url(page, name: str) -> str | None:
     return page.evaluate(f"() => new URL(location.href).searchParams.get('{name}')")
 
 
-# label, its URL parameter, a key, the value it then writes: page 1's head slider (in the lesson's
-# fragment) and the sidebar's temperature (in the page-only controls' fragment, sidebar.py)
-CONTROLS = [("Head to inspect", "head", "ArrowRight", "2"), ("Softmax temperature", "temperature", "ArrowLeft", "0.7")]
+def head_buttons(page):
+    return page.locator("[data-testid=stButtonGroup]").filter(has_text="Head to inspect")
 
 
-@pytest.mark.parametrize(("label", "name", "key", "moved"), CONTROLS, ids=["head", "temperature"])
-def test_a_control_inside_a_fragment_works_after_the_server_restarts(page, label, name, key, moved):
+def temperature_slider(page):
+    return page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
+
+
+def open_head_2(page):
+    head_buttons(page).get_by_role("radio", name="2", exact=True).click()
+
+
+def temperature_down(page):
+    temperature_slider(page).focus()
+    temperature_slider(page).press("ArrowLeft")
+
+
+def open_head(page) -> str:
+    return head_buttons(page).get_by_role("radio", checked=True).inner_text()
+
+
+def temperature(page) -> str:
+    return temperature_slider(page).get_attribute("aria-valuetext")
+
+
+# what the control shows, its URL parameter, a move, the value it then writes: page 1's head
+# buttons (in the lesson's fragment) and the sidebar's temperature (in the page-only controls'
+# fragment, sidebar.py)
+CONTROLS = [(open_head, "head", open_head_2, "2"), (temperature, "temperature", temperature_down, "0.7")]
+
+
+@pytest.mark.parametrize(("shown", "name", "act", "moved"), CONTROLS, ids=["head", "temperature"])
+def test_a_control_inside_a_fragment_works_after_the_server_restarts(page, shown, name, act, moved):
     port = free_port()
     proc, url = start(port)
     try:
         page.goto(url)
         page.wait_for_selector(SETTLED, timeout=30_000)
         page.wait_for_selector("[data-testid=stVegaLiteChart] svg", timeout=30_000)
-        slider = page.locator("[data-testid=stSlider]").filter(has_text=label).get_by_role("slider")
-        start_value = slider.get_attribute("aria-valuetext")
+        start_value = shown(page)
         assert in_url(page, name) is None
         with page.expect_websocket(timeout=60_000):  # the browser reconnects to the new process
             stop(proc)
@@ -54,19 +79,19 @@ def test_a_control_inside_a_fragment_works_after_the_server_restarts(page, label
         page.wait_for_timeout(1000)
         moves = 0
         while in_url(page, name) != moved and moves < 2:
-            # The first move after the restart runs the whole app, which draws the slider from the
+            # The first move after the restart runs the whole app, which draws the control from the
             # address (the default); the next one is the fragment's own rerun.
-            slider.focus()
-            slider.press(key)
+            act(page)
             moves += 1
             try:
                 page.wait_for_function(f"() => new URL(location.href).searchParams.get('{name}') === '{moved}'",
                                        timeout=8_000)
             except PlaywrightTimeout:
-                assert slider.get_attribute("aria-valuetext") == start_value, "drawn back from the address"
-        assert in_url(page, name) == moved, f"{moves} moves of the {label.lower()} after the restart changed nothing"
+                # a first move that ran the whole app: the control drawn back from the address
+                assert shown(page) == start_value, f"the {name} control shows {shown(page)}, but nothing ran"
+        assert in_url(page, name) == moved, f"{moves} moves of the {name} control after the restart changed nothing"
         page.wait_for_selector(SETTLED, timeout=30_000)
-        assert slider.get_attribute("aria-valuetext") == moved
+        assert shown(page) == moved
         assert page.locator("[data-testid=stException]").count() == 0
     finally:
         stop(proc)

@@ -98,7 +98,7 @@ def test_sentence_layer_and_head_round_trip_through_the_url(make_app):
     assert dict(at.query_params) == {"sentence": OTHER, "layer": "3", "head": "5"}
     again = open_page(make_app, dict(at.query_params))
     assert again.text_input(key="trained_box").value == OTHER
-    assert (again.slider(key="view_layer").value, again.slider(key="view_head").value) == (3, 5)
+    assert (again.segmented_control(key="view_layer").value, again.slider(key="view_head").value) == (3, 5)
     whole = core_trained_trace(OTHER)
     np.testing.assert_allclose(grid(chart(again, "weights"), "weight", len(whole.tokens)), whole.weights[2, 4],
                                atol=1e-6)
@@ -116,7 +116,7 @@ def test_a_trained_lessons_link_opens_this_page_and_only_a_notice_elsewhere(make
     link = url_params(AttentionConfig.trained(OTHER, layer=2))
     assert link["source"] == "trained" and link["layer"] == "2"
     at = open_page(make_app, link)
-    assert at.text_input(key="trained_box").value == OTHER and at.slider(key="view_layer").value == 2
+    assert at.text_input(key="trained_box").value == OTHER and at.segmented_control(key="view_layer").value == 2
     assert TRAINED_LINK not in messages(at)  # this page is what the link asked for
     elsewhere = make_app(query=link, page="masking")
     no_exception(elsewhere)
@@ -225,7 +225,7 @@ def test_the_model_is_read_once_for_every_session_and_sentence(make_app, monkeyp
     core.bert._load.cache_clear()  # as a fresh server: the next trace reads the model's file
     for text in ("A first new sentence for the model.", "And a second one, in another session."):
         at = open_page(make_app, {"sentence": text})  # new sessions, sentences no cache holds yet
-        at.slider(key="view_layer").set_value(4).run()
+        at.segmented_control(key="view_layer").set_value(4).run()
     assert len(reads) == 1
 
 

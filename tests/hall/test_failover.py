@@ -62,11 +62,10 @@ def move_temperature(page, expected: str, timeout: float = 30_000):
 
 
 def move_head(page, timeout: float):
-    """One keyboard step up of page 1's head slider, which lives in the lesson's fragment; waits
-    for `head=2` in the URL."""
-    slider = page.locator("[data-testid=stSlider]").filter(has_text="Head to inspect").get_by_role("slider")
-    slider.focus()
-    slider.press("ArrowRight")
+    """A click on head 2 of page 1's head buttons, which live in the lesson's fragment; waits for
+    `head=2` in the URL."""
+    buttons = page.locator("[data-testid=stButtonGroup]").filter(has_text="Head to inspect")
+    buttons.get_by_role("radio", name="2", exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'", timeout=timeout)
     page.wait_for_selector(SETTLED, timeout=30_000)
 
@@ -127,7 +126,7 @@ def test_killing_a_lab_process_moves_its_students_and_the_hall_restarts_it(hall,
         # one runs the whole app there (dashboard/serve.py: the new process holds none of the page's
         # fragments), which draws the widgets from the URL over the value the browser sent, so that
         # move is lost; from the next one on, the controls inside the lesson's fragment work too, as
-        # the head slider shows. Hence up to three tries.
+        # the head buttons show. Hence up to three tries.
         page.wait_for_timeout(1500)
         for _ in range(3):
             try:
@@ -136,7 +135,7 @@ def test_killing_a_lab_process_moves_its_students_and_the_hall_restarts_it(hall,
             except PlaywrightTimeout:
                 continue
         else:
-            pytest.fail("three moves of the head slider (in the lesson fragment) after the switch changed nothing")
+            pytest.fail("three clicks on the head buttons (in the lesson fragment) after the switch changed nothing")
         # A live process serves the session now: the other one, or (when the hall brought the killed
         # one back before the browser reconnected: it restarts a dead process after 1 s) its successor.
         now_on = served_by(context)

@@ -186,7 +186,7 @@ def test_trained_heads_page_renders_the_trained_video_of_its_sentence(studio_app
     _no_exception(at)
     assert not any(b.key == "studio_render" for b in at.sidebar.button)  # not the random lesson's video here
     assert any("A video of these heads" in c.value for c in at.sidebar.caption)
-    at.slider(key="view_layer").set_value(4).run()  # another head open: the same video
+    at.segmented_control(key="view_layer").set_value(4).run()  # another head open: the same video
     at.button(key="trained_render").click().run()
     run_until(at, lambda a: _videos(a))
     _no_exception(at)

@@ -55,7 +55,7 @@ def test_narration_toggle_and_rate_reach_the_render(studio_app):
     gate, seen = threading.Event(), []
     gate.set()
     at = studio_app(render_fn=_gated(gate, seen), query=url_params(AttentionConfig(**TINY, seed=5)))
-    at.select_slider(key="studio_rate").set_value(0.75).run()
+    at.radio(key="studio_rate").set_value(0.75).run()
     at.button(key="studio_render").click().run()
     run_until(at, lambda a: a.get("video"))
     assert seen[-1][1] is not None and seen[-1][1].rate == 0.75
