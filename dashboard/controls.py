@@ -54,14 +54,11 @@ def head_control(num_heads: int) -> int:
         st.caption("One head.")
         st.session_state.pop(key, None)
         return 0
-    st.session_state[key] = min(max(1, int(st.session_state[key] or 1)), num_heads)
+    st.session_state[key] = min(max(1, int(st.session_state[key] or 1)), num_heads)  # fewer heads now: the last
     if num_heads <= HEAD_BUTTONS_UP_TO:
-        head = st.segmented_control("Head to inspect", list(range(1, num_heads + 1)), key=key, on_change=_keep_open,
-                                    args=(key,))
-    else:
-        with st.columns([1, 2])[0]:
-            head = st.slider("Head to inspect", 1, num_heads, key=key)
-    st.session_state[f"{key}_open"] = head
+        return buttons("Head to inspect", 1, num_heads, "head", 1) - 1
+    with st.columns([1, 2])[0]:
+        head = st.slider("Head to inspect", 1, num_heads, key=key)
     links.view_param("head", head, 1)
     return head - 1
 
