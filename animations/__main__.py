@@ -13,11 +13,10 @@ import shutil
 import sys
 from pathlib import Path
 
+from animations.catalog import LECTURE, QUALITIES, SCENES
+from animations.render import DEFAULT_MEDIA, RenderError, outputs, render
+from animations.voice import DEFAULT_RATE, DEFAULT_VOICE, MAX_RATE, MIN_RATE, VOICES, voice_from
 from core import PRESETS, AttentionConfig, ConfigError
-
-from .catalog import LECTURE, QUALITIES, SCENES
-from .render import DEFAULT_MEDIA, RenderError, outputs, render
-from .voice import DEFAULT_RATE, DEFAULT_VOICE, MAX_RATE, MIN_RATE, VOICES, voice_from
 
 BAR = 30
 

@@ -1,6 +1,6 @@
 """Which render service a lab server runs: chosen here, once, from its environment.
 
-Both kinds answer the same few calls, and those are all that dashboard/studio.py and the
+Both kinds answer the same few calls, and those are all that dashboard/video/studio.py and the
 Lecture page use (`RenderBackend` below); neither page knows which kind runs.
 
 - ATTENTION_LAB_REDIS_URL unset (a laptop: `make run`, `make classroom`): `RenderService`
@@ -17,9 +17,8 @@ import os
 from pathlib import Path
 from typing import Protocol
 
-from hall.redis_client import REDIS_URL_ENV
-
-from .service import RenderService
+from animations.service import RenderService
+from classroom.redis_client import REDIS_URL_ENV
 
 
 class RenderJob(Protocol):
@@ -66,7 +65,7 @@ def make_service(environ=None) -> RenderBackend:
     """The render service this server uses: RQ workers if ATTENTION_LAB_REDIS_URL names a Redis, else this process."""
     env = os.environ if environ is None else environ
     if env.get(REDIS_URL_ENV):
-        from .rq_service import RQRenderService
+        from animations.rq_service import RQRenderService
 
         return RQRenderService(env[REDIS_URL_ENV], media_dir=media_dir(env), cap_bytes=cap_bytes(env))
     workers = env.get("ATTENTION_LAB_RENDER_WORKERS")

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from manim import DL, UR, MarkupText, Text, VMobject
 
-from .legibility import BACKGROUND, digit_height
-from .mobjects import Label
+from animations.legibility import BACKGROUND, digit_height
+from animations.mobjects import Label
 
 COVERING = 0.5  # a shape drawn over a text with at least this fill opacity hides it (a mask's cover)
 

@@ -11,7 +11,7 @@ high, 6.5 m and 7.5 m. Contrast is WCAG 2.x's ratio of relative luminances, at l
 Plain numbers and hex strings only: no manim here.
 """
 
-from . import style
+from animations import style
 
 BACKGROUND = "#111111"  # every scene's background
 FRAME_HEIGHT = 8.0  # frame units, manim's default

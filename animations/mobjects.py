@@ -12,8 +12,8 @@ from functools import lru_cache
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Text, VGroup, VMobject
 
-from . import style
-from .legibility import MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast, digit_height, least_font_size
+from animations import style
+from animations.legibility import MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast, digit_height, least_font_size
 
 MAX_SHOWN = 8  # tokens (rows/columns) a grid shows; more would not be legible on a projector
 NUMBER_FONT = math.ceil(least_font_size(MIN_NUMBER_HEIGHT))  # 16: the least size of a number in a cell

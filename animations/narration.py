@@ -9,8 +9,8 @@ and its speech is read section by section while the scene is drawn. No manim her
 from dataclasses import dataclass
 from pathlib import Path
 
-from .speech import spoken
-from .voice import Speech, Synthesis, Voice
+from animations.speech import spoken
+from animations.voice import Speech, Synthesis, Voice
 
 LEAD = 0.3  # seconds from a section's start to its first word: the picture changes, then the voice
 TAIL = 0.7  # seconds of quiet after the last word, before the next section

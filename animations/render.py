@@ -23,10 +23,9 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from animations.catalog import QUALITIES, SCENES, check_scene, scene_name
+from animations.voice import NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
-
-from .catalog import QUALITIES, SCENES, check_scene, scene_name
-from .voice import NARRATOR, Voice, missing
 
 log = logging.getLogger(__name__)
 

@@ -33,11 +33,10 @@ from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job as RQJob
 from rq.serializers import JSONSerializer
 
-from hall.redis_client import UNAVAILABLE, connect
-
-from .render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, cache_dir, checked_request, render_key
-from .service import DEFAULT_CAP_BYTES, CacheIndex, QueueFull, QueueUnavailable
-from .voice import NARRATOR, Voice
+from animations.render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, cache_dir, checked_request, render_key
+from animations.service import DEFAULT_CAP_BYTES, CacheIndex, QueueFull, QueueUnavailable
+from animations.voice import NARRATOR, Voice
+from classroom.redis_client import UNAVAILABLE, connect
 
 log = logging.getLogger(__name__)
 

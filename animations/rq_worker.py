@@ -35,13 +35,12 @@ import time
 from rq import Queue, Worker, get_current_job
 from rq.serializers import JSONSerializer
 
-from hall.redis_client import REDIS_URL_ENV, UNAVAILABLE, connect
-
-from .backend import cap_bytes, media_dir
-from .render import DEFAULT_TIMEOUT, RenderError, code_version, render
-from .rq_service import CRASHED, QUEUE
-from .service import CacheIndex
-from .voice import Voice
+from animations.backend import cap_bytes, media_dir
+from animations.render import DEFAULT_TIMEOUT, RenderError, code_version, render
+from animations.rq_service import CRASHED, QUEUE
+from animations.service import CacheIndex
+from animations.voice import Voice
+from classroom.redis_client import REDIS_URL_ENV, UNAVAILABLE, connect
 
 log = logging.getLogger("animations.rq_worker")
 

@@ -27,10 +27,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from animations.render import (
+    DEFAULT_MEDIA,
+    DEFAULT_TIMEOUT,
+    RenderError,
+    cache_dir,
+    checked_request,
+    render,
+    render_key,
+)
+from animations.voice import NARRATOR, Voice
 from core import AttentionConfig
-
-from .render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, RenderError, cache_dir, checked_request, render, render_key
-from .voice import NARRATOR, Voice
 
 log = logging.getLogger(__name__)
 DEFAULT_CAP_BYTES = 2 * 1024**3

@@ -35,7 +35,7 @@ What it found (2-core machine, 30 × 60 s, 4 renders):
   p95 119 ms.
 - Streamlit's file watcher (on by default) re-imports the dashboard in every session after a
   dashboard module changes on disk (a `git pull` or an edit during class); with 30 sessions
-  some of those reruns failed with `KeyError: 'dashboard.studio'` inside the import
+  some of those reruns failed with `KeyError: 'dashboard.video.studio'` inside the import
   machinery. This script serves with `--server.fileWatcherType none` so that edits in the
   checkout cannot leak into the figures; `--server-option server.fileWatcherType=auto`
   measures the default (without edits it costs nothing measurable).

@@ -236,7 +236,7 @@ def open_time(browser, url: str) -> float:
 def apptest_median(repeats: int, query: dict | None = None) -> float:
     """Server-side seconds per rerun after a temperature change (the trace is recomputed).
 
-    The change reruns only the lesson's fragment (dashboard/lesson_fragment.py), and AppTest then
+    The change reruns only the lesson's fragment (dashboard/lesson/rerun.py), and AppTest then
     keeps only the fragment's elements: a full run, not timed, brings the sidebar back first."""
     from streamlit.testing.v1 import AppTest
 

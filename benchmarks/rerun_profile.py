@@ -32,7 +32,7 @@ CATEGORIES = [
     ("event loop: websocket, messages out, health", lambda f: f[0].endswith("MainThread")),
     ("chart data → Arrow, Vega-Lite element (Streamlit)", lambda f: _any(f, "streamlit/elements/vega_charts.py")),
     ("Altair: building and copying chart objects", lambda f: _any(f, "altair/")),
-    ("pandas: building the charts' tables", lambda f: _any(f, "pandas/") and _any(f, "dashboard/charts.py")),
+    ("pandas: building the charts' tables", lambda f: _any(f, "pandas/") and _any(f, "dashboard/charts/heatmaps.py")),
     ("core: computing the trace (cache misses)", lambda f: _any(f, "core/")),
     ("sidebar controls and URL (dashboard/controls.py)", lambda f: _any(f, "dashboard/controls.py")),
     ("other widgets and text of the pages", lambda f: _any(f, "code_to_exec")),

@@ -17,8 +17,9 @@ import time
 import tracemalloc
 import uuid
 
-from core import AttentionConfig, focus_question
-from dashboard.rooms import MemoryRooms, RoomLimits
+from classroom.questions import focus_question
+from classroom.rooms import MemoryRooms, RoomLimits
+from core import AttentionConfig
 
 STUDENTS = 1000
 LESSON = AttentionConfig().to_json()
@@ -76,7 +77,7 @@ def redis_figures():
         return
     import redis
 
-    from dashboard.rooms.redis_rooms import RedisRooms
+    from classroom.rooms.redis_rooms import RedisRooms
 
     port, password = free_port(), secrets.token_hex(16)
     proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--requirepass", password,

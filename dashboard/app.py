@@ -8,19 +8,12 @@ lesson is one fragment that a lesson control can rerun alone (lesson_fragment.py
 import streamlit as st
 import torch
 
-from dashboard import (
-    display,
-    lesson_fragment,
-    links,
-    navigation,
-    process,
-    room_session,
-    room_sidebar,
-    serve,
-    sidebar,
-    state,
-    studio,
-)
+from dashboard import display, navigation, process, serve
+from dashboard.lesson import links, sidebar, state
+from dashboard.lesson import rerun as lesson_fragment
+from dashboard.room import session as room_session
+from dashboard.room import sidebar as room_sidebar
+from dashboard.video import studio
 
 serve.install()  # for a server started with plain `streamlit run` (make run uses dashboard/serve.py)
 torch.set_num_threads(1)  # lessons are tiny: more threads only fight the browser for the cores

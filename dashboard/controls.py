@@ -4,7 +4,7 @@ the same screen, and a link's value that a page cannot show is said, not dropped
 
 import streamlit as st
 
-from . import links
+from dashboard.lesson import links
 
 
 def _from_link(key: str, name: str, parse, what: str, default):

@@ -10,8 +10,7 @@ import streamlit as st
 
 from core import AttentionConfig, ConfigError, analysis, run_trace
 from core.views import stage_summary
-
-from .memo import MemoryLRU
+from dashboard.memo import MemoryLRU
 
 SATURATION_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 BUDGET_BYTES = int(float(os.environ.get("ATTENTION_LAB_LESSON_CACHE_MB", "256")) * 1024**2)

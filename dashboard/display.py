@@ -8,7 +8,9 @@ of its own. The theme (light or dark) is Streamlit's own, picked in its ⋮ menu
 
 import streamlit as st
 
-from . import controls, links, sizing, theme
+from dashboard import controls, theme
+from dashboard.charts import sizing
+from dashboard.lesson import links
 
 PROJECTOR, WEIGHTS = "projector", "weights"
 SCALES = {"fixed": "0 to 1 (compare rows)", "row": "0 to the row's largest (see its shape)"}

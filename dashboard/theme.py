@@ -14,7 +14,7 @@ from urllib.parse import parse_qs
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from . import sizing
+from dashboard.charts import sizing
 
 THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
 _PANEL_STEPS = range(200, 2401, 25)  # CSS px: the widths a panel may ask for (sizing.panel_px, rounded up)

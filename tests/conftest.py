@@ -86,12 +86,12 @@ def apptest_full_runs(request, monkeypatch):
     """In AppTest, a lesson change reruns the whole app, as before the lesson fragment.
 
     A browser keeps the sidebar when a lesson control reruns only the lesson's fragment
-    (dashboard/lesson_fragment.py); AppTest keeps only what the last run drew, so a test that
+    (dashboard/lesson/rerun.py); AppTest keeps only what the last run drew, so a test that
     moves the temperature and then reads the sidebar would find no sidebar. Tests marked
     `fragment_reruns` (tests/dashboard/test_lesson_fragment.py) keep the fragment's own reruns
     and check them; the browser tests run the real server, untouched by this."""
     if "fragment_reruns" in request.keywords:
         return
-    from dashboard import lesson_fragment
+    from dashboard.lesson import rerun as lesson_fragment
 
     monkeypatch.setattr(lesson_fragment, "rerun_alone", lesson_fragment.sidebar_drawn)

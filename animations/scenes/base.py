@@ -13,12 +13,11 @@ from pathlib import Path
 
 from manim import UL, UR, Animation, FadeIn, FadeOut, ReplacementTransform, Scene, config
 
+from animations import style
+from animations.mobjects import formula, label
+from animations.narration import LEAD, Narration, count_and_speak
+from animations.scenes import footnote
 from core import PRESETS, AttentionConfig, run_trace
-
-from .. import style
-from ..mobjects import formula, label
-from ..narration import LEAD, Narration, count_and_speak
-from . import footnote
 
 log = logging.getLogger(__name__)
 AUTO = "auto"  # narration when run by hand (`manim -ql ...`): the default voice if Piper is installed
@@ -203,7 +202,7 @@ class LessonScene(Scene):
         to check margins, overlaps, sizes and contrast."""
         if not self.record_layout or not self.section_names:
             return
-        from ..layout import texts_on_stage
+        from animations.layout import texts_on_stage
 
         self.layouts.append((self.section_names[-1], texts_on_stage(self.mobjects)))
         if self.snapshot_dir is not None:
@@ -233,7 +232,7 @@ class LessonScene(Scene):
 
 def auto_narration(cls, cfg) -> Narration | None:
     """The default voice for a scene run by hand (`manim -ql ...`), or None with one log line."""
-    from ..voice import Voice, missing
+    from animations.voice import Voice, missing
 
     why = missing()
     if why:
@@ -245,7 +244,7 @@ def auto_narration(cls, cfg) -> Narration | None:
 def finish_files(scene) -> None:
     """The WebVTT copy, the subtitle track, the narration's sound track (the movie's and each
     section clip's), beside manim's files (see animations.media)."""
-    from .. import media
+    from animations import media
 
     writer = scene.manager.file_writer
     movie = getattr(writer, "final_file_path", None)

@@ -2,8 +2,11 @@
 
 import streamlit as st
 
-from dashboard import controls, data, lesson_fragment, links, state, steps
-from dashboard.ui import untrained_note
+from dashboard import controls, data
+from dashboard.app_pages import steps
+from dashboard.app_pages.ui import untrained_note
+from dashboard.lesson import links, state
+from dashboard.lesson import rerun as lesson_fragment
 
 st.title("Scaled dot-product attention")
 st.markdown(

@@ -3,8 +3,11 @@
 import streamlit as st
 
 from core import ConfigError
-from dashboard import charts, controls, data, lesson_fragment, links, state
-from dashboard.ui import dim_labels, draw, first_dims, labelled, show, untrained_note
+from dashboard import controls, data
+from dashboard.app_pages.ui import dim_labels, draw, first_dims, labelled, show, untrained_note
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson import links, state
+from dashboard.lesson import rerun as lesson_fragment
 
 st.title("Transformer block")
 st.markdown(

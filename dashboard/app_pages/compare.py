@@ -3,11 +3,14 @@
 import streamlit as st
 
 from animations import style
+from classroom.changes import LABELS, apply_change, available_changes
+from classroom.compare import CompareError, compare
 from core import ConfigError
-from core.changes import LABELS, apply_change, available_changes
-from core.compare import CompareError, compare
-from dashboard import charts, controls, data, lesson_fragment, links, state
-from dashboard.ui import labelled, panels, show, untrained_note
+from dashboard import controls, data
+from dashboard.app_pages.ui import labelled, panels, show, untrained_note
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson import links, state
+from dashboard.lesson import rerun as lesson_fragment
 
 st.title("Compare two lessons")
 st.markdown(

@@ -6,7 +6,8 @@ from animations.catalog import DESCRIPTIONS, LECTURE, QUALITIES
 from animations.sections import steps
 from animations.voice import missing as voice_missing
 from core import PRESETS
-from dashboard import player, state, studio
+from dashboard.lesson import state
+from dashboard.video import player, studio
 
 st.title("Lecture")
 st.markdown(

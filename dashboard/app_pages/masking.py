@@ -5,9 +5,13 @@ import streamlit as st
 from core import ConfigError
 from core.config import MASKS
 from core.lesson import PAD_TOKEN, with_mask
-from dashboard import charts, controls, data, lesson_fragment, links, predict, state
-from dashboard.sidebar import MASK_LABELS
-from dashboard.ui import labelled, panels, show, untrained_note
+from dashboard import controls, data
+from dashboard.app_pages import predict
+from dashboard.app_pages.ui import labelled, panels, show, untrained_note
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson import links, state
+from dashboard.lesson import rerun as lesson_fragment
+from dashboard.lesson.sidebar import MASK_LABELS
 
 st.title("Masking")
 st.markdown(

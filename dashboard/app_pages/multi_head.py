@@ -4,8 +4,11 @@ import streamlit as st
 
 from animations import style
 from core.config import MAX_HEADS
-from dashboard import charts, data, lesson_fragment, state
-from dashboard.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
+from dashboard import data
+from dashboard.app_pages.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson import rerun as lesson_fragment
+from dashboard.lesson import state
 
 st.title("Multi-head attention")
 st.markdown(

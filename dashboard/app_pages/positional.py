@@ -5,8 +5,11 @@ import streamlit as st
 
 from animations import style
 from core.config import POSITIONALS
-from dashboard import charts, controls, data, lesson_fragment, links, state
-from dashboard.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
+from dashboard import controls, data
+from dashboard.app_pages.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson import links, state
+from dashboard.lesson import rerun as lesson_fragment
 
 st.title("Positional encoding")
 st.markdown(

@@ -7,7 +7,10 @@ the QR code (`/room?code=…`) or type the code; the teacher opens a room from t
 
 import streamlit as st
 
-from dashboard import links, room_session, room_student, room_teacher
+from dashboard.lesson import links
+from dashboard.room import session as room_session
+from dashboard.room import student as room_student
+from dashboard.room import teacher as room_teacher
 
 st.title("Classroom room")
 room_student.code_from_link()

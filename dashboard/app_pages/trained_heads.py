@@ -9,10 +9,14 @@ import streamlit as st
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigError
 from core.guided_heads import IT_TO_SUBJECT, note_value
-from dashboard import charts, controls, links, state, steps, studio, trained
-from dashboard.model_view import PICK, model_view
-from dashboard.ui import draw
-from dashboard.word_pieces import NOTES, chip, plain
+from dashboard import controls
+from dashboard.app_pages import steps, trained
+from dashboard.app_pages.ui import draw
+from dashboard.app_pages.word_pieces import NOTES, chip, plain
+from dashboard.charts import heatmaps as charts
+from dashboard.charts.model_view import PICK, model_view
+from dashboard.lesson import links, state
+from dashboard.video import studio
 
 st.title("Trained heads")
 st.markdown(

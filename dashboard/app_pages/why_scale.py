@@ -3,8 +3,12 @@
 import streamlit as st
 
 from core import MAX_TOKENS
-from dashboard import charts, controls, data, lesson_fragment, predict, state
-from dashboard.ui import draw
+from dashboard import controls, data
+from dashboard.app_pages import predict
+from dashboard.app_pages.ui import draw
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson import rerun as lesson_fragment
+from dashboard.lesson import state
 
 st.title("Why divide by √d_k")
 st.markdown(

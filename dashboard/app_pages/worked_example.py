@@ -4,8 +4,11 @@ import numpy as np
 import streamlit as st
 
 from core import PRESETS
-from dashboard import charts, data, lesson_fragment, state
-from dashboard.ui import ARTICLE, dim_labels, labelled, panels, show
+from dashboard import data
+from dashboard.app_pages.ui import ARTICLE, dim_labels, labelled, panels, show
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson import rerun as lesson_fragment
+from dashboard.lesson import state
 
 st.title("The article's worked example")
 st.markdown(

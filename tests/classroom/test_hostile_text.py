@@ -16,8 +16,8 @@ from animations import backend
 from animations.render import cache_dir
 from core import PRESETS, ConfigError
 from core.inputs import tokenize
-from dashboard import studio
-from dashboard.charts import token_labels
+from dashboard.charts.heatmaps import token_labels
+from dashboard.video import studio
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"

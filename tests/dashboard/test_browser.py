@@ -70,7 +70,7 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
 
 
 def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(server, page):
-    """The move reruns only the lesson's fragment (dashboard/lesson_fragment.py): the rest of the
+    """The move reruns only the lesson's fragment (dashboard/lesson/rerun.py): the rest of the
     sidebar and the page's introduction stay as they were, and the display setting and the page's
     head stay in the address."""
     open_settled(page, f"{server}/?weights=row&head=2")

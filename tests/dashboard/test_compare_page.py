@@ -1,13 +1,13 @@
-"""The Compare page: its numbers are core.compare's, its B − A is its own B minus its own A,
+"""The Compare page: its numbers are classroom.compare's, its B − A is its own B minus its own A,
 and its URL reopens the same comparison."""
 
 import numpy as np
 import pytest
 
+from classroom.changes import apply_change
+from classroom.compare import compare
 from core import AttentionConfig, run_trace
-from core.changes import apply_change
-from core.compare import compare
-from dashboard.links import url_params
+from dashboard.lesson.links import url_params
 
 from .conftest import chart_data, no_exception
 

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from animations import style
-from dashboard import sizing, theme
+from dashboard import theme
+from dashboard.charts import sizing
 
 from .conftest import no_exception
 from .test_projector import contrast

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from core import PRESETS, AttentionConfig, run_trace
-from dashboard import charts, export
-from dashboard.links import url_params
+from dashboard.charts import export
+from dashboard.charts import heatmaps as charts
+from dashboard.lesson.links import url_params
 
 from .conftest import PAGES, no_exception
 

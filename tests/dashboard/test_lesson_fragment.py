@@ -1,4 +1,4 @@
-"""The lesson's fragment (dashboard/lesson_fragment.py): a temperature move reruns only what shows
+"""The lesson's fragment (dashboard/lesson/rerun.py): a temperature move reruns only what shows
 the lesson; changes the sidebar must show still rerun the whole app.
 
 AppTest keeps only what the last run drew, so after the fragment's own rerun its tree holds the

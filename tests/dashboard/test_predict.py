@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 
+from classroom.question import QuestionError
+from classroom.questions import BUCKETS, suggest
 from core import ConfigError
-from core.question import QuestionError
-from core.questions import BUCKETS, suggest
-from dashboard.links import url_params
-from dashboard.predict import clicked_column
+from dashboard.app_pages.predict import clicked_column
+from dashboard.lesson.links import url_params
 from dashboard.text import plain
 
 from .conftest import chart, chart_data, no_exception

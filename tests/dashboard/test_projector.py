@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from dashboard import sizing
+from dashboard.charts import sizing
 from dashboard.navigation import PAGES
 from tests.conftest import ARTIFACTS, ROOT, streamlit_server
 

@@ -9,10 +9,10 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.rooms import TeacherKey, format_code
+from classroom.rooms.base import NOT_IN_ROOM, NOT_TEACHER
 from core import AttentionConfig
-from dashboard import room_session
-from dashboard.rooms import TeacherKey, format_code
-from dashboard.rooms.base import NOT_IN_ROOM, NOT_TEACHER
+from dashboard.room import session as room_session
 from dashboard.text import plain
 
 from .conftest import chart_data, messages, no_exception

@@ -13,7 +13,7 @@ import core.pretrained
 from core import HEADS_WORTH_A_LOOK, MAX_TOKENS, MINILM, AttentionConfig, ConfigError, head_patterns, run_trace
 from core import trained_trace as core_trained_trace
 from core.config import INSTALL_HINT
-from dashboard.links import TRAINED_LINK, url_params
+from dashboard.lesson.links import TRAINED_LINK, url_params
 from tests.core.conftest import needs_model
 
 from .conftest import STEPS, chart, chart_data, messages, no_exception

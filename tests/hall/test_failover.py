@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from dashboard.sidebar import temperatures
+from dashboard.lesson.sidebar import temperatures
 from tests.conftest import ARTIFACTS
 
 pytestmark = [pytest.mark.hall, pytest.mark.browser]

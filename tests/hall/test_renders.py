@@ -17,9 +17,10 @@ import pytest
 
 from animations.backend import make_service
 from animations.catalog import LECTURE
-from core import AttentionConfig, focus_question
-from dashboard.rooms import RoomsUnavailable, make_registry
-from dashboard.rooms.redis_rooms import RedisRooms
+from classroom.questions import focus_question
+from classroom.rooms import RoomsUnavailable, make_registry
+from classroom.rooms.redis_rooms import RedisRooms
+from core import AttentionConfig
 from hall import redis_server
 from tests.conftest import ARTIFACTS
 from tests.hall import fake_render

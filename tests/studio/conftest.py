@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from animations import backend
 from animations.render import RenderError, cache_dir
-from dashboard import studio
+from dashboard.video import studio
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 

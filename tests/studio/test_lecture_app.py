@@ -2,8 +2,8 @@
 
 import pytest
 
-from dashboard.links import url_params
-from dashboard.trained import DEFAULT_SENTENCE as SENTENCE
+from dashboard.app_pages.trained import DEFAULT_SENTENCE as SENTENCE
+from dashboard.lesson.links import url_params
 from tests.core.conftest import needs_model
 
 from .conftest import bands, fake_render, run_until
@@ -118,7 +118,7 @@ def test_my_settings_on_the_lecture_page_render_on_request(studio_app):
 def test_without_manim_the_lab_runs_and_says_what_to_install(studio_app, monkeypatch, request):
     import importlib.util
 
-    from dashboard import studio
+    from dashboard.video import studio
 
     studio.videos_available.cache_clear()  # looked up once per process: here, again, without manim
     request.addfinalizer(studio.videos_available.cache_clear)
@@ -159,7 +159,7 @@ def test_class_quality_from_the_sidebar_with_its_wait(studio_app):
 def test_lecture_page_at_class_quality_plays_what_is_made_and_offers_the_rest(studio_app, tmp_path):
     from animations.render import checked_request
     from core import PRESETS
-    from dashboard.studio import NARRATOR
+    from dashboard.video.studio import NARRATOR
 
     name, cfg, voice = checked_request("masking", PRESETS["default"], "class", NARRATOR)
     fake_render()(name, cfg, "class", media_dir=tmp_path, voice=voice)  # as `make lecture` leaves it

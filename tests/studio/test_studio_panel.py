@@ -3,8 +3,8 @@
 import threading
 
 from core import AttentionConfig
-from dashboard import studio
-from dashboard.links import url_params
+from dashboard.lesson.links import url_params
+from dashboard.video import studio
 
 from .conftest import fake_render, run_until
 

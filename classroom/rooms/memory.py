@@ -1,0 +1,199 @@
+"""Rooms in this process's memory: the laptop default (one Streamlit process, sessions in threads).
+
+One lock guards everything; every primitive is a few dict operations under it (the slow
+PIN hash runs before, in `RoomRegistry`). Bounded everywhere: rooms, members, rounds,
+answers per round and rate-limit counters each have a cap, and idle rooms are dropped on the
+next call that looks at them.
+"""
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from classroom.rooms.base import RoomRegistry
+from classroom.rooms.records import RawRoom, RawRound
+
+
+@dataclass
+class _Round:
+    question: str
+    again_of: int
+    revealed: bool = False
+    answers: dict = field(default_factory=dict)  # session -> answer JSON; ≤ max_members
+
+
+@dataclass
+class _Room:
+    secret: str  # SHA-256 of the teacher's key
+    pin: str  # scrypt record
+    lesson: str
+    active: float
+    version: int = 1
+    members: dict = field(default_factory=dict)  # session -> last seen; ≤ max_members
+    rounds: dict = field(default_factory=dict)  # number -> _Round, oldest first; ≤ max_rounds
+    last_round: int = 0
+
+
+class MemoryRooms(RoomRegistry):
+    def __init__(self, limits=None, clock=time.monotonic, **kwargs):
+        super().__init__(limits, clock, **kwargs)
+        self._lock = threading.Lock()
+        self._rooms: dict[str, _Room] = {}  # ≤ max_rooms
+        self._counters: OrderedDict = OrderedDict()  # (scope, window index) -> count; ≤ max_limit_counters
+
+    def _live(self, code: str, now: float) -> _Room | None:
+        """The room, or None if there is none or it has been idle too long (then it is dropped). Under the lock."""
+        room = self._rooms.get(code)
+        if room is not None and now - room.active > self.limits.idle_seconds:
+            del self._rooms[code]
+            return None
+        return room
+
+    def _teacher(self, code, digest, now) -> _Room | None:
+        room = self._live(code, now)
+        return room if room is not None and room.secret == digest else None
+
+    # -- primitives --------------------------------------------------------------------------
+    def _create(self, code, secret_digest, pin_record, lesson, now):
+        with self._lock:
+            for other in list(self._rooms):
+                self._live(other, now)
+            if code in self._rooms:
+                return "taken"
+            if len(self._rooms) >= self.limits.max_rooms:
+                return "full"
+            self._rooms[code] = _Room(secret_digest, pin_record, lesson, active=now)
+            return "ok"
+
+    def _join(self, code, session, now):
+        with self._lock:
+            room = self._live(code, now)
+            if room is None:
+                return "gone"
+            if session not in room.members and len(room.members) >= self.limits.max_members:
+                stale = [s for s, seen in room.members.items() if now - seen > self.limits.member_idle_seconds]
+                for s in stale:
+                    del room.members[s]
+                if len(room.members) >= self.limits.max_members:
+                    return "full"
+            room.members[session] = room.active = now
+            return "ok"
+
+    def _leave(self, code, session):
+        with self._lock:
+            room = self._rooms.get(code)
+            if room is not None:
+                room.members.pop(session, None)
+
+    def _read(self, code, session, now):
+        with self._lock:
+            room = self._live(code, now)
+            if room is None or session not in room.members:
+                return None
+            room.members[session] = room.active = now
+            rounds = ()
+            if room.rounds:
+                r = room.rounds[room.last_round]
+                mine = {session: r.answers[session]} if session in r.answers else {}
+                rounds = (RawRound(room.last_round, r.question, r.revealed, r.again_of, mine),)
+            return RawRoom(room.version, room.lesson, rounds)
+
+    def _answer(self, code, session, number, answer_json, now):
+        with self._lock:
+            room = self._live(code, now)
+            if room is None or session not in room.members:
+                return "gone"
+            if number != room.last_round:
+                return "stale"
+            r = room.rounds[number]
+            if r.revealed:
+                return "revealed"
+            if session not in r.answers and len(r.answers) >= self.limits.max_members:
+                return "full"
+            r.answers[session] = answer_json
+            room.members[session] = room.active = now
+            return "ok"
+
+    def _read_teacher(self, code, digest, now):
+        with self._lock:
+            room = self._teacher(code, digest, now)
+            if room is None:
+                return None
+            room.active = now
+            rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers))
+                           for n, r in room.rounds.items())
+            return RawRoom(room.version, room.lesson, rounds, dict(room.members))
+
+    def _set_lesson(self, code, digest, lesson, now):
+        with self._lock:
+            room = self._teacher(code, digest, now)
+            if room is None:
+                return "denied", None
+            if lesson != room.lesson:
+                room.lesson, room.version = lesson, room.version + 1
+            room.active = now
+            return "ok", room.version
+
+    def _ask(self, code, digest, question_json, now):
+        with self._lock:
+            room = self._teacher(code, digest, now)
+            if room is None:
+                return "denied", None
+            again = 0
+            if not question_json:  # ask the current question again
+                if not room.rounds:
+                    return "none", None
+                again, question_json = room.last_round, room.rounds[room.last_round].question
+            room.last_round += 1
+            room.rounds[room.last_round] = _Round(question_json, again)
+            while len(room.rounds) > self.limits.max_rounds:
+                del room.rounds[next(iter(room.rounds))]
+            room.active = now
+            return "ok", room.last_round
+
+    def _reveal(self, code, digest, now):
+        with self._lock:
+            room = self._teacher(code, digest, now)
+            if room is None:
+                return "denied", None
+            if not room.rounds:
+                return "none", None
+            question = room.rounds[room.last_round].question
+            for r in room.rounds.values():
+                r.revealed = r.revealed or r.question == question
+            room.active = now
+            return "ok", None
+
+    def _close(self, code, digest):
+        with self._lock:
+            if self._teacher(code, digest, self._clock()) is None:
+                return "denied", None
+            del self._rooms[code]
+            return "ok", None
+
+    def _pin_record(self, code, now):
+        with self._lock:
+            room = self._live(code, now)
+            return None if room is None else room.pin
+
+    def _reclaim(self, code, pin_record, digest, now):
+        with self._lock:
+            room = self._live(code, now)
+            if room is None or room.pin != pin_record:
+                return "gone"
+            room.secret, room.active = digest, now
+            return "ok"
+
+    # -- rate limits: counts per fixed window, the oldest forgotten first --------------------
+    def _count(self, scope, window, now):
+        with self._lock:
+            return self._counters.get((scope, int(now // window)), 0)
+
+    def _hit(self, scope, window, now):
+        key = (scope, int(now // window))
+        with self._lock:
+            self._counters[key] = self._counters.pop(key, 0) + 1
+            while len(self._counters) > self.limits.max_limit_counters:
+                self._counters.popitem(last=False)
+            return self._counters[key]

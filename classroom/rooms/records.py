@@ -1,0 +1,138 @@
+"""What a room registry takes and gives: its limits, its errors, and the frozen views that a
+teacher's or a student's page draws. Plain values only, so every backend returns the same."""
+
+from dataclasses import dataclass, field
+
+from classroom.question import Question
+
+
+@dataclass(frozen=True)
+class RoomLimits:
+    """Every bound of the room registry (the lab's other limits live in core/config.py)."""
+
+    max_rooms: int = 100  # open rooms per registry (one lab server, or one Redis for the hall)
+    max_members: int = 300  # students per room: a lecture hall
+    max_rounds: int = 8  # questions kept per room, for the before/after view
+    max_lesson_chars: int = 20_000  # a lesson as JSON; a question holds one too
+    max_question_chars: int = 40_000  # a question as JSON (its lesson, labels, numbers): worst case per
+    #                                   registry 100 rooms × (20 kB + 8 × 40 kB) ≈ 34 MB
+    idle_seconds: float = 2 * 3600  # a room nobody has used for this long closes
+    present_seconds: float = 10.0  # "present": seen in this long (pages poll every 1-2 s)
+    member_idle_seconds: float = 15 * 60  # a full room makes space by dropping students unseen this long
+    wrong_codes_per_session: int = 10  # per window, from one browser session
+    wrong_codes_per_server: int = 120  # per window, from everyone together
+    code_window: float = 60.0
+    pin_tries_per_room: int = 5  # per window, whoever tries
+    pin_window: float = 15 * 60.0
+    opens_per_server: int = 30  # rooms opened per window: bounds the PIN hashing a script can cause
+    open_window: float = 10 * 60.0
+    max_limit_counters: int = 10_000  # rate-limit counters an in-process registry keeps
+
+
+class RoomError(ValueError):
+    """Something a room cannot do, said in the user's words; pages show str(err)."""
+
+
+class NotInRoom(RoomError):
+    """A wrong code, a closed room, or a session that never joined: one message for all three."""
+
+
+class NotTeacher(RoomError):
+    """A teacher action without the room's current teacher key."""
+
+
+class RoomsUnavailable(RoomError):
+    """The hall's shared store (Redis) does not answer: restarting, or unreachable."""
+
+
+class TooManyTries(RoomError):
+    def __init__(self, message: str, retry_after: float):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class TeacherKey:
+    """What the teacher's session holds (st.session_state only: never the URL, never the screen)."""
+
+    code: str
+    secret: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One round of a question, as the teacher's screen shows it."""
+
+    number: int  # 1, 2, ... in the order asked
+    question: Question
+    counts: tuple  # per choice: how many students picked (or ticked) it
+    answered: int  # students who answered this round
+    revealed: bool
+    correct: int | None  # students whose answer is right; None until revealed (the screen is projected)
+    again_of: int  # 0, or the number of the round this one asks again
+
+
+@dataclass(frozen=True)
+class TeacherView:
+    code: str
+    lesson_version: int
+    lesson_json: str
+    present: int  # students seen in the last RoomLimits.present_seconds
+    members: int  # students in the room
+    rounds: tuple  # Tally, oldest first; the last is the current question
+
+    @property
+    def current(self) -> Tally | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def before(self) -> Tally | None:
+        """The round the current one asks again, when it is still kept: the "before" histogram."""
+        now = self.current
+        return next((t for t in self.rounds if now and t.number == now.again_of), None)
+
+
+@dataclass(frozen=True)
+class StudentView:
+    code: str
+    lesson_version: int  # changes whenever the teacher's lesson does: followers compare it
+    lesson_json: str
+    round: int  # 0 until the teacher asks
+    prompt: str = ""
+    choices: tuple = ()
+    multiple: bool = False
+    my_answer: tuple | None = None  # this student's choice indices in this round
+    revealed: bool = False
+    question: Question | None = None  # only once revealed: it holds the answer key
+
+    @property
+    def correct(self) -> bool | None:
+        if self.question is None or self.my_answer is None:
+            return None
+        return self.question.is_correct(self.my_answer)
+
+    @property
+    def explanation(self) -> str | None:
+        """The truth beside this student's answer, once revealed."""
+        return None if self.question is None else self.question.explain(self.my_answer)
+
+
+@dataclass(frozen=True)
+class RawRound:
+    """A round as a backend stores it: the question and answers as JSON."""
+
+    number: int
+    question: str
+    revealed: bool
+    again_of: int
+    answers: dict  # session -> answer JSON ("[2]"); a student's view holds only their own
+
+
+@dataclass(frozen=True)
+class RawRoom:
+    """What a backend reads in one atomic step."""
+
+    version: int
+    lesson: str
+    rounds: tuple  # RawRound, oldest first (a student's read: only the current one, if any)
+    members: dict = field(default_factory=dict)  # session -> last seen (a teacher's read only)

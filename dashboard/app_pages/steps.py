@@ -1,0 +1,124 @@
+"""One head, step by step: Q, K and V; Q·Kᵀ and the scale; mask and softmax; weights · V.
+
+Shared by page 1 (the lesson's random weights) and the Trained heads page (a layer of the
+trained model): the same charts, tooltips and export menus for any `AttentionTrace`.
+
+`same_charts` (the Trained heads page): the charts' elements and specs are the same for every
+head (the head shows only in the numbers and in the exported files' names), so a change of head
+or layer swaps the data in place instead of rebuilding the charts (checked in Chromium: the
+chart elements survive a head change there, and are rebuilt on page 1). Page 1 keeps a chart
+per head (its tests find each chart by the head in its spec).
+"""
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from dashboard import controls
+from dashboard.app_pages import predict
+from dashboard.app_pages.ui import dim_labels, first_dims, labelled, panels, show
+from dashboard.charts import heatmaps as charts
+
+STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]
+
+
+def step_tabs(cfg, trace, h: int, same_charts: bool = False):
+    """The four steps, one chosen at a time on a row of buttons (`step` in the URL); only the chosen one is
+    computed and drawn."""
+    view = View(h, charts.token_labels(trace.tokens), same_charts)
+    tabs = controls.tabs(STEPS, "step", default=STEPS[2])
+    for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):
+        if tab.open:
+            with tab:
+                step(cfg, trace, view)
+
+
+class View:
+    """Which head, its labels, and how its charts are named."""
+
+    def __init__(self, h: int, labels: list, same_charts: bool):
+        self.h, self.labels, self.same = h, labels, same_charts
+
+    def lab(self, name: str) -> str:
+        """A matrix chart's name (in its spec)."""
+        return name if self.same else f"{name}-head{self.h + 1}"
+
+    def show(self, chart, name: str, cfg, table):
+        """ui.show, the exported files named by the head; the element kept across heads when `same`."""
+        show(chart, f"{name}_{self.h}", cfg, table, key=f"chart_{name}" if self.same else None)
+
+
+def projections(cfg, trace, view):
+    h, labels = view.h, view.labels
+    if cfg.source == "trained":  # x is this layer's input, and the trained projections have biases
+        before = "the embeddings" if cfg.layer == 1 else f"layer {cfg.layer - 1}'s output"
+        st.caption(f"Each word piece's vector x ({cfg.d_model} numbers: its input to layer {cfg.layer}, {before}) "
+                   f"times W_Q, W_K and W_V plus their biases gives its q, k and v: {len(labels)} pieces × d_k = "
+                   f"{trace.d_k} numbers per head.")
+    else:
+        st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v: "
+                   f"{len(labels)} tokens × d_k = {trace.d_k} numbers per head.")
+    q, k, v = (first_dims(getattr(trace, m)[h], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
+    chart = charts.qkv_heatmap(q, k, v, labels, "Q, K and V, side by side", view.lab("qkv"))
+    names = [f"{m}{i + 1}" for m in "qkv" for i in range(trace.d_k)]
+    view.show(chart, "qkv", cfg, labelled(np.concatenate([trace.q[h], trace.k[h], trace.v[h]], -1), labels, names))
+
+
+def scores(cfg, trace, view):
+    h, labels, every = view.h, view.labels, not view.same
+    factor = f"÷ √{trace.d_k} = ÷ {math.sqrt(trace.d_k):.2f}" if cfg.scale else "not divided by √d_k"
+    st.caption(f"Scaled = q·k × {trace.scale:.4f} ({factor}, ÷ temperature {cfg.temperature:g}).")
+    left, right = panels(2, len(labels), "scores")
+    with left:
+        view.show(charts.scores_heatmap(trace, h, "qk", "Q·Kᵀ (raw scores)", head_in_spec=every), "scores", cfg,
+                  labelled(trace.scores[h], labels, labels))
+    with right:
+        view.show(charts.scores_heatmap(trace, h, "scaled", "scaled scores", head_in_spec=every), "scaled", cfg,
+                  labelled(trace.scaled[h], labels, labels))
+
+
+def softmax(cfg, trace, view):
+    h, labels, every = view.h, view.labels, not view.same
+    shown = _predicted_first(cfg, h)
+    if cfg.source == "trained":  # no mask: "after the mask" would repeat step 2's scaled scores
+        st.caption("The trained model blocks no key (it has no mask), so the softmax reads step 2's scaled scores "
+                   "as they are and turns each row into weights that sum to 1.")
+        if shown:
+            view.show(charts.weights_heatmap(trace, h, head_in_spec=every), "weights", cfg,
+                      labelled(trace.weights[h], labels, labels))
+        return
+    st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
+               "least one key sums to 1.")
+    left, right = panels(2, len(labels), "softmax")
+    with left:
+        view.show(charts.scores_heatmap(trace, h, "scaled", "after the mask", show_mask=True, head_in_spec=every),
+                  "masked", cfg, labelled(trace.masked[h], labels, labels))
+    with right:
+        if shown:
+            view.show(charts.weights_heatmap(trace, h, head_in_spec=every), "weights", cfg,
+                      labelled(trace.weights[h], labels, labels))
+        else:
+            st.info("The weights after the softmax stay hidden until you commit to a prediction.")
+    if trace.blocked_rows.any():
+        st.info("A query row has no key left to attend to: its weights and output are 0 (see the Masking page).")
+
+
+def _predicted_first(cfg, h: int) -> bool:
+    """With "Predict first" on, a question about this head; False while the weights must stay hidden.
+    The trained model's settings are its own, so its only question is which key a query picks."""
+    if not predict.switch("softmax"):
+        return True
+    kinds = ("focus",) if cfg.source == "trained" else ("focus", "change")
+    question = predict.lesson_question("softmax", cfg, kinds, head=h)
+    return question is None or predict.hide_until_committed(question, "softmax")
+
+
+def output(cfg, trace, view):
+    h, labels = view.h, view.labels
+    st.caption("Row i of the output is row i of the weights times V: Σⱼ wᵢⱼ vⱼ, a weighted average of the "
+               "value rows (0 for a blocked row).")
+    dims = dim_labels(trace.d_k)
+    shown, cols = first_dims(trace.heads[h], "The output", dims)
+    chart = charts.matrix_heatmap(shown, labels, cols, "weights · V", view.lab("output"))
+    view.show(chart, "head_output", cfg, labelled(trace.heads[h], labels, dims))

@@ -1,0 +1,120 @@
+"""The Trained heads page's state: which sentence it reads, and its numbers, cached.
+
+The sentence is the sidebar lesson's (when the lesson is a sentence; a default one otherwise) or
+the page's own, typed in its box: whichever changed last. A sentence the model cannot read
+(empty, too many word pieces) keeps the last one that worked and says why. A missing model
+package is not kept quiet: `sentence()` raises its `ConfigError` for the page to show.
+
+Every number comes from core (`trained_trace`, `head_patterns`), cached in the lab's one
+memory-bounded cache (`data.memo()`), keyed on the plain text.
+"""
+
+import numpy as np
+import streamlit as st
+
+from core import AttentionConfig, ConfigError, TrainedTrace, head_patterns, trained_trace
+from dashboard import data
+from dashboard.lesson import links, state
+
+DEFAULT_SENTENCE = "The cat sat on the mat because it was tired."
+SENTENCE = "trained_sentence"  # the sentence the page shows: the last one that worked
+FOLLOWED = "trained_followed"  # the sidebar's sentence as the page last followed it
+BOX = "trained_box"  # the page's text box
+ERROR = "trained_error"  # why the last sentence asked for was refused (said once)
+PIECE = "view_piece"  # the word piece picked in the pills (controls.choice, `piece` in the URL)
+LESSON_KINDS = {"random": "random tokens", "manual": "hand-entered Q, K and V"}
+
+
+# -- numbers, from core ---------------------------------------------------------------------------
+def trace(text: str) -> TrainedTrace:
+    """Every layer of all-MiniLM-L6-v2 reading `text` (the model itself is loaded once per process by core)."""
+    return data.memo().get_or_make(("trained", text), lambda: trained_trace(text))
+
+
+def patterns(text: str) -> dict[str, np.ndarray]:
+    """core.head_patterns of the sentence: each measure as a (layers, heads) array."""
+    return data.memo().get_or_make(("trained-patterns", text), lambda: head_patterns(trace(text).weights))
+
+
+def layer_trace(text: str, layer: int):
+    """Layer `layer` (1..6) as an AttentionTrace: run_trace(AttentionConfig.trained(text, layer))'s numbers."""
+    return trace(text).layer(layer)
+
+
+def passing(values: np.ndarray, threshold: float) -> np.ndarray:
+    """(layers, heads) True where a head's measured value is at least `threshold`."""
+    return np.asarray(values) >= threshold
+
+
+# -- the sentence ---------------------------------------------------------------------------------
+def offered() -> tuple[str, str]:
+    """(the sentence the sidebar's lesson offers this page, where it comes from, in words)."""
+    cfg = state.lesson()
+    if cfg.source == "text":
+        return cfg.text, "the sidebar's sentence"
+    kind = LESSON_KINDS.get(cfg.source, cfg.source)
+    return DEFAULT_SENTENCE, f"a default sentence, since the sidebar's lesson is {kind}, not a sentence"
+
+
+def sentence() -> str:
+    """The sentence the page shows this run (raises ConfigError when the model is not installed)."""
+    ss, (lesson_text, _) = st.session_state, offered()
+    AttentionConfig.trained(DEFAULT_SENTENCE)  # the model is there (else its install hint reaches the page)
+    if SENTENCE not in ss:  # the page's first run in this session: the link's sentence, else the lesson's
+        ss[SENTENCE], ss[FOLLOWED] = DEFAULT_SENTENCE, lesson_text
+        linked, instead = _linked_sentence(), "The page reads its default sentence instead."
+        if linked is None or not use(linked, "The link's sentence", instead):
+            use(lesson_text, "The sidebar's sentence", instead)
+    elif ss[FOLLOWED] != lesson_text:  # the sidebar's sentence changed since: it is the newer choice
+        ss[FOLLOWED] = lesson_text
+        use(lesson_text, "The sidebar's sentence")
+    if BOX not in ss:  # the box lost its state while another page was open
+        ss[BOX] = ss[SENTENCE]
+    links.view_param("sentence", ss[SENTENCE], lesson_text)
+    return ss[SENTENCE]
+
+
+def _linked_sentence() -> str | None:
+    """The opening link's `sentence`, or the text of a trained lesson's link (`source=trained&text=...`)."""
+    linked = links.view_from_url("sentence", str)
+    if linked is None and links.view_from_url("source", str) == "trained":
+        linked = links.view_from_url("text", str)
+    return linked
+
+
+def use(text: str, whose: str, instead: str = "The page shows the last sentence that worked.") -> bool:
+    """Show `text` if the model can read it; otherwise keep the last sentence and remember why not."""
+    try:
+        AttentionConfig.trained(text)
+    except ConfigError as err:
+        if err.field == "source":  # the model is missing: not a problem of the sentence
+            raise
+        st.session_state[ERROR] = f"**{whose} cannot be read: {err}** {instead}"
+        return False
+    if text != st.session_state.get(SENTENCE):
+        st.session_state.pop(PIECE, None)  # a picked word piece belongs to the sentence it was picked in
+    st.session_state[SENTENCE] = st.session_state[BOX] = text
+    return True
+
+
+def typed():
+    """on_change of the page's box: the typed sentence, if it works (else it stays in the box, not in use)."""
+    use(st.session_state[BOX], "That sentence")
+
+
+def use_lesson_sentence():
+    use(offered()[0], "The sidebar's sentence")
+
+
+def use_default_sentence():
+    use(DEFAULT_SENTENCE, "The example sentence")
+
+
+# -- the head the page opens ----------------------------------------------------------------------
+LAYER, HEAD = "view_layer", "view_head"  # the keys of the page's layer and head controls (controls.number)
+
+
+def open_head(layer: int, head: int):
+    """A callback (a guided button, a thumbnail click): the large view shows this head, and says where it is."""
+    st.session_state[LAYER], st.session_state[HEAD] = int(layer), int(head)
+    st.toast(f"Layer {layer}, head {head} is open under “One head, step by step”.", icon=":material/visibility:")

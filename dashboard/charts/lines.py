@@ -1,0 +1,56 @@
+"""Line and bar charts (why-scale's saturation, its one row, the block's stages): numbers from
+`core` -> Altair, filling the width they are given at a fixed height, type sized by the look."""
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from animations import style
+from dashboard.charts import sizing
+
+
+def _finish(chart, title: str, **meta):
+    """Title, a name for tests and exports, the look's type sizes, and the given width filled."""
+    return chart.properties(title=sizing.title(title), usermeta=meta, autosize=sizing.AUTOSIZE,
+                            params=[alt.VariableParameter(name=k, value=v)
+                                    for k, v in sizing.ORDINARY.signals().items()]).configure_axis(
+        labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(14), labelFont=style.FONT,
+        titleFont=style.FONT).configure_legend(labelFontSize=sizing.scaled(14), labelFont=style.FONT,
+                                               labelLimit=0)
+
+
+def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> alt.Chart:
+    """Entropy or largest weight against d_k, with and without ÷√d_k (numbers from core)."""
+    rows = [{"d_k": d, metric: v, "scores": label}
+            for data, label in ((scaled, "÷√d_k"), (unscaled, "not scaled"))
+            for d, v in zip(data["d_k"], data[metric], strict=True)]
+    line = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
+        x=alt.X("d_k:Q", scale=alt.Scale(type="log", base=2, padding=12, nice=False), title="d_k (log scale)",
+                axis=alt.Axis(values=sorted(set(scaled["d_k"])))),
+        y=alt.Y(f"{metric}:Q", title=title),
+        color=alt.Color("scores:N", scale=alt.Scale(domain=["÷√d_k", "not scaled"], range=[style.QUERY, style.KEY]),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["scores:N", "d_k:Q", alt.Tooltip(f"{metric}:Q", format=".3f")],
+    ).properties(width=360, height=240)
+    return _finish(line, title, lab=f"saturation-{metric}")
+
+
+def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = style.QUERY) -> alt.Chart:
+    df = pd.DataFrame({"key": list(labels), "weight": np.asarray(weights, dtype=float)})
+    bars = alt.Chart(df).mark_bar(color=color).encode(
+        x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-60 if len(labels) > 8 else 0)),
+        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
+        tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
+    ).properties(width=min(40 * len(labels), 400), height=220)
+    return _finish(bars, title, lab=name)
+
+
+def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
+    """Mean row length of each block stage, in order (numbers from core.views.stage_summary)."""
+    df = pd.DataFrame({"stage": [r["stage"] for r in summary], "norm": [r["mean_norm"] for r in summary]})
+    bars = alt.Chart(df).mark_bar(color=style.OUTPUT).encode(
+        x=alt.X("stage:N", sort=list(df["stage"]), axis=alt.Axis(labelAngle=-30)),
+        y=alt.Y("norm:Q", title="mean ‖row‖"),
+        tooltip=["stage:N", alt.Tooltip("norm:Q", format=".3f")],
+    ).properties(width=380, height=240)
+    return _finish(bars, title, lab=name)

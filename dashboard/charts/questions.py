@@ -1,0 +1,134 @@
+"""Pure functions: a `Question` and core's traces -> the Altair charts of predict-then-reveal.
+
+- `pick_row`: the row a "focus" question asks about, as clickable cells (its scaled scores:
+  what the student predicts from), for a Vega-Lite point selection;
+- the reveal charts, one per kind, each drawing the numbers that decide the answer:
+  `focus_bars` (the row's weights), `change_bars` (the row before and after the change),
+  `blocked_bars` (how many keys each query row may attend to);
+- `answers_histogram`: a room's answers per choice, the right ones marked only once revealed.
+
+Each chart carries `usermeta={"lab": name}` (tests read them back) and its table as data.
+"""
+
+import altair as alt
+import pandas as pd
+
+from animations import style
+from classroom.questions import token_labels
+from dashboard.charts.heatmaps import FONT
+
+PICK = "pick"  # the selection parameter of `pick_row`
+RIGHT, OTHER = style.VALUE, "#B8B8B8"  # the right choice(s) once revealed; every other bar
+
+
+def _finish(chart, title: str, lab: str, height: int):
+    """As wide as the column it is drawn in (a phone, or a projected half screen): st.altair_chart(width="stretch")."""
+    return chart.properties(title=alt.TitleParams(title, font=FONT, fontSize=15), usermeta={"lab": lab},
+                            width="container", height=height,
+                            autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+
+
+def _axis(title: str, n: int, angle: int = 0) -> alt.Axis:
+    return alt.Axis(title=title, labelFontSize=13 if n <= 16 else 10, labelLimit=160, labelAngle=angle,
+                    labelFont=FONT, titleFont=FONT, titleFontSize=13)
+
+
+def pick_row(question, trace) -> alt.Chart:
+    """Row `question.query` of head `question.head`'s scaled scores, one cell per key; a click picks a key."""
+    labels = token_labels(trace.tokens)
+    h, q = question.head, question.query
+    df = pd.DataFrame({"key": labels, "col": range(len(labels)), "scaled": trace.scaled[h, q].astype(float),
+                       "blocked": ~trace.mask[q]})
+    picked = alt.selection_point(name=PICK, fields=["col"], on="click", clear=False)
+    angle = -45 if len(labels) > 8 else 0
+    base = alt.Chart(df).encode(x=alt.X("key:N", sort=labels, axis=_axis("key (click one)", len(labels), angle)))
+    cells = base.mark_rect(stroke=style.TEXT_DARK).encode(
+        color=alt.Color("scaled:Q", scale=alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0),
+                        legend=alt.Legend(title="scaled score"),
+                        condition={"test": "datum.blocked", "value": style.MASKED}),
+        strokeWidth=alt.condition(picked, alt.value(4), alt.value(0)),
+        tooltip=[alt.Tooltip("key:N"), alt.Tooltip("scaled:Q", format=".3f")],
+    ).add_params(picked)
+    layers = [cells]
+    if len(labels) <= 12:
+        layers.append(base.mark_text(fontSize=13, font=FONT, color=style.TEXT_DARK).encode(
+            text=alt.Text("scaled:Q", format=".2f")))
+    return _finish(alt.layer(*layers), f"row “{labels[q]}”: scaled scores (grey: blocked)", "pick", 56)
+
+
+def focus_bars(question, trace) -> alt.LayerChart:
+    """The row's weights after the softmax; the right key(s) in colour."""
+    labels = token_labels(trace.tokens)
+    row = trace.weights[question.head, question.query].astype(float)  # (T,)
+    df = pd.DataFrame({"key": labels, "col": range(len(labels)), "weight": row,
+                       "right": [i in question.answer for i in range(len(labels))]})
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("key:N", sort=labels, axis=_axis("key", len(labels), -45 if len(labels) > 8 else 0)),
+        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
+        color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)),
+        tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
+    )
+    text = bars.mark_text(dy=-8, font=FONT, fontSize=12).encode(
+        text=alt.Text("weight:Q", format=".3f"), color=alt.value(style.TEXT_DARK))
+    layers = [bars, text] if len(labels) <= 16 else [bars]
+    return _finish(alt.layer(*layers, data=df), f"head {question.head + 1}, row “{labels[question.query]}”: weights",
+                   "reveal-focus", 200)
+
+
+def change_bars(question, before, after) -> alt.Chart:
+    """The row's weights before and after the change, side by side per key."""
+    h, q = question.head, question.query
+    frames = []
+    for name, trace in (("before", before), ("after", after)):
+        labels = token_labels(trace.tokens)
+        frames.append(pd.DataFrame({"lesson": name, "key": labels, "col": range(len(labels)),
+                                    "weight": trace.weights[h, q].astype(float)}))
+    df = pd.concat(frames, ignore_index=True)
+    keys = token_labels(after.tokens if len(after.tokens) > len(before.tokens) else before.tokens)
+    chart = alt.Chart(df).mark_bar().encode(
+        x=alt.X("key:N", sort=keys, axis=_axis("key", len(keys), -45 if len(keys) > 8 else 0)),
+        xOffset=alt.XOffset("lesson:N", sort=["before", "after"]),
+        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
+        color=alt.Color("lesson:N", sort=["before", "after"],
+                        scale=alt.Scale(domain=["before", "after"], range=[style.QUERY, style.KEY]),
+                        legend=alt.Legend(title=None, orient="top", labelFontSize=13)),
+        tooltip=["lesson:N", "key:N", alt.Tooltip("weight:Q", format=".3f")],
+    )
+    return _finish(chart, f"head {h + 1}, row “{token_labels(before.tokens)[q]}”: before and after", "reveal-change",
+                   200)
+
+
+def blocked_bars(question, view) -> alt.Chart:
+    """How many keys each query row may attend to under the mask; a row at 0 is fully blocked."""
+    labels = token_labels(view.tokens)
+    keys = view.mask.sum(-1).astype(int)  # (T,)
+    df = pd.DataFrame({"query": labels, "row": range(len(labels)), "keys": keys, "blocked": keys == 0})
+    chart = alt.Chart().mark_bar().encode(
+        y=alt.Y("query:N", sort=labels, axis=_axis("query row", len(labels))),
+        x=alt.X("keys:Q", title="keys it may attend to", scale=alt.Scale(domain=[0, len(labels)])),
+        color=alt.condition("datum.blocked", alt.value(style.MASKED), alt.value(style.QUERY)),
+        tooltip=["query:N", "keys:Q"],
+    )
+    text = chart.mark_text(align="left", dx=4, font=FONT).encode(text="keys:Q", color=alt.value(style.TEXT_DARK))
+    return _finish(alt.layer(chart, text, data=df), "keys each query row may attend to (0 = fully blocked)",
+                   "reveal-blocked", max(60, 22 * len(labels)))
+
+
+def answers_histogram(tally, title: str, top: int = 1) -> alt.LayerChart:
+    """Answers per choice (a student who ticks two rows counts in both); right choices marked once revealed.
+    The axis runs to `top` (the students present) or further, the same from poll to poll."""
+    q = tally.question
+    right = set(q.answer) if tally.revealed else set()
+    df = pd.DataFrame({"choice": list(q.choices), "count": list(tally.counts),
+                       "right": [i in right for i in range(len(q.choices))]})
+    df["label"] = [f"{n}  ✓ right" if ok else str(n) for n, ok in zip(df["count"], df["right"], strict=True)]
+    bars = alt.Chart().mark_bar().encode(
+        y=alt.Y("choice:N", sort=list(q.choices), axis=_axis(None, len(q.choices))),
+        x=alt.X("count:Q", title="students", scale=alt.Scale(domain=[0, max(1, top, *tally.counts)]),
+                axis=alt.Axis(tickMinStep=1, format="d", titleFont=FONT, labelFont=FONT)),
+        color=alt.condition("datum.right", alt.value(RIGHT), alt.value(style.QUERY)),
+        tooltip=["choice:N", "count:Q"],
+    )
+    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=14).encode(text="label:N",
+                                                                          color=alt.value(style.TEXT_DARK))
+    return _finish(alt.layer(bars, text, data=df), title, "answers", max(80, 26 * len(q.choices)))

@@ -1,0 +1,78 @@
+"""The lesson's one home: the `AttentionConfig` in `st.session_state["lesson"]`.
+
+Every way of changing the lesson goes through here: a sidebar widget (`propose`), a preset, the
+reset, a link or a page button (`set_lesson`). A change that cannot work keeps the last lesson and
+leaves a message saying why (`error`). Widgets are views: they show the lesson's values again
+whenever `version()` moves on (widgets.py). The URL is written from the lesson by
+`links.write_url`, once per run.
+"""
+
+import streamlit as st
+
+from core import AttentionConfig, ConfigError
+from dashboard import navigation
+from dashboard.app_pages.ui import TRAINED_PAGE
+from dashboard.lesson.links import DEFAULT, TRAINED_LINK, TRAINED_PAGE_URL, config_from_url
+
+LESSON, VERSION = "lesson", "lesson_version"
+ERROR, NOTE, LINK_NOTICE = "lesson_error", "lesson_note", "lesson_link_notice"
+
+
+def lesson() -> AttentionConfig:
+    """The lesson every page shows (the last one that worked)."""
+    ss = st.session_state
+    if LESSON not in ss:  # a new session: the lesson its link describes
+        cfg, notice = config_from_url(st.query_params.to_dict())
+        ss[LESSON], ss[VERSION], ss[LINK_NOTICE] = cfg, 0, notice
+    return ss[LESSON]
+
+
+def version() -> int:
+    lesson()
+    return st.session_state[VERSION]
+
+
+def set_lesson(cfg: AttentionConfig):
+    """Replace the whole lesson (a preset, the reset, a page button); the widgets follow."""
+    lesson()
+    st.session_state[LESSON] = cfg
+    st.session_state[VERSION] += 1
+    st.session_state.pop(ERROR, None)
+
+
+def propose(note: str = "", **changes) -> bool:
+    """The lesson with `changes`, if it can work; otherwise keep it and remember why not.
+
+    `note` tells the student about a change they did not make themselves (e.g. the heads that
+    follow a new d_model), so that nothing changes silently."""
+    try:
+        cfg = lesson().replace(**changes)
+    except ConfigError as err:
+        st.session_state[ERROR] = f"**{err}** The page shows the last settings that worked."
+        return False
+    set_lesson(cfg)
+    if note:
+        st.session_state[NOTE] = note
+    return True
+
+
+def refuse(message: str):
+    """A widget value that cannot even be read (letters in a number box): keep the lesson, say why."""
+    st.session_state[ERROR] = f"**{message}** The page shows the last settings that worked."
+
+
+def messages(here: str = ""):
+    """Say why the last change was refused and what a change did besides (once each), and why a
+    link opened something else (until the lesson moves on from the defaults it opened). `here` is
+    the page's url path: the Trained heads page shows a trained lesson's link itself."""
+    ss = st.session_state
+    if ss.get(ERROR):
+        st.error(ss.pop(ERROR), icon="⚠️")
+    if ss.get(NOTE):
+        st.info(ss.pop(NOTE))
+    if ss.get(LINK_NOTICE) and not (ss[LINK_NOTICE] == TRAINED_LINK and here == TRAINED_PAGE_URL):
+        st.warning(ss[LINK_NOTICE], icon="🔗")
+        if ss[LINK_NOTICE] == TRAINED_LINK:
+            st.page_link(navigation.page(TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")
+    if ss.get(LINK_NOTICE) and lesson().key() != DEFAULT.key():
+        ss[LINK_NOTICE] = ""

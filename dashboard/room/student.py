@@ -1,0 +1,158 @@
+"""A student in a room (the Room page, made for a phone): the teacher's question with its answer
+hidden, their own answer (changeable until the reveal), then the truth beside it.
+
+The panel polls the room every `POLL_SECONDS` (a fragment): that is also the student's
+heartbeat ("present" on the teacher's screen). Before the reveal the page holds only the
+prompt and the choices; the answer key arrives with the reveal.
+"""
+
+from functools import lru_cache
+
+import streamlit as st
+
+from classroom.rooms import format_code, normalise_code
+from core import AttentionConfig, ConfigError
+from dashboard import navigation
+from dashboard.app_pages import predict
+from dashboard.lesson import links
+from dashboard.room import session as room_session
+from dashboard.room.teacher import take_back_form
+from dashboard.text import plain
+
+ROOM_PAGE = "app_pages/room.py"
+
+
+def code_from_link():
+    """/room?code=… (a scanned QR code): join at once, unless this screen already runs or is in that room.
+    A student's own address also carries `seat` (see room_session.join)."""
+    code, seat = links.view_from_url("code", str), links.view_from_url("seat", str)
+    if not code:
+        return
+    key, norm = room_session.teacher_key(), normalise_code(code)
+    if norm is not None and norm in (getattr(key, "code", None), room_session.student_code()):
+        return
+    room_session.join(code, seat)
+
+
+def join_form(where: str):
+    """Type the code from the teacher's screen."""
+    with st.form(f"room_join_{where}", border=where == "page"):
+        code = st.text_input("Room code", key=f"room_join_code_{where}", placeholder="7K3M-Q9TX", max_chars=32,
+                             help="The 8 letters and digits on the teacher's screen.")
+        if st.form_submit_button("Join the room", type="primary" if where == "page" else "secondary"):
+            if room_session.join(code):
+                st.rerun()
+            room_session.messages()  # why not, right under the form
+
+
+def follow_switch(where: str):
+    """Follow the teacher's lesson (read-only), or detach to explore and come back later."""
+    key = f"room_follow_{where}"
+    st.session_state[key] = room_session.following()
+    st.toggle("Follow the teacher's lesson", key=key, on_change=lambda: room_session.set_following(
+        st.session_state[key]), help="On: your lesson is the teacher's and changes with it. Off: explore on your "
+                                     "own; switch it on again to come back.")
+
+
+@lru_cache(maxsize=64)
+def lesson_line(lesson_json: str) -> str:
+    """The teacher's lesson in one line (parsed once per lesson: every poll shows it)."""
+    try:
+        cfg = AttentionConfig.from_json(lesson_json)
+    except ConfigError:
+        return ""
+    words = {"random": "random", "manual": "hand-entered"}
+    tokens = f"{cfg.num_tokens} {words[cfg.source]} tokens" if cfg.source in words else " ".join(cfg.tokens)
+    return (f"The teacher's lesson: {plain(tokens[:80])} · {cfg.num_heads} head{'s' * (cfg.num_heads > 1)} of "
+            f"d_k = {cfg.d_k} · mask: {cfg.mask} · ÷√d_k {'on' if cfg.scale else 'off'} · "
+            f"temperature {cfg.temperature:g}")
+
+
+def page():
+    """The Room page of a joined student."""
+    code = room_session.student_code()
+    st.subheader(f"Room {format_code(code)}")
+    follow_switch("page")
+    panel()
+    st.button("Leave the room", key="room_leave", on_click=room_session.leave)
+    with st.expander("Is this your room? Take it back with its PIN"):
+        take_back_form(code)  # a teacher's reload reopens /room?code=… and lands here
+
+
+@st.fragment(run_every=room_session.POLL_SECONDS)
+def panel():
+    view = room_session.student_view()
+    if room_session.student_code() is None:
+        st.rerun()  # the room has gone: the page says so and stops polling
+    if room_session.needs_full_run(view):
+        room_session.follow(view)  # nothing else on this page draws the lesson: no full run needed
+    if view is None:
+        room_session.messages()
+        return
+    st.caption(lesson_line(view.lesson_json) if room_session.following() else "You are exploring a lesson of your own.")
+    room_session.messages()
+    if view.round == 0:
+        st.info("Waiting for the teacher's question…")
+        return
+    with st.container(border=True):
+        st.markdown(f"**Question {view.round}:** {plain(view.prompt)}")
+        if view.revealed:
+            revealed(view)
+        else:
+            answering(view)
+
+
+def gone_or_moved(view) -> bool:
+    """A full run is needed: the room has gone (the page then stops polling it), or a follower's
+    teacher changed the lesson (the sidebar and the page must show it)."""
+    return room_session.student_code() is None or room_session.needs_full_run(view)
+
+
+def answering(view):
+    pick = f"room_pick_{view.round}"
+    if pick not in st.session_state and view.my_answer is not None:  # after a reload: what was sent
+        st.session_state[pick] = list(view.my_answer) if view.multiple else view.my_answer[0]
+    predict.answer_widget(view, pick, "Your answer")
+    st.button("Send my answer", key=f"room_send_{view.round}", type="primary", on_click=send, args=(view, pick))
+    if view.my_answer is not None:
+        sent = ", ".join(view.choices[i] for i in view.my_answer)
+        st.success(f"Sent: {plain(sent)}. You can change it until the teacher reveals the answer.")
+
+
+def send(view, pick: str):
+    picked = st.session_state.get(pick)
+    if picked is None or picked == []:
+        room_session.say("Pick an answer first.")
+        return
+    room_session.answer(view, picked)
+
+
+def revealed(view):
+    predict.show_truth(view.question, view.my_answer)
+    if view.my_answer is None:
+        st.caption("You did not answer this one.")
+    predict.reveal_chart(view.question, f"room_reveal_{view.round}")
+
+
+def sidebar_status():
+    """A joined student on another page: the room, the follow switch, and a way to the question."""
+    st.markdown(f"**Room {format_code(room_session.student_code())}**")
+    follow_switch("sidebar")
+    status()
+    st.button("Leave the room", key="room_leave_sidebar", on_click=room_session.leave)
+
+
+@st.fragment(run_every=room_session.POLL_SECONDS)
+def status():
+    view = room_session.student_view()
+    if gone_or_moved(view):
+        st.rerun()
+    room_session.messages()
+    if view is None:
+        return
+    if view.round and not view.revealed and view.my_answer is None:
+        st.warning("The teacher asked a question.")
+    elif view.round and view.revealed:
+        st.caption(f"Question {view.round}: the answer is revealed.")
+    if view.round:
+        st.page_link(navigation.page(ROOM_PAGE), label="Go to the question", icon="✋")

@@ -1,0 +1,156 @@
+"""The teacher's Room page, made to be projected: the room's code and QR code, large; the
+question to ask; the class's answers arriving live; the reveal; ask again, before and after.
+
+Nothing secret is drawn: the teacher's key stays in the session, and the answer key, the
+truth and who was right appear only after the reveal (the projector shows this screen).
+"""
+
+import streamlit as st
+
+from classroom.rooms import format_code
+from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
+from dashboard.app_pages import predict
+from dashboard.charts import questions as qc
+from dashboard.lesson import state
+from dashboard.room import session as room_session
+from dashboard.text import plain
+
+HOST = "room_host"  # session: the address the teacher typed for students' phones
+
+
+def address(code: str) -> str | None:
+    """The room's address on the local network, or the host the teacher typed instead."""
+    port = int(st.get_option("server.port") or 8501)
+    typed = st.session_state.get(HOST, "").strip()
+    if typed:
+        try:
+            host, port = parse_host(typed, port)
+        except AddressError as err:
+            st.error(str(err))
+            return None
+    else:
+        host = lan_address()
+    return room_url(host, port, code)
+
+
+def header(code: str):
+    """The code and the QR code, large enough to read and scan from the back of the room."""
+    qr, words = st.columns([2, 3])
+    url = address(code)
+    with words:
+        st.markdown("Students: scan the QR code, or open the lab and type the room code")
+        st.markdown(f"# {format_code(code)}")
+        if url:
+            st.code(url, language=None)
+        with st.expander("Phones cannot open this address?"):
+            st.text_input("Host name or IP address the phones can reach (and :port if it differs)", key=HOST,
+                          placeholder=f"{lan_address()}:{st.get_option('server.port')}",
+                          help="E.g. behind a proxy or with a DNS name: lab.school.example or 192.168.1.20:8501.")
+    if url:
+        qr.image(qr_svg(url), width=360)
+
+
+def page():
+    key = room_session.teacher_key()
+    st.caption("You run this room. Changes to your lesson reach every student who follows it within 2 s.")
+    header(key.code)
+    live()
+    st.divider()
+    ask_panel()
+    st.divider()
+    closing()
+
+
+@st.fragment(run_every=1.0)
+def live():
+    """Who is here, and the current question's answers (refreshed every second)."""
+    view = room_session.teacher_view()
+    if view is None and room_session.teacher_key() is None:
+        st.rerun()  # the key stopped working: the page says so and shows the way back in
+    room_session.messages()
+    if view is None:
+        return
+    st.markdown(f"**{view.present}** student{'s' * (view.present != 1)} present (seen in the last "
+                f"{room_session.registry().limits.present_seconds:g} s), {view.members} joined.")
+    now = view.current
+    if now is None:
+        st.info("No question yet: choose one below and ask it.")
+        return
+    st.markdown(f"**Question {now.number}:** {plain(now.question.prompt)}")
+    rounds = [view.before, now] if view.before is not None else [now]
+    for col, tally in zip(st.columns(len(rounds)), rounds, strict=True):
+        with col:
+            when = "before discussion" if tally is view.before else "after discussion" if view.before else "answers"
+            title, top = f"Round {tally.number}, {when}", max(view.present, tally.answered)
+            predict.draw(("answers", tally.question.key(), title, top),
+                         qc.answers_histogram(tally, title, top), key=f"room_hist_{tally.number}")
+            st.caption(f"{tally.answered} answered of {view.present} present"
+                       + (f"; {tally.correct} of {tally.answered} right." if tally.revealed else "."))
+    if now.revealed:
+        predict.show_truth(now.question, None)
+        predict.reveal_chart(now.question, f"room_teacher_reveal_{now.number}")
+        return
+    left, right = st.columns(2)
+    left.button("Reveal the answer", key="room_reveal", type="primary", on_click=room_session.reveal,
+                help="Every student's screen shows the truth beside their own answer.")
+    right.button("Ask again (after discussion)", key="room_again", on_click=room_session.ask_again,
+                 help="The same question in a new round: the two histograms side by side.")
+
+
+def ask_panel():
+    """Pick a question about the current lesson; its answer is not shown here."""
+    st.subheader("Ask the class")
+    cfg = state.lesson()
+    H = cfg.num_heads
+    head = 0
+    if H > 1:
+        with st.columns([1, 3])[0]:
+            head = st.selectbox("Head", range(H), key="room_head", format_func=lambda h: f"head {h + 1}")
+    question = predict.lesson_question("room", cfg, ("focus", "change", "blocked"), head=head)
+    if question is None:
+        return
+    st.markdown(f"**{plain(question.prompt)}**")
+    st.caption("Choices: " + plain(" · ".join(question.choices)))
+    left, right = st.columns(2)
+    left.button("Ask the class", key="room_ask", type="primary", on_click=room_session.ask, args=(question,))
+    right.button("Another question", key="room_next", on_click=_next)
+
+
+def _next():
+    st.session_state["predict_seed_room"] = predict.seed("room") + 1
+
+
+def closing():
+    with st.popover("Close the room"):
+        st.markdown("Everyone leaves the room; its answers are deleted.")
+        if st.button("Close it for everyone", key="room_close", type="primary"):
+            room_session.close()
+            st.rerun()
+
+
+def start_forms():
+    """Open a room (choose its PIN), or take one back on a new screen or after a reload."""
+    left, right = st.columns(2)
+    with left, st.form("room_open_page", clear_on_submit=True):
+        st.markdown("**Teachers: open a room**")
+        pin = st.text_input("Choose a PIN (6 or more characters)", type="password", key="room_open_pin",
+                            help="You need it only to take the room back from another screen.")
+        if st.form_submit_button("Open a room"):
+            if room_session.open_room(pin):
+                st.rerun()
+            room_session.messages()
+    with right:
+        take_back_form()
+
+
+def take_back_form(code: str = ""):
+    """The room back on this screen with its PIN: the old screen's key stops working."""
+    with st.form("room_reclaim", clear_on_submit=True, border=not code):
+        if not code:
+            st.markdown("**Teachers: take your room back** (after a reload, or on another laptop)")
+            code = st.text_input("Your room's code", key="room_reclaim_code", max_chars=32)
+        pin = st.text_input("The room's PIN", type="password", key="room_reclaim_pin")
+        if st.form_submit_button("Take it back"):
+            if room_session.reclaim(code, pin):
+                st.rerun()
+            room_session.messages()

@@ -1,0 +1,231 @@
+"""Predict-then-reveal questions: every answer key is what the revealed chart shows, read
+straight from `run_trace`'s arrays, and every number a student reads is in the trace."""
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from classroom.changes import apply_change, available_changes
+from classroom.question import NO_ROW, Question, QuestionError
+from classroom.questions import blocked_question, change_question, focus_question, suggest, token_labels
+from core import AttentionConfig, run_trace
+from core.lesson import with_mask
+
+FEW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+WORDS = ["the", "cat", "sat", ",", "on", "mat", ".", "dog"]
+
+
+@st.composite
+def lessons(draw, max_tokens=8):
+    heads = draw(st.sampled_from([1, 2, 4]))
+    T = draw(st.integers(1, max_tokens))
+    mask = draw(st.sampled_from(["none", "causal", "padding", "window", "custom"]))
+    return AttentionConfig(
+        source=draw(st.sampled_from(["text", "random"])), seq_len=T,
+        text=" ".join(draw(st.lists(st.sampled_from(WORDS), min_size=T, max_size=T))),
+        d_model=heads * draw(st.sampled_from([2, 4])), num_heads=heads, mask=mask,
+        pad_length=draw(st.integers(1, T)), window=draw(st.integers(1, T + 1)),
+        custom_mask=tuple(tuple(draw(st.booleans()) for _ in range(T)) for _ in range(T)) if mask == "custom" else (),
+        positional=draw(st.sampled_from(["none", "sinusoidal", "rotary"])), scale=draw(st.booleans()),
+        temperature=draw(st.sampled_from([0.2, 1.0, 3.0])), seed=draw(st.integers(0, 1000)), device="cpu")
+
+
+def decimals(text: str) -> list[float]:
+    """The numbers with a decimal point in a sentence (token labels like "2 cat" have none)."""
+    return [float(x) for x in re.findall(r"\d+\.\d+", text)]
+
+
+# -- focus: which key does query q attend to most? ------------------------------------------------
+@FEW
+@given(lessons(), st.integers(0, 3), st.integers(0, 7))
+def test_focus_answer_is_the_argmax_of_the_row_with_ties_within_0_005(cfg, head, query):
+    head, query = head % cfg.num_heads, query % cfg.num_tokens
+    trace = run_trace(cfg)
+    if cfg.num_tokens == 1 or trace.blocked_rows[query]:
+        with pytest.raises(QuestionError):
+            focus_question(cfg, head, query)
+        return
+    q = focus_question(cfg, head, query)
+    row = trace.weights[head, query]  # what the revealed heatmap's row shows
+    assert int(np.argmax(row)) in q.answer
+    assert set(q.answer) == {i for i, w in enumerate(row) if w >= row.max() - 0.005}
+    assert q.choices == tuple(f"{i + 1} {t}" for i, t in enumerate(trace.tokens))
+    for i in range(cfg.num_tokens):
+        assert q.is_correct(i) == (i in q.answer)
+    shown = {f"{w:.3f}" for w in row}
+    assert decimals(q.truth) and all(f"{x:.3f}" in shown for x in decimals(q.truth) if x != 0.005)
+
+
+def test_equal_keys_tie_and_either_is_right():
+    cfg = AttentionConfig(text="the the", d_model=8, num_heads=2)  # no positions: the two keys are equal
+    trace = run_trace(cfg)
+    assert trace.weights[1, 0, 0] == trace.weights[1, 0, 1]
+    q = focus_question(cfg, 1, 0)
+    assert q.answer == (0, 1) and q.is_correct(0) and q.is_correct(1)
+    assert "“1 the” (0.500) and “2 the” (0.500)" in q.truth and "each of them is right" in q.truth
+
+
+def test_a_fully_blocked_row_is_not_asked_and_says_why():
+    grid = ((False, False, False), (True, True, False), (True, True, True))
+    cfg = AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1, mask="custom", custom_mask=grid)
+    with pytest.raises(QuestionError, match="may attend to no key"):
+        focus_question(cfg, 0, 0)
+    with pytest.raises(QuestionError, match="may attend to no key"):
+        change_question(AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1), "mask:custom", 0, 0)
+
+
+def test_one_token_lesson():
+    cfg = AttentionConfig(text="cat", d_model=4, num_heads=1)
+    with pytest.raises(QuestionError, match="single key"):
+        focus_question(cfg, 0, 0)
+    with pytest.raises(QuestionError, match="single key"):
+        suggest(cfg, "focus")
+    q = change_question(cfg, "temperature*0.1", 0, 0)  # one key keeps weight 1 at any temperature
+    assert q.choices[q.answer[0]].startswith("stays") and "does not change" in q.truth
+    assert "1.000" in q.truth
+
+
+# -- change: up, down or stay, by about how much? ---------------------------------------------------
+INDEPENDENT = {  # the changed lesson, built here rather than by classroom.changes
+    "temperature*0.1": lambda c: c.replace(temperature=c.temperature * 0.1),
+    "scale:off": lambda c: c.replace(scale=False),
+    "mask:causal": lambda c: with_mask(c, "causal"),
+    "mask:none": lambda c: c.replace(mask="none", custom_mask=()),
+    "heads*2": lambda c: c.replace(num_heads=c.num_heads * 2),
+    "positional:sinusoidal": lambda c: c.replace(positional="sinusoidal"),
+}
+
+
+def expected_range(d: float) -> str:
+    if abs(d) < 0.01:
+        return "stays (changes by less than 0.01)"
+    size = "0.01 to 0.1" if abs(d) < 0.1 else "0.1 to 0.3" if abs(d) < 0.3 else "0.3 or more"
+    return f"{'up' if d > 0 else 'down'} by {size}"
+
+
+@FEW
+@given(lessons(), st.sampled_from(sorted(INDEPENDENT)), st.integers(0, 3), st.integers(0, 7))
+def test_change_answer_is_the_range_of_the_largest_weights_difference(cfg, change, head, query):
+    head, query = head % cfg.num_heads, query % cfg.num_tokens
+    assume(change in available_changes(cfg))
+    before, after = run_trace(cfg), run_trace(INDEPENDENT[change](cfg))
+    assume(not (before.blocked_rows[query] or after.blocked_rows[query]))
+    q = change_question(cfg, change, head, query)
+    a, b = float(before.weights[head, query].max()), float(after.weights[head, query].max())
+    assert q.choices[q.answer[0]] == expected_range(b - a) and not q.multiple
+    assert f"{a:.3f}" in q.truth and f"{b:.3f}" in q.truth
+    gaps = [np.diff(np.sort(t.scaled[head, query][t.mask[query]]))[-1:] for t in (before, after)]
+    allowed = [a, b, abs(b - a), *np.concatenate(gaps)]
+    for x in decimals(q.truth):
+        assert any(abs(x - v) <= 0.0005 + 1e-9 for v in allowed) or x == 0.01, (x, q.truth)
+    if change == "temperature*0.1":  # a colder softmax never lowers a row's largest weight
+        assert not q.choices[q.answer[0]].startswith("down")
+
+
+def test_change_at_a_range_edge_prints_enough_digits():
+    from classroom.questions import _amount
+
+    assert _amount(0.0996) == "0.0996" and _amount(-0.29996) == "0.29996" and _amount(0.25) == "0.250"
+
+
+# -- blocked: which rows may attend to no key? ------------------------------------------------------
+@FEW
+@given(lessons(), st.sampled_from(["none", "causal", "padding", "window", "custom"]))
+def test_blocked_answer_is_exactly_the_rows_whose_weights_are_all_zero(cfg, mask):
+    view = run_trace(with_mask(cfg, mask))
+    q = blocked_question(cfg, mask)
+    rows = [i for i in range(len(view.tokens)) if not view.mask[i].any() and (view.weights[:, i] == 0).all()]
+    assert q.multiple and q.choices == (*token_labels(view.tokens), NO_ROW)
+    assert set(q.answer) == (set(rows) or {len(view.tokens)})
+    assert q.is_correct(q.answer)
+    if rows:
+        assert not q.is_correct([len(view.tokens)]) and all(f"“{q.choices[i]}”" in q.truth for i in rows)
+    else:
+        assert not q.is_correct([0]) and "no row is fully blocked" in q.truth
+
+
+def test_custom_demo_blocks_the_first_row():
+    q = blocked_question(AttentionConfig(), "custom")
+    assert q.answer == (0,) and q.truth.endswith("row “1 The” may attend to no key, so its weights are all 0.")
+    assert not q.is_correct([0, 1])
+
+
+# -- answers, explanations, storage ----------------------------------------------------------------
+def test_check_refuses_what_is_not_an_answer():
+    q = focus_question(AttentionConfig(), 0, 1)
+    assert q.check(np.int64(2)) == (2,) and type(q.check([np.int64(2)])[0]) is int  # a chart click's index
+    for bad, words in (([], "exactly one"), ([0, 1], "exactly one"), ([7], "not one of"), ([True], "not one of"),
+                       (["1"], "not one of"), (None, "not one of"), (2.0, "not one of")):
+        with pytest.raises(QuestionError, match=words):
+            q.check(bad)
+    b = blocked_question(AttentionConfig(), "custom")
+    with pytest.raises(QuestionError, match="together"):
+        b.check([0, len(b.choices) - 1])
+    with pytest.raises(QuestionError, match="at least one"):
+        b.check([])
+
+
+def test_explain_puts_the_students_answer_beside_the_truth():
+    cfg = AttentionConfig()
+    q = focus_question(cfg, 1, 3)
+    wrong = next(i for i in range(len(q.choices)) if i not in q.answer)
+    w = run_trace(cfg).weights[1, 3, wrong]
+    assert q.explain(wrong) == f"You chose “{q.choices[wrong]}” ({w:.3f}), but {q.reason}."
+    assert q.explain(q.answer[0]).startswith("Right: in head 2, query “4 on”")
+    assert q.explain() == q.truth and q.truth.count(".") >= 1 and "\n" not in q.truth
+
+
+def test_questions_round_trip_through_json_and_refuse_garbage():
+    cfg = AttentionConfig()
+    for q in (focus_question(cfg, 0, 2), change_question(cfg, "scale:off", 1, 0), blocked_question(cfg, "custom")):
+        again = Question.from_json(q.to_json())
+        assert again == q and again.key() == q.key() and again.explain(0) == q.explain(0)
+    good = focus_question(cfg, 0, 2).to_dict()
+    for broken in ({**good, "answer": [99]}, {**good, "head": "1"}, {**good, "kind": "essay"},
+                   {**good, "choices": "abc"}, {k: v for k, v in good.items() if k != "prompt"}):
+        with pytest.raises(QuestionError, match="could not be read"):
+            Question.from_dict(broken)
+    for text in ("[1, 2]", "{", "x" * 300_000):
+        with pytest.raises(QuestionError):
+            Question.from_json(text)
+
+
+def test_reveal_config_is_the_lesson_the_answer_is_read_from():
+    cfg = AttentionConfig()
+    assert change_question(cfg, "heads*2", 0, 1).reveal_config == cfg.replace(num_heads=8)
+    assert blocked_question(cfg, "padding").reveal_config == with_mask(cfg, "padding")
+    assert focus_question(cfg, 0, 1).reveal_config == cfg
+
+
+def test_labels_match_the_dashboards_chart_axes():
+    from dashboard.charts.heatmaps import token_labels as chart_labels
+
+    tokens = ["The", "cat", "the", ","]
+    assert token_labels(tokens) == chart_labels(tokens)
+
+
+def test_suggest_is_repeatable_and_picks_fair_rows():
+    cfg = AttentionConfig(text="The animal didn't cross the street because it was tired.", d_model=16, num_heads=2,
+                          positional="sinusoidal")
+    for kind in ("focus", "change", "blocked"):
+        assert suggest(cfg, kind, head=1, seed=5) == suggest(cfg, kind, head=1, seed=5)
+    trace = run_trace(cfg)
+    for seed in range(5):
+        q = suggest(cfg, "focus", head=1, seed=seed)
+        top2 = np.sort(trace.weights[1, q.query])[-2:]
+        assert top2[1] - top2[0] >= 0.05
+    with pytest.raises(QuestionError, match="Unknown kind"):
+        suggest(cfg, "essay")
+
+
+def test_changes_that_cannot_apply_are_not_offered():
+    manual = AttentionConfig(source="manual", d_model=2, num_heads=1, q=((1.0, 0.0), (0.0, 1.0)),
+                             k=((1.0, 0.0), (0.0, 1.0)), v=((1.0, 0.0), (0.0, 1.0)))
+    offered = available_changes(manual)
+    assert "positional:sinusoidal" not in offered and "seed+1" not in offered and "heads*2" in offered
+    assert "heads*2" not in available_changes(AttentionConfig(d_model=8, num_heads=4, positional="rotary"))
+    for name in available_changes(AttentionConfig()):
+        assert apply_change(AttentionConfig(), name) != AttentionConfig()
