@@ -23,11 +23,6 @@ def _scene_class(job):
     return getattr(importlib.import_module(job["module"]), job["class"])
 
 
-def count_animations(cls, cfg) -> int:
-    """Run the scene's construct without playing anything, to know how many animations follow."""
-    return cls.counted(cfg).animations_done
-
-
 def _count(cls, cfg, job):
     """(the counted scene, its Narration or None for a silent video): Piper starts speaking
     during the count."""

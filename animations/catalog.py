@@ -39,11 +39,10 @@ class Quality(NamedTuple):
         return {"pixel_width": self.width, "pixel_height": self.height, "frame_rate": self.fps}
 
 
-# Seconds to render each scene for the default lesson, narrated, from start to a playable video:
-# `benchmarks/render_bench.py --class-vs-low` on the 2-core development machine while other jobs
-# ran on it (load 4-8), 2026-11-29: provisional. The dashboard quotes them as the wait to expect.
-# "trained": `python -m animations render --scene trained` of the Trained heads page's example
-# sentence on the same machine, quiet (107 s of narrated video), 2026-11-29.
+# Seconds to render each scene for the default lesson, narrated, from start to a playable video,
+# as measured by `benchmarks/render_bench.py --class-vs-low` on a 2-core machine ("trained": the
+# Trained heads page's example sentence); docs/performance.md has the runs. The dashboard quotes
+# them as the wait to expect.
 RENDER_SECONDS = {
     "low": {"scores": 28, "masking": 28, "multihead": 36, "scaling": 35, "trained": 22},
     "class": {"scores": 85, "masking": 135, "multihead": 68, "scaling": 114, "trained": 61},

@@ -33,8 +33,8 @@ def fmt(value: float) -> str:
 class Label(VMobject):
     """The outlines of a Pango `Text` as one plain VMobject, with the string in `.text`.
 
-    A `Text` is a group of glyph objects whose copy (every Transform and FadeIn copies)
-    costs ~2 ms; one VMobject holding the same outlines copies ~100 times faster.
+    A `Text` is a group of glyph objects, slow to copy (every Transform and FadeIn copies);
+    one VMobject holding the same outlines copies about a hundred times faster.
     `font_size` follows any scaling since it was built (a quarter turn keeps it).
     """
 

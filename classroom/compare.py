@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from classroom.questions import token_labels
 from core.config import AttentionConfig
 from core.lesson import run_trace
-from core.trace import AttentionTrace
+from core.trace import AttentionTrace, token_labels
 
 NEGLIGIBLE = 0.0005  # a weight change below this prints as 0.000
 _NAMES = {"num_heads": "heads", "scale": "÷√d_k", "pad_length": "padding length", "seq_len": "tokens",

@@ -15,7 +15,9 @@ from core.config import MAX_TOKENS, AttentionConfig
 
 KINDS = ("focus", "change", "blocked")
 NO_ROW = "no row is fully blocked"  # the last choice of a "blocked" question
-MAX_QUESTION_CHARS = 200_000  # a question read back from storage is refused above this
+# A question as JSON (its lesson, labels, numbers): a room stores none longer (RoomLimits may say
+# less, never more) and none longer is read back, so what a room stored can always be read.
+MAX_QUESTION_CHARS = 40_000
 
 
 class QuestionError(ValueError):

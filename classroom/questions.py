@@ -26,6 +26,7 @@ from classroom.changes import apply_change, available_changes, describe_change
 from classroom.question import NO_ROW, Question, QuestionError, join_words
 from core.config import MASKS, AttentionConfig, ConfigError
 from core.lesson import run_trace
+from core.trace import token_labels
 
 TIE = 0.005
 EDGES = (0.01, 0.1, 0.3)
@@ -34,11 +35,6 @@ BUCKETS = ("down by 0.3 or more", "down by 0.1 to 0.3", "down by 0.01 to 0.1", "
 CLEAR_MARGIN = 0.05  # suggest(): a focus row whose winner leads by this much is a fair question
 EDGE_MARGIN = 0.002  # suggest(): a change whose Δ is this close to a range edge is not
 ONE_TOKEN = "A one-token lesson has a single key, which always gets the whole weight: there is nothing to predict."
-
-
-def token_labels(tokens) -> list[str]:
-    """ "1 the", "2 cat": the labels of the charts' axes (dashboard.charts.heatmaps.token_labels)."""
-    return [f"{i + 1} {t}" for i, t in enumerate(tokens)]
 
 
 def focus_question(cfg: AttentionConfig, head: int, query: int) -> Question:

@@ -5,27 +5,31 @@ import math
 import torch
 
 
-def attention(q, k, v, mask=None, scale=None):
+def attention(q, k, v, mask=None, scale=None, steps=None):
     """Return `(output, weights)` for queries q (..., T_q, d_k), keys k (..., T_k, d_k), values v.
 
     `mask` is a keep-mask broadcastable to (..., T_q, T_k): True (or 1) = may attend.
     `scale` multiplies the scores; by default 1/√d_k. A query whose keys are all blocked
     gets weights 0 and output 0 (as `F.scaled_dot_product_attention` does), never NaN.
+    `steps`: a dict that receives the tensors this call used, by the trace's names: `scores`,
+    `scaled` and `masked` (what is shown is what went into the softmax, bit for bit).
     """
     scale = 1.0 / math.sqrt(q.size(-1)) if scale is None else scale
-    # Folding the scale into q costs T·d_k multiplications instead of T·T.
-    scores = (q * scale) @ k.transpose(-2, -1)  # (..., T_q, T_k), a fresh tensor: ours to overwrite
-    # Without autograd, each step writes over the scores: one (T_q, T_k) buffer, not three.
-    in_place = not (torch.is_grad_enabled() and scores.requires_grad)
-    if mask is not None:
-        keep = mask.bool()
-        scores = _fill(scores, ~keep, float("-inf"), in_place)
-    weights = _softmax_(scores) if in_place else torch.softmax(scores, dim=-1)
+    scores = q @ k.transpose(-2, -1)  # (..., T_q, T_k), a fresh tensor: ours to overwrite
+    autograd = torch.is_grad_enabled() and scores.requires_grad
+    # Without autograd, and with no steps to keep, each step writes over the scores: one buffer, not four.
+    in_place = not autograd and steps is None
+    scaled = scores.mul_(scale) if in_place else scores * scale  # (..., T_q, T_k)
+    keep = None if mask is None else mask.bool()
+    masked = scaled if keep is None else _fill(scaled, ~keep, float("-inf"), in_place)  # (..., T_q, T_k)
+    if steps is not None:
+        steps.update(scores=scores, scaled=scaled, masked=masked)
+    weights = torch.softmax(masked, dim=-1) if autograd else _softmax_(masked if in_place else masked.clone())
     # softmax of a row of -inf is 0/0 = NaN; only pay for the clean-up when such a row exists.
-    if mask is not None:
+    if keep is not None:
         sees_some = keep.any(dim=-1, keepdim=True)  # (..., T_q, 1)
         if not bool(sees_some.all()):
-            weights = _fill(weights, ~sees_some, 0.0, in_place)
+            weights = _fill(weights, ~sees_some, 0.0, not autograd)
     return _weighted_sum(weights, v), weights  # (..., T_q, d_v), (..., T_q, T_k)
 
 

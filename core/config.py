@@ -53,6 +53,12 @@ class ConfigError(ValueError):
         self.field = field
 
 
+def head_choices(d_model: int) -> list[int]:
+    """The head counts a lesson with this d_model can have: up to MAX_HEADS, each dividing d_model
+    (every head gets an equal share of the dimensions)."""
+    return [h for h in range(1, min(MAX_HEADS, d_model) + 1) if d_model % h == 0]
+
+
 def _check(ok: bool, field: str, message: str):
     if not ok:
         raise ConfigError(message, field)

@@ -70,7 +70,7 @@ def _padded(cfg: AttentionConfig) -> AttentionConfig:
 def unfilled(cls, *args, **kwargs):
     """A module whose parameters are allocated but not initialised, on the CPU: for callers that
     fill every one. nn.Linear's own initialisation would draw from torch's global RNG, which all
-    sessions share (they run in threads), and costs ~4 ms at d_model 512 against ~0.2 ms here."""
+    sessions share (they run in threads), and is far slower at large d_model (docs/performance.md)."""
     with torch.device("meta"):
         module = cls(*args, **kwargs)
     return module.to_empty(device="cpu")

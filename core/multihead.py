@@ -105,15 +105,15 @@ class MultiHeadAttention(nn.Module):
         mask = mask.bool().reshape(T, T)  # (T, T)
         scale = 1.0 / math.sqrt(self.d_k) if scale is None else scale
         qkv = None if qkv is None else [t.reshape(1, T, -1) for t in qkv]
-        q, k, v = (t[0] for t in self._project(x, qkv))  # (H, T, d_k)
-        # 2) attend: the weights and head outputs come from `attention`, the one formula that the
-        # tests hold to SDPA; the steps before its softmax are kept only to be shown.
-        heads, weights = attention(q, k, v, mask, scale)  # (H, T, d_k), (H, T, T)
-        scores = q @ k.transpose(-2, -1)  # (H, T, T)
-        scaled = scores * scale  # (H, T, T)
-        masked = scaled.masked_fill(~mask, float("-inf"))  # (H, T, T)
-        concat = self._merge(heads.unsqueeze(0))[0]  # (T, D)
-        output = self.out_proj(concat)  # (T, D)
+        q, k, v = self._project(x, qkv)  # (1, H, T, d_k)
+        # 2) attend: the call `forward` makes; `steps` keeps what went into its softmax, so the
+        # scores shown are the scores used (TransformerLens' rule), not a second computation.
+        steps = {}
+        heads, weights = attention(q, k, v, mask, scale, steps=steps)  # (1, H, T, d_k), (1, H, T, T)
+        concat = self._merge(heads)  # (1, T, D)
+        output = F.linear(concat, self.out_proj.weight, self.out_proj.bias)  # (1, T, D)
+        q, k, v, heads, weights, concat, output = (t[0] for t in (q, k, v, heads, weights, concat, output))
+        scores, scaled, masked = (steps[name][0] for name in ("scores", "scaled", "masked"))  # (H, T, T)
         w_q, w_k, w_v = self.in_proj.weight.t().chunk(3, dim=-1)  # 3 × (D, D)
         return AttentionTrace(
             tokens=list(tokens) if tokens is not None else [str(i) for i in range(T)],

@@ -9,6 +9,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 
+def token_labels(tokens) -> list[str]:
+    """ "1 the", "2 cat", ... "5 the": a trace's tokens numbered, so repeated words stay separate rows
+    and columns (the charts' axes, and the choices of a question)."""
+    return [f"{i + 1} {t}" for i, t in enumerate(tokens)]
+
+
 @dataclass(frozen=True, eq=False)
 class AttentionTrace:
     tokens: list  # T labels

@@ -183,10 +183,3 @@ class ScoresScene(LessonScene):
         self.play(FadeIn(weights), FadeIn(times), FadeIn(values), run_time=1)
         self.play(FadeIn(equals), FadeIn(out, shift=LEFT * 0.3), run_time=1)
         self.hold(3.0)
-
-
-class ScoresSecondHead(ScoresScene):
-    """The same lesson, following the second head (a variant as a subclass)."""
-
-    head = 1
-

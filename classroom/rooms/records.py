@@ -3,7 +3,12 @@ teacher's or a student's page draws. Plain values only, so every backend returns
 
 from dataclasses import dataclass, field
 
-from classroom.question import Question
+from classroom.question import MAX_QUESTION_CHARS, Question
+
+# How often a room's pages ask the registry for news: a student's page (and a follower's lesson),
+# and the teacher's screen, which shows the answers as they come.
+STUDENT_POLL_SECONDS = 1.5
+TEACHER_POLL_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -14,10 +19,10 @@ class RoomLimits:
     max_members: int = 300  # students per room: a lecture hall
     max_rounds: int = 8  # questions kept per room, for the before/after view
     max_lesson_chars: int = 20_000  # a lesson as JSON; a question holds one too
-    max_question_chars: int = 40_000  # a question as JSON (its lesson, labels, numbers): worst case per
-    #                                   registry 100 rooms × (20 kB + 8 × 40 kB) ≈ 34 MB
+    max_question_chars: int = MAX_QUESTION_CHARS  # at most that (what is stored must read back): worst
+    #                                               case per registry 100 rooms × (20 kB + 8 × 40 kB) ≈ 34 MB
     idle_seconds: float = 2 * 3600  # a room nobody has used for this long closes
-    present_seconds: float = 10.0  # "present": seen in this long (pages poll every 1-2 s)
+    present_seconds: float = 10.0  # "present": seen in this long (several polls: *_POLL_SECONDS)
     member_idle_seconds: float = 15 * 60  # a full room makes space by dropping students unseen this long
     wrong_codes_per_session: int = 10  # per window, from one browser session
     wrong_codes_per_server: int = 120  # per window, from everyone together
@@ -27,6 +32,11 @@ class RoomLimits:
     opens_per_server: int = 30  # rooms opened per window: bounds the PIN hashing a script can cause
     open_window: float = 10 * 60.0
     max_limit_counters: int = 10_000  # rate-limit counters an in-process registry keeps
+
+    def __post_init__(self):
+        if self.max_question_chars > MAX_QUESTION_CHARS:
+            raise ValueError(f"max_question_chars {self.max_question_chars:,} is above MAX_QUESTION_CHARS "
+                             f"({MAX_QUESTION_CHARS:,}): a stored question could not be read back")
 
 
 class RoomError(ValueError):

@@ -16,7 +16,7 @@ from animations import backend
 from animations.render import cache_dir
 from core import PRESETS, ConfigError
 from core.inputs import tokenize
-from dashboard.charts.heatmaps import token_labels
+from core.trace import token_labels
 from dashboard.video import studio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,12 +151,12 @@ def test_a_ten_thousand_character_link_gets_cores_message():
 
 
 def test_no_raw_html_anywhere_in_the_dashboard_but_the_themes_constant_css():
-    """Raw HTML only in dashboard/theme.py, whose CSS and reload script are built from constants
+    """Raw HTML only in dashboard/display.py, whose CSS and reload script are built from constants
     (tests/dashboard/test_display.py checks what they can hold)."""
     sources = {p: p.read_text(encoding="utf-8") for p in (ROOT / "dashboard").rglob("*.py")}
     assert len(sources) >= 5, "the grep found the dashboard's sources"
     offenders = [str(p) for p, text in sources.items() if re.search(r"unsafe_allow_html|st\.html\(|components\.html",
-                                                                      text) and p.name != "theme.py"]
+                                                                      text) and p.name != "display.py"]
     assert not offenders, offenders
 
 

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from classroom.changes import apply_change, available_changes
 from classroom.question import NO_ROW, Question, QuestionError
-from classroom.questions import blocked_question, change_question, focus_question, suggest, token_labels
+from classroom.questions import blocked_question, change_question, focus_question, suggest
 from core import AttentionConfig, run_trace
 from core.lesson import with_mask
+from core.trace import token_labels
 
 FEW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 WORDS = ["the", "cat", "sat", ",", "on", "mat", ".", "dog"]
@@ -198,13 +199,6 @@ def test_reveal_config_is_the_lesson_the_answer_is_read_from():
     assert change_question(cfg, "heads*2", 0, 1).reveal_config == cfg.replace(num_heads=8)
     assert blocked_question(cfg, "padding").reveal_config == with_mask(cfg, "padding")
     assert focus_question(cfg, 0, 1).reveal_config == cfg
-
-
-def test_labels_match_the_dashboards_chart_axes():
-    from dashboard.charts.heatmaps import token_labels as chart_labels
-
-    tokens = ["The", "cat", "the", ","]
-    assert token_labels(tokens) == chart_labels(tokens)
 
 
 def test_suggest_is_repeatable_and_picks_fair_rows():

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from classroom.question import MAX_QUESTION_CHARS, Question, QuestionError
 from classroom.questions import blocked_question, focus_question
 from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomLimits, TeacherKey, TooManyTries, format_code
 from classroom.rooms.base import NOT_IN_ROOM, NOT_TEACHER, REVEALED, STALE
@@ -107,6 +108,18 @@ def test_followers_see_the_teachers_lesson_and_its_version(rooms, make):
     small_key = small.open("123456", LESSON)
     with pytest.raises(RoomError, match="too large"):
         small.ask(small_key, focus_question(long, 0, 0))
+
+
+def test_a_room_stores_no_question_longer_than_it_reads_back():
+    # One bound on both sides: what `ask` lets into storage, `Question.from_json` reads back out.
+    assert RoomLimits().max_question_chars == MAX_QUESTION_CHARS
+    with pytest.raises(ValueError, match="could not be read back"):
+        RoomLimits(max_question_chars=MAX_QUESTION_CHARS + 1)
+    text = Q.to_json()
+    padded = text + " " * (MAX_QUESTION_CHARS - len(text))  # JSON allows trailing whitespace
+    assert Question.from_json(padded) == Q
+    with pytest.raises(QuestionError, match="too large"):
+        Question.from_json(padded + " ")
 
 
 def test_every_teacher_action_needs_the_current_key(rooms):

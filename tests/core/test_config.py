@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from core import PRESETS, AttentionConfig, ConfigError
+from core.config import MAX_D_MODEL, MAX_HEADS, head_choices
 
 BAD = [
     (dict(d_model=10, num_heads=4), "num_heads", "d_model 10 is not divisible by 4 heads"),
@@ -113,3 +114,20 @@ def test_from_json_rejects_non_objects():
 def test_frozen():
     with pytest.raises(AttributeError):
         AttentionConfig().d_model = 8
+
+
+@pytest.mark.parametrize("d_model", [1, 7, 12, 64, 96, 1000, MAX_D_MODEL])
+def test_head_choices_are_the_head_counts_a_lesson_accepts(d_model):
+    accepted = []
+    for h in range(1, MAX_HEADS + 2):
+        try:
+            AttentionConfig(d_model=d_model, num_heads=h)
+        except ConfigError:
+            continue
+        accepted.append(h)
+    assert head_choices(d_model) == accepted
+
+
+def test_head_choices_divide_d_model_up_to_max_heads():
+    assert head_choices(12) == [1, 2, 3, 4, 6, 12] and head_choices(7) == [1, 7]
+    assert head_choices(MAX_D_MODEL)[-1] == MAX_HEADS == 64 and 128 not in head_choices(128)

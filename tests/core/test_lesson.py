@@ -22,6 +22,7 @@ from core import (
 )
 from core.analysis import block_parameters, block_stages, positional_similarity, saturation, score_row, shuffle_demo
 from core.inputs import generator
+from core.trace import token_labels
 
 
 def test_trace_matches_sdpa_step_by_step():
@@ -220,3 +221,9 @@ def test_blocked_row_demo_blocks_only_the_first_query():
     t = run_trace(with_mask(PRESETS["default"], "custom"))
     assert t.blocked_rows.tolist() == [True] + [False] * 6
     assert with_mask(PRESETS["padding"], "padding") == PRESETS["padding"]
+
+
+def test_token_labels_number_tokens_from_1_so_repeated_words_stay_apart():
+    labels = token_labels(["The", "cat", "the", "cat", ","])
+    assert labels == ["1 The", "2 cat", "3 the", "4 cat", "5 ,"] and len(set(labels)) == 5
+    assert token_labels(run_trace(AttentionConfig(text="a a")).tokens) == ["1 a", "2 a"]

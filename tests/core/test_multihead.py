@@ -4,7 +4,8 @@ import pytest
 import torch
 from torch import nn
 
-from core import MultiHeadAttention, causal_mask, padding_mask, to_torch_mask, window_mask
+from core import MultiHeadAttention, attention, causal_mask, padding_mask, to_torch_mask, window_mask
+from core.attention import _softmax_
 
 
 def _reference(d_model, heads, bias, batch_first, dtype, device, seed=0):
@@ -92,6 +93,31 @@ def test_trace_equals_forward_and_fully_blocked_row():
     assert (trace.weights[:, 3] == 0).all() and (trace.heads[:, 3] == 0).all()
     # With W_O's bias, the output of a blocked row is that bias: what attention added is 0.
     torch.testing.assert_close(out[3], ours.out_proj.bias)
+
+
+@pytest.mark.parametrize("T", [5, 20])  # both of the softmax's CPU paths (rows shorter than 16, and not)
+@pytest.mark.parametrize("masked", [False, True])
+def test_trace_shows_the_tensors_the_softmax_used(T, masked, device):
+    # TransformerLens' rule: a recorded intermediate is the one the forward pass used, bit for bit,
+    # not a second computation that agrees only to rounding.
+    torch.manual_seed(2)
+    ours = MultiHeadAttention(24, 4).to(device).eval()  # d_k 6: 1/√6 rounds (a power of 2 would not)
+    x = torch.randn(T, 24, device=device)
+    mask = causal_mask(T, device=device).clone() if masked else None
+    if masked:
+        mask[2] = False  # a fully blocked row
+    with torch.no_grad():
+        out, w = ours(x, mask)
+    t = ours.trace(x, mask)
+    scores, scaled, masked_scores, weights = (torch.from_numpy(a) for a in (t.scores, t.scaled, t.masked, t.weights))
+    keep = torch.from_numpy(t.mask)
+    assert torch.equal(scaled, scores * t.scale)
+    assert torch.equal(masked_scores, scaled.masked_fill(~keep, float("-inf")))
+    assert torch.equal(weights, _softmax_(masked_scores.clone()).nan_to_num(0.0))  # a blocked row: 0/0 -> 0
+    assert torch.equal(weights, w.cpu()) and torch.equal(torch.from_numpy(t.output), out.cpu())
+    q, k, v = (torch.from_numpy(a).to(device) for a in (t.q, t.k, t.v))
+    heads, again = attention(q[None], k[None], v[None], None if mask is None else keep.to(device), t.scale)
+    assert torch.equal(torch.from_numpy(t.heads), heads[0].cpu()) and torch.equal(weights, again[0].cpu())
 
 
 def test_trace_matrices_reproduce_the_projections():

@@ -1,6 +1,7 @@
 """Property tests over the space of lessons a student can configure."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ def lessons(draw):
         seed=draw(st.integers(0, 2**32 - 1)), device="cpu")
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lessons())
 def test_traces_are_finite_normalised_shaped_and_reproducible(cfg):
