@@ -11,7 +11,7 @@ FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels)
 # What the browser tests inject into the pages (axe-core), pinned in package-lock.json.
 NODE_STAMP := node_modules/.installed-$(shell cat package.json package-lock.json | sha256sum | cut -c1-12)
 
-.PHONY: setup system test lint bench run classroom hall lecture
+.PHONY: setup system test check lint bench run classroom hall lecture
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -36,8 +36,17 @@ $(NODE_STAMP): package.json package-lock.json
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
+# The whole suite (what CI runs), two workers: a test file stays on one worker (its servers and
+# module-level set-up are shared by its tests).
 test: $(STAMP) $(NODE_STAMP) lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
+
+# The fast tier, before every commit: core, classroom, the package lines, and an AppTest smoke of
+# every page and of the rerun policy; no browser, render, hall or slow test.
+check: $(STAMP) lint
+	$(PY) -m pytest -n 2 --dist loadfile -m "not (browser or render or hall or slow)" \
+		tests/core tests/classroom tests/test_layout.py tests/dashboard/test_pages.py \
+		tests/dashboard/test_rerun_policy.py
 
 # The lab on this machine only (loopback).
 run: $(STAMP)

@@ -126,8 +126,8 @@ ARM_JS = """() => {
 }"""
 
 
-def serve(script: Path):
-    proc, port = start_streamlit(script)
+def serve(script: Path, tree: Path = ROOT):
+    proc, port = start_streamlit(script, tree=tree)
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -156,11 +156,12 @@ def move(page, slider, key: str) -> float | None:
         page.wait_for_timeout(300)
 
 
-def paired_times(browser, lab_url: str, floor_url: str, repeats: int,
-                 scheme: str = "light", lab_slider: str = "Softmax temperature") -> tuple[list[float], list[float]]:
+def paired_times(browser, lab_url: str, floor_url: str, repeats: int, scheme: str = "light",
+                 lab_slider: str = "Softmax temperature", floor_slider: str | None = None) -> tuple[list, list]:
     """Slider moves on the lab and on the floor, one after the other (lab, floor, lab, ...), so a
     busy spell of the machine falls on both alike. The first move of each warms caches, dropped."""
-    apps = [open_app(browser, lab_url, scheme, lab_slider), open_app(browser, floor_url, scheme)]
+    apps = [open_app(browser, lab_url, scheme, lab_slider),
+            open_app(browser, floor_url, scheme, floor_slider or "Softmax temperature")]
     times, missed = ([], []), [0, 0]
     for i in range(repeats + 1):
         for j, (page, slider) in enumerate(apps):
@@ -176,31 +177,43 @@ def paired_times(browser, lab_url: str, floor_url: str, repeats: int,
     return times
 
 
-def browser_medians(repeats: int, only_trained: bool = False) -> dict:
+def browser_medians(repeats: int, only_trained: bool = False, against: Path | None = None) -> dict:
+    """Lab against the bare app's floor; or, with `against` (another checkout of the lab), this tree's
+    lab against that tree's, on the same pages, move for move."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         bare = Path(tmp) / "bare_app.py"
         bare.write_text(BARE_APP)
         lab, lab_url = serve(ROOT / "dashboard" / "app.py")
-        floor, floor_url = serve(bare)
+        floor, floor_url = serve(against / "dashboard" / "app.py", against) if against else serve(bare)
+
+        def there(lab_path: str, floor_path: str) -> str:  # the floor's page: the same as the lab's against a tree
+            return floor_url + (lab_path if against else floor_path)
+
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                cold, warm, first = cold_open(browser)
-                print(f"Trained heads opened in a new tab on a fresh server: {cold:.1f} s cold (the model loads), "
-                      f"{warm:.1f} s warm; page 1 {first:.1f} s", flush=True)
+                if not against:
+                    cold, warm, first = cold_open(browser)
+                    print(f"Trained heads opened in a new tab on a fresh server: {cold:.1f} s cold (the model "
+                          f"loads), {warm:.1f} s warm; page 1 {first:.1f} s", flush=True)
+                slider = "Softmax temperature"
                 out = {} if only_trained else {
-                    "default lesson": paired_times(browser, lab_url + "/", floor_url + "/?T=7", repeats),
+                    "default lesson": paired_times(browser, lab_url + "/", there("/", "/?T=7"), repeats,
+                                                   floor_slider=slider if against else None),
                     "default lesson, projector mode": paired_times(browser, lab_url + "/?projector=1",
-                                                                   floor_url + "/?T=7", repeats),
-                    "default lesson, dark theme": paired_times(browser, lab_url + "/", floor_url + "/?T=7", repeats,
-                                                               scheme="dark"),
+                                                                   there("/?projector=1", "/?T=7"), repeats,
+                                                                   floor_slider=slider if against else None),
+                    "default lesson, dark theme": paired_times(browser, lab_url + "/", there("/", "/?T=7"), repeats,
+                                                               scheme="dark", floor_slider=slider if against else None),
                     "64 tokens × 512 × 16 heads": paired_times(browser, f"{lab_url}/?{LARGE}",
-                                                               floor_url + "/?T=64", repeats),
+                                                               there(f"/?{LARGE}", "/?T=64"), repeats,
+                                                               floor_slider=slider if against else None),
                 }
                 out["Trained heads, 20 words: head"] = paired_times(
-                    browser, f"{lab_url}/{TRAINED}", f"{floor_url}/?T={TRAINED_T}", repeats, lab_slider="Head")
+                    browser, f"{lab_url}/{TRAINED}", there(f"/{TRAINED}", f"/?T={TRAINED_T}"), repeats,
+                    lab_slider="Head", floor_slider="Head" if against else None)
                 browser.close()
         finally:
             for proc in (lab, floor):
@@ -259,18 +272,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--only-trained", action="store_true", help="only the Trained heads page's cases")
+    parser.add_argument("--against", type=Path, metavar="TREE",
+                        help="another checkout of the lab (e.g. `git worktree add /tmp/old HEAD~1`): its lab is the "
+                             "reference, on the same pages, instead of the bare app")
     args = parser.parse_args()
-    if not args.only_trained:
+    if not args.only_trained and not args.against:
         server_default = apptest_median(args.repeats)
         print(f"AppTest rerun, default lesson: {server_default * 1000:.0f} ms median (goal ≤ 50 ms)", flush=True)
         server_large = apptest_median(args.repeats, dict(p.split("=") for p in LARGE.split("&")))
         print(f"AppTest rerun, 64 × 512 × 16:  {server_large * 1000:.0f} ms median", flush=True)
-    medians = browser_medians(args.repeats, args.only_trained)
+    medians = browser_medians(args.repeats, args.only_trained, args.against and args.against.resolve())
     goals = {"default lesson": 1.3, "default lesson, projector mode": 1.3, "default lesson, dark theme": 1.3,
              "64 tokens × 512 × 16 heads": 2.0, "Trained heads, 20 words: head": 1.3}
-    print(f"{'case':<32}{'lab (ms)':>10}{'floor (ms)':>12}{'ratio':>8}{'goal':>7}")
+    reference = f"{args.against} (ms)" if args.against else "floor (ms)"
+    print(f"{'case':<32}{'lab (ms)':>10}{reference:>{max(12, len(reference) + 2)}}{'ratio':>8}"
+          f"{'' if args.against else 'goal':>7}")
     for case, (lab, floor) in medians.items():
-        print(f"{case:<32}{lab:>10.0f}{floor:>12.0f}{lab / floor:>8.2f}{goals[case]:>7.1f}")
+        goal = "" if args.against else f"{goals[case]:.1f}"
+        print(f"{case:<32}{lab:>10.0f}{floor:>{max(12, len(reference) + 2)}.0f}{lab / floor:>8.2f}{goal:>7}")
 
 
 if __name__ == "__main__":

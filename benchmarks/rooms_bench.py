@@ -11,7 +11,6 @@ Run: .venv/bin/python benchmarks/rooms_bench.py
 
 import secrets
 import shutil
-import socket
 import subprocess
 import time
 import tracemalloc
@@ -20,6 +19,7 @@ import uuid
 from classroom.questions import focus_question
 from classroom.rooms import MemoryRooms, RoomLimits
 from core import AttentionConfig
+from dashboard.serve import free_port
 
 STUDENTS = 1000
 LESSON = AttentionConfig().to_json()
@@ -62,12 +62,6 @@ def memory_per_student():
           f"{grew(empty, joined) / STUDENTS:.0f} B; a question {grew(joined, asked):,} B; per answer "
           f"{grew(asked, answered) / STUDENTS:.0f} B (session ids themselves: ~{len(sessions[0]) + 49} B each, "
           f"held by the pages anyway)")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def redis_figures():

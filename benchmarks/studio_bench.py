@@ -24,14 +24,15 @@ import time
 from pathlib import Path
 
 import av
+from lab_server import ROOT
 from rq import Worker
 
 from animations.catalog import LECTURE
 from animations.rq_service import RQRenderService
 from animations.service import RenderService
 from core import PRESETS
+from dashboard.serve import free_port
 from hall import redis_server
-from hall.run import ROOT, free_port
 
 GOAL_COLD_S, GOAL_CACHED_S, GOAL_RQ_RATIO = 15.0, 1.0, 1.10
 

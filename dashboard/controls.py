@@ -1,10 +1,21 @@
 """The pages' own controls (which head, which step, which mask to show...): how a page looks,
 not what the lesson is. Each is mirrored in the URL (links.view_param), so a shared link shows
-the same screen, and a link's value that a page cannot show is said, not dropped."""
+the same screen, and a link's value that a page cannot show is said, not dropped.
+
+Each page keeps its controls' state under keys of its own (`state_key`): page 1's head (up to 64) and
+the Trained heads page's head (up to 12) are two settings, not one. The display settings are the
+app's, shared by every page."""
 
 import streamlit as st
 
+from dashboard import navigation
 from dashboard.lesson import links
+
+
+def state_key(name: str, shared: bool = False, page: str | None = None) -> str:
+    """The session-state key of the view setting `name`: the app's (`shared`), or a page's own (this
+    run's page, or the page file named `page`)."""
+    return f"view_{name}" if shared else f"view_{page or st.session_state.get(navigation.HERE, '')}_{name}"
 
 
 def _from_link(key: str, name: str, parse, what: str, default):
@@ -46,9 +57,8 @@ def head_control(num_heads: int) -> int:
 
     Up to HEAD_BUTTONS_UP_TO heads, a row of numbered buttons: one click (or tap) opens a head, a
     large target on a projector. It is also far cheaper for the browser than a slider, which the
-    lesson's fragment redraws on every rerun: a temperature move on page 1 settled about 15 %
-    sooner with the buttons (the dashboard benchmark's method, same run, 2026-12-01)."""
-    key = "view_head"
+    lesson's view redraws on every rerun (docs/performance.md)."""
+    key = state_key("head")
     _from_link(key, "head", _in(range(1, num_heads + 1)), "head", 1)
     if num_heads == 1:
         st.caption("One head.")
@@ -83,15 +93,14 @@ def _keep_one(key: str, default: str):
         st.session_state[key] = default
 
 
-def tabs(steps: list[str], name: str, default: str):
+def tabs(steps: list[str], name: str, default: str, shared: bool = False):
     """Steps of which only the chosen one runs, picked on a row of buttons (st.segmented_control);
     its number (1-based) in the URL as `name`.
 
     Not `st.tabs`: in the browser its tab panel watches its own contents and, on every change,
     walks them looking for a focusable element, checking each node's visibility; with a chart's
-    SVG inside, that walk cost more than half of what a slider move takes on page 1 (the
-    dashboard benchmark: 177 → 113 ms a move, same run)."""
-    key = f"view_{name}"
+    SVG inside, that walk was most of a slider move on page 1 (docs/performance.md)."""
+    key = state_key(name, shared)
     numbers = {str(i + 1): s for i, s in enumerate(steps)}
     _from_link(key, name, lambda raw: numbers[str(raw)] if str(raw) in numbers else _bad(raw), name, default)
     if st.session_state[key] not in steps:
@@ -108,9 +117,9 @@ def _bad(raw):
     raise ValueError(raw)
 
 
-def choice(widget, label: str, options: list, name: str, default, **kwargs):
+def choice(widget, label: str, options: list, name: str, default, shared: bool = False, **kwargs):
     """A page control with a fixed set of options (st.radio, st.selectbox, st.segmented_control...)."""
-    key = f"view_{name}"
+    key = state_key(name, shared)
     _from_link(key, name, _in(options), f"{label.lower()}", default)
     if st.session_state[key] not in options:
         st.session_state[key] = default
@@ -121,10 +130,10 @@ def choice(widget, label: str, options: list, name: str, default, **kwargs):
     return value
 
 
-def buttons(label: str, low: int, high: int, name: str, default: int) -> int:
+def buttons(label: str, low: int, high: int, name: str, default: int, shared: bool = False) -> int:
     """A page control on a row of numbered buttons (st.segmented_control), low to high; cheaper
     for the browser to redraw than a slider (head_control says how much)."""
-    key = f"view_{name}"
+    key = state_key(name, shared)
     _from_link(key, name, _in(range(low, high + 1)), label.lower(), default)
     if st.session_state[key] not in range(low, high + 1):
         st.session_state[key] = default
@@ -134,18 +143,20 @@ def buttons(label: str, low: int, high: int, name: str, default: int) -> int:
     return value
 
 
-def number(label: str, low: int, high: int, name: str, default: int, **kwargs) -> int:
+def number(label: str, low: int, high: int, name: str, default: int, shared: bool = False, **kwargs) -> int:
     """A page control on a whole-number slider."""
-    key = f"view_{name}"
+    key = state_key(name, shared)
     _from_link(key, name, _in(range(low, high + 1)), label.lower(), default)
+    if st.session_state[key] not in range(low, high + 1):  # e.g. fewer layers or heads than last time
+        st.session_state[key] = min(max(low, int(st.session_state[key])), high)
     value = st.slider(label, low, high, key=key, **kwargs)
     links.view_param(name, value, default)
     return value
 
 
-def flag(label: str, name: str, default: bool = False, **kwargs) -> bool:
+def flag(label: str, name: str, default: bool = False, shared: bool = False, **kwargs) -> bool:
     """A page control that is on or off (st.toggle); `name=1` in the URL when on."""
-    key = f"view_{name}"
+    key = state_key(name, shared)
     _from_link(key, name, lambda raw: {"1": True, "0": False}[raw] if raw in ("0", "1") else _bad(raw), label.lower(),
                default)
     value = st.toggle(label, key=key, **kwargs)

@@ -1,23 +1,31 @@
 """Cached calls into `core`, keyed on plain values (`cfg.key()`, ints), never on tensors.
 
-One cache per server, bounded by memory (ATTENTION_LAB_LESSON_CACHE_MB, default 256 MB: about
-fifteen of the largest lessons, thousands of classroom-sized ones), shared by every session.
+One cache per server shared by every session (sessions are threads), bounded by memory, not by
+entries: ATTENTION_LAB_LESSON_CACHE_MB, default 256 (docs/performance.md measures how many lessons
+that holds). Streamlit's own caches bound the number of entries, not their size, and one client
+loading many of the largest lessons could drive the server's memory up by gigabytes: here every
+entry is weighed (numpy arrays by their bytes) and the least recently used ones leave once the
+total passes the budget. Losing the cache (a restart, Streamlit's "clear cache") costs only
+recomputation.
 """
 
+import dataclasses
 import os
+import threading
+from collections import OrderedDict
 
+import numpy as np
 import streamlit as st
 
 from core import AttentionConfig, ConfigError, analysis, run_trace
 from core.views import stage_summary
-from dashboard.memo import MemoryLRU
 
 SATURATION_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 BUDGET_BYTES = int(float(os.environ.get("ATTENTION_LAB_LESSON_CACHE_MB", "256")) * 1024**2)
 
 
 @st.cache_resource(show_spinner=False)
-def memo() -> MemoryLRU:
+def memo() -> "MemoryLRU":
     return MemoryLRU(BUDGET_BYTES)
 
 
@@ -68,3 +76,74 @@ def block_parameters(cfg: AttentionConfig) -> dict:
 
 def shuffle_demo(cfg: AttentionConfig, order: tuple) -> dict:
     return memo().get_or_make(("shuffle", cfg.key(), order), lambda: analysis.shuffle_demo(cfg, order))
+
+
+# -- the cache ------------------------------------------------------------------------------------
+def nbytes(value) -> int:
+    """The bytes held by numpy arrays inside `value` (dataclasses, dicts, lists and tuples)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(nbytes(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, dict):
+        return sum(nbytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(nbytes(v) for v in value)
+    return 0
+
+
+def _freeze(value):
+    """Make the arrays read-only: every session gets the same objects, so none may change them."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _freeze(getattr(value, f.name))
+    elif isinstance(value, dict):
+        for v in value.values():
+            _freeze(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _freeze(v)
+    return value
+
+
+class MemoryLRU:
+    """Values by key, least recently used out first once their arrays pass `budget` bytes (or
+    their number passes `max_items`)."""
+
+    def __init__(self, budget: float, max_items: float = float("inf")):
+        self.budget, self.max_items = budget, max_items
+        self._items: OrderedDict = OrderedDict()  # key -> (value, bytes)
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get_or_make(self, key, make):
+        """The cached value for `key`, or `make()`'s (computed outside the lock: other sessions go on)."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][0]
+        value = _freeze(make())
+        size = nbytes(value)
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = (value, size)
+                self._bytes += size
+            self._items.move_to_end(key)
+            while (self._bytes > self.budget or len(self._items) > self.max_items) and len(self._items) > 1:
+                _, (_, gone) = self._items.popitem(last=False)
+                self._bytes -= gone
+            return self._items[key][0]
+
+    @property
+    def bytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self):
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0

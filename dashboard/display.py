@@ -1,20 +1,31 @@
-"""How the lab is shown in this session (not what the lesson is): projector mode and the weights'
-colour scale, in the sidebar and the URL (`projector=1`, `weights=row`), and the page's CSS.
+"""How the lab is shown in this session (not what the lesson is): projector mode, the weights'
+colour scale and the theme, in the sidebar and the URL (`projector=1`, `weights=row`), and the
+page's CSS.
 
-Every chart drawn through `ui.draw` follows them (sizing.set_look), so a new page needs nothing
-of its own. The theme (light or dark) is Streamlit's own, picked in its ⋮ menu or by the link
-(theme.py); charts follow it because `ui.draw` leaves their text colours to Streamlit.
+Every chart drawn through `draw.draw` follows the look (sizing.set_look), so a new page needs
+nothing of its own. The two themes live in .streamlit/config.toml ([theme.light], [theme.dark]);
+Streamlit follows the browser's preference until the user picks one in its ⋮ menu. A link can
+force one with Streamlit's own `embed_options=light_theme` / `dark_theme` (honoured on load,
+without `embed=true`): the sidebar's Theme control reloads the page with that parameter, so the
+address says which theme is on and opens it again. Charts follow because `draw.draw` leaves their
+text colours to Streamlit (`theme=None` still applies the theme's text and background).
 """
+
+from functools import lru_cache
+from urllib.parse import parse_qs
 
 import streamlit as st
 
-from dashboard import controls, theme
+from dashboard import controls, serve
 from dashboard.charts import sizing
 from dashboard.lesson import links
 
 PROJECTOR, WEIGHTS = "projector", "weights"
 SCALES = {"fixed": "0 to 1 (compare rows)", "row": "0 to the row's largest (see its shape)"}
+THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
 _NOTICE = "display_link_notice"
+_PANEL_STEPS = range(200, 2401, 25)  # CSS px: the widths a panel may ask for (sizing.panel_px, rounded up)
+_PANEL_KEY = "lab_w"  # a panel's key: lab_w{width}_{name}; "_" ends the width, so 300 never matches 3000
 
 
 def _one_of(options):
@@ -28,7 +39,7 @@ def _one_of(options):
 def _opened_with(name: str, options: dict, default):
     """The value before the widget is drawn (the look is needed first): the session's, else the
     opening link's, else `default`; a link's value that cannot be is said in the sidebar."""
-    key = f"view_{name}"
+    key = controls.state_key(name, shared=True)
     if key not in st.session_state:
         try:
             value = links.view_from_url(name, _one_of(options))
@@ -56,7 +67,7 @@ def page_config():
     """`st.set_page_config` for this run: in projector mode the sidebar starts collapsed."""
     st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide",
                        initial_sidebar_state="collapsed" if projector() else "auto")
-    theme.apply_css(look())
+    st.html(page_css(look()))  # a style-only st.html takes no room on the page
 
 
 def sidebar():
@@ -64,9 +75,81 @@ def sidebar():
     st.subheader("Display")
     if st.session_state.get(_NOTICE):
         st.warning(st.session_state.pop(_NOTICE), icon="🔗")
-    controls.flag("Projector mode", PROJECTOR, help="Larger type everywhere, one chart per screen, the sidebar "
-                  "folded away (open it again with the arrow at the top left).")
-    controls.choice(st.radio, "Colours of the weights", list(SCALES), WEIGHTS, "fixed", format_func=SCALES.get,
+    controls.flag("Projector mode", PROJECTOR, shared=True,
+                  help="Larger type everywhere, one chart per screen, the sidebar folded away (open it again "
+                       "with the arrow at the top left).")
+    controls.choice(st.radio, "Colours of the weights", list(SCALES), WEIGHTS, "fixed", shared=True,
+                    format_func=SCALES.get,
                     help="0 to 1 keeps rows comparable; 0 to each row's largest shows where every row looks, "
                          "even when its weights are all small. The legend says which is on.")
-    theme.control()
+    theme_control()
+
+
+# -- the page's CSS -------------------------------------------------------------------------------
+def panel_key(px: int, name: str) -> str:
+    """The key of a panel (draw.panels) that stays at least `px` wide in its row: Streamlit writes
+    it into the panel's class (st-key-…), which page_css picks by its start."""
+    step = next((s for s in _PANEL_STEPS if s >= px), _PANEL_STEPS[-1])
+    return f"{_PANEL_KEY}{step}_{name}"
+
+
+def _darker(color: str, by: float = 0.15) -> str:
+    rgb = (int(color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+    return "#" + "".join(f"{round(c * (1 - by)):02X}" for c in rgb)
+
+
+@lru_cache(maxsize=4)  # one per look: built once per server, not on every rerun
+def page_css(look: sizing.Look) -> str:
+    """Panels side by side only while each keeps its chart's numbers legible, else one per row
+    (the browser decides: it alone knows the width); larger type in projector mode.
+
+    Primary buttons (Ask the class, Send my answer, ...): Streamlit writes their label in white on
+    the theme's primaryColor. The dark theme's accent must be light to read on its dark page, and
+    white on it is hard to read; no one accent serves both. So primary buttons keep the light
+    theme's accent (config.toml) in both themes: white on it passes 4.5:1 (tests/dashboard/test_projector.py)."""
+    rules = [f'[data-testid="stHorizontalBlock"] > div:has(> [class*="st-key-{_PANEL_KEY}{s}_"]) '
+             f'{{flex: 1 1 {s}px; min-width: min({s}px, 100%);}}' for s in _PANEL_STEPS]
+    accent = st.get_option("theme.light.primaryColor")
+    if accent:
+        primary = 'button[data-testid^="stBaseButton-primary"]:not(:disabled)'
+        rules.append(f'{primary} {{background-color: {accent} !important; border-color: {accent} '
+                     f'!important; color: #FFFFFF !important;}}')
+        rules.append(f'{primary}:hover {{background-color: {_darker(accent)} !important; '
+                     f'border-color: {_darker(accent)} !important;}}')
+    if look.scale != 1:
+        rules.append(f"html {{font-size: {16 * look.scale:.0f}px !important;}}")  # Streamlit's type is 16 px
+    return "<style>" + "\n".join(rules) + "</style>"
+
+
+# -- the theme ------------------------------------------------------------------------------------
+def _theme_from_address() -> str:
+    """The theme the address forces (Streamlit's embed_options), or "browser"."""
+    options = parse_qs(serve.opening_query_string()).get("embed_options", [])
+    for name in ("light", "dark"):
+        if f"{name}_theme" in options:
+            return name
+    return "browser"
+
+
+_RELOAD = """<script>
+const url = new URL(window.location.href);
+url.searchParams.delete("embed_options");
+if ("{option}") url.searchParams.set("embed_options", "{option}");
+window.location.replace(url.toString());
+</script>"""
+
+
+def theme_control():
+    """Theme: the browser's preference, light or dark. Picking one reloads the page with it in
+    the address (the lesson and the view are in the address too, so nothing is lost)."""
+    now = _theme_from_address()
+    key = controls.state_key("theme", shared=True)
+    if st.session_state.get(key) is None:
+        st.session_state[key] = now
+    chosen = st.segmented_control("Theme", list(THEMES), key=key, format_func=THEMES.get,
+                                  help="The browser's preference (or the ⋮ menu's Settings), or always light or "
+                                       "dark: then the address says so and opens the same.")
+    chosen = chosen or now
+    if chosen != now:
+        option = "" if chosen == "browser" else f"{chosen}_theme"  # one of three fixed strings
+        st.html(_RELOAD.replace("{option}", option), unsafe_allow_javascript=True)

@@ -10,11 +10,13 @@ so they are not shared between sessions), and links use them.
 import streamlit as st
 
 _KEY = "navigation_pages"
+TRAINED_PAGE = "app_pages/trained_heads.py"  # the one page whose weights are learned
+HERE = "navigation_here"  # the page file this session's last full run chose
 
-# (file, title, url path, extra): the first page is the default; it also answers at its own name,
-# as a teacher would write it on a slide.
+# (file, title, url path, extra): the first page is the default; it also answers at its own names,
+# as a teacher would write them on a slide.
 PAGES = [
-    ("app_pages/attention.py", "Scaled dot-product attention", "scaled-dot-product", {"default": True}),
+    ("app_pages/attention.py", "Scaled dot-product attention", "default-page", {"default": True}),
     ("app_pages/multi_head.py", "Multi-head attention", "multi-head", {}),
     ("app_pages/masking.py", "Masking", "masking", {}),
     ("app_pages/why_scale.py", "Why divide by √d_k", "why-scale", {}),
@@ -25,6 +27,9 @@ PAGES = [
     ("app_pages/lecture.py", "Lecture videos", "lecture", {}),
     ("app_pages/compare.py", "Compare two lessons", "compare", {}),
     ("app_pages/room.py", "Classroom room", "room", {}),
+    # The default page answers at the root only: Streamlit reserves its url path but serves nothing
+    # there. So the names a teacher would type are hidden pages of the same file.
+    ("app_pages/attention.py", "Scaled dot-product attention", "scaled-dot-product", {"visibility": "hidden"}),
     ("app_pages/attention.py", "Scaled dot-product attention", "attention", {"visibility": "hidden"}),
 ]
 
@@ -35,6 +40,19 @@ def pages() -> list:
         st.session_state[_KEY] = [st.Page(path, title=title, url_path=url_path, **extra)
                                   for path, title, url_path, extra in PAGES]
     return st.session_state[_KEY]
+
+
+def choose():
+    """`st.navigation` over this session's pages: the page to run (`here()` names its file)."""
+    chosen = st.navigation(pages())
+    file = next(f for p, (f, *_) in zip(pages(), PAGES, strict=True) if p is chosen)
+    st.session_state[HERE] = file.removeprefix("app_pages/").removesuffix(".py")
+    return chosen
+
+
+def here() -> str:
+    """The name of the session's page file ("attention", "trained_heads"...; "" before the first run)."""
+    return st.session_state.get(HERE, "")
 
 
 def page(path: str):

@@ -12,11 +12,11 @@ def freeze_loaded_objects():
     """Once per server, at the end of the first run (everything a page needs is imported by then).
 
     With torch, Altair and pandas loaded, a full garbage collection walks some 250 000
-    long-lived objects: about 160 ms. Streamlit ran one after every run (runner.postScriptGC,
+    long-lived objects (docs/performance.md). Streamlit ran one after every run (runner.postScriptGC,
     now off in .streamlit/config.toml) and Python's own collector still runs full ones now and
     then; frozen, those objects are skipped and it looks only at what the runs create.
-    Later runs find the flag set and do nothing (a cache_resource lookup cost 2 % of a rerun,
-    and gc.get_freeze_count() walks every frozen object: 25 ms)."""
+    Later runs find the flag set and do nothing (a module flag, not a cache_resource lookup or
+    gc.get_freeze_count(), which walks every frozen object)."""
     global _FROZEN
     if _FROZEN:
         return

@@ -1,44 +1,71 @@
 """`python -m dashboard.serve [streamlit run options]`: the lab's server, as `make run`,
-`make classroom`, the hall and the container start it. It is `streamlit run dashboard/app.py`
-with one fix to Streamlit (1.67) installed first, so that a page survives a restart of its
-server.
+`make classroom`, the hall and the container start it: `streamlit run dashboard/app.py` with one
+fix to Streamlit installed first. This is the one module that uses Streamlit's internals; each
+use is checked at start-up against the pinned version (`check`), which says plainly what is
+missing rather than failing later in a student's session.
 
-The fix. A page's controls that sit inside a fragment (page 1's head and step buttons,
-the "Predict first" switch, everything drawn from the lesson: `lesson_fragment.py`; the sidebar's
-temperature and the other page-only settings: `sidebar.page_only_controls`) ask the
-server to rerun that fragment only, by its id. After the server restarts under an open page (a
-hall failover moves the student to another process; `make classroom` is restarted), the page
-is still on screen but the new process has never run it: it holds no fragment, and Streamlit
-ignores a rerun of a fragment it does not hold. Every such control then did nothing at all
-until the student touched something outside the fragments. With the fix, a session whose first
-request names a fragment it does not hold runs the whole app instead: the page is redrawn from
-its address (the lesson and the page's view are in it), and from then on every control works.
-That first move itself is not applied (the new process never saw the widget, so it draws it
-with the address's value), just as a first move of a sidebar control outside the fragments.
+The fix (`install`). The lesson view and its controls (lesson/rerun.py) live in a fragment,
+and a control inside a fragment asks the server to rerun that fragment only, by its id. After
+the server restarts under an open page (a hall failover moves the student to another process;
+`make classroom` is restarted), the page is still on screen but the new process has never run
+it: it holds no fragment, and Streamlit ignores a rerun of a fragment it does not hold, so every
+such control did nothing until the student touched something outside the fragment. With the
+fix, a session whose first request names a fragment it does not hold runs the whole app
+instead: the page is redrawn from its address (the lesson and the page's view are in it). That
+first move itself is not applied (the new process never saw the widget). Later in a session,
+Streamlit's own handling stays: there an unknown fragment is one a full run has just removed.
 
-Later in a session, Streamlit's own handling stays: there an unknown fragment is one a full
-run has just removed, and dropping its rerun is right.
+The other internal (`opening_query_string`): the address's `embed_options`, which Streamlit
+keeps out of `st.query_params`, tells which theme a link forces (display.py).
 """
 
+import socket
 import sys
 import threading
+import warnings
 import weakref
 from pathlib import Path
 
 APP = Path(__file__).resolve().with_name("app.py")
+PINNED = "1.67.0"  # requirements.txt; the internals below are the ones this version has
 
 _LOCK = threading.Lock()
+_installed = []  # one entry once install() ran in this process
+
+
+def check() -> list[str]:
+    """What this Streamlit lacks of the internals the lab uses (empty when all is there)."""
+    import streamlit
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime import scriptrunner
+    from streamlit.runtime.app_session import AppSession
+
+    missing = [f"AppSession.{name}" for name in ("request_rerun", "has_fragment") if not hasattr(AppSession, name)]
+    if "fragment_id" not in ClientState.DESCRIPTOR.fields_by_name:
+        missing.append("ClientState.fragment_id")
+    if not hasattr(scriptrunner, "get_script_run_ctx"):
+        missing.append("scriptrunner.get_script_run_ctx")
+    return [f"{name} (Streamlit {streamlit.__version__})" for name in missing]
 
 
 def install():
     """Make a session's first request run the whole app when it names a fragment the session
-    does not hold (see above). Idempotent; app.py calls it too, for a server started some other way."""
-    from streamlit.proto.ClientState_pb2 import ClientState
-    from streamlit.runtime.app_session import AppSession
+    does not hold (see above). Idempotent; app.py calls it too, for a server started some other way.
+    Without the internals it needs, it warns once and leaves Streamlit as it is."""
+    with _LOCK:  # `python -m dashboard.serve` runs this file as __main__ and app.py imports it again:
+        from streamlit.runtime.app_session import AppSession  # so the mark is on Streamlit's class
 
-    with _LOCK:  # marked on Streamlit's class: `python -m dashboard.serve` runs this file as __main__ too
-        if getattr(AppSession.request_rerun, "lab_first_request_runs_whole", False):
+        if _installed or getattr(getattr(AppSession, "request_rerun", None), "lab_first_request_runs_whole", False):
             return
+        _installed.append(True)
+        missing = check()
+        if missing:
+            warnings.warn("attention-lab: this Streamlit lacks " + ", ".join(missing) + ", so after a restart of "
+                          "the server a page's controls inside its lesson view do nothing until the sidebar is "
+                          f"touched, and a link's theme is not read. Install streamlit=={PINNED} "
+                          "(requirements.txt).", RuntimeWarning, stacklevel=2)
+            return
+        from streamlit.proto.ClientState_pb2 import ClientState
 
         answered = weakref.WeakSet()  # sessions that have had a rerun request
         request_rerun = AppSession.request_rerun
@@ -57,7 +84,27 @@ def install():
         AppSession.request_rerun = first_request_runs_whole
 
 
+def opening_query_string() -> str:
+    """The raw query string of the address this run was opened with, embed options included."""
+    from streamlit.runtime import scriptrunner
+
+    ctx = getattr(scriptrunner, "get_script_run_ctx", lambda: None)()
+    return getattr(ctx, "query_string", "") if ctx else ""
+
+
+def free_port() -> int:
+    """A free TCP port on loopback (for the tests', the benchmarks' and the hall's own servers)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def main(argv: list[str] | None = None):
+    import torch
+
+    # Lessons are tiny: more threads for one trace only fight the other sessions and the browser for
+    # the cores. Set here, where the server starts, not on import (tests and tools import the app).
+    torch.set_num_threads(1)
     install()
     from streamlit.web import cli
 

@@ -21,12 +21,13 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from dashboard.serve import free_port
 
 from . import haproxy, redis_server
 from .supervisor import Child, Supervisor
@@ -36,12 +37,6 @@ RENDER_WORKER_MODULE = "animations.rq_worker"
 PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server", "redis-cli": "redis-tools"}  # -> Debian package
 STREAMLIT_FLAGS = ["--server.headless", "true", "--server.fileWatcherType", "none",
                    "--browser.gatherUsageStats", "false"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def default_workers() -> int:

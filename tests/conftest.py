@@ -2,7 +2,6 @@
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -11,17 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.serve import free_port  # noqa: F401 (the tests' servers import it from here)
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60):
@@ -79,19 +74,3 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
     yield context.new_page()
     context.close()
-
-
-@pytest.fixture(autouse=True)
-def apptest_full_runs(request, monkeypatch):
-    """In AppTest, a lesson change reruns the whole app, as before the lesson fragment.
-
-    A browser keeps the sidebar when a lesson control reruns only the lesson's fragment
-    (dashboard/lesson/rerun.py); AppTest keeps only what the last run drew, so a test that
-    moves the temperature and then reads the sidebar would find no sidebar. Tests marked
-    `fragment_reruns` (tests/dashboard/test_lesson_fragment.py) keep the fragment's own reruns
-    and check them; the browser tests run the real server, untouched by this."""
-    if "fragment_reruns" in request.keywords:
-        return
-    from dashboard.lesson import rerun as lesson_fragment
-
-    monkeypatch.setattr(lesson_fragment, "rerun_alone", lesson_fragment.sidebar_drawn)

@@ -2,11 +2,10 @@
 
 import streamlit as st
 
-from dashboard import controls, data
+from dashboard import controls
 from dashboard.app_pages import steps
 from dashboard.app_pages.ui import untrained_note
-from dashboard.lesson import links, state
-from dashboard.lesson import rerun as lesson_fragment
+from dashboard.lesson import rerun
 
 st.title("Scaled dot-product attention")
 st.markdown(
@@ -19,14 +18,10 @@ st.markdown(
 untrained_note()
 
 
-@st.fragment
-def one_head():
-    cfg = state.lesson()
-    trace = data.trace(cfg)
+def one_head(cfg, trace):
     h = controls.head_control(trace.num_heads)
     # One step at a time (only the chosen one is computed and drawn): legible on a projector, fast.
     steps.step_tabs(cfg, trace, h)
-    links.write_url(cfg)  # this fragment reruns alone when the step or the head changes
 
 
-lesson_fragment.lesson(one_head)
+rerun.view(one_head)

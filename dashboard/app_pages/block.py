@@ -4,10 +4,10 @@ import streamlit as st
 
 from core import ConfigError
 from dashboard import controls, data
-from dashboard.app_pages.ui import dim_labels, draw, first_dims, labelled, show, untrained_note
+from dashboard.app_pages.ui import dim_labels, first_dims, untrained_note
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson import links, state
-from dashboard.lesson import rerun as lesson_fragment
+from dashboard.charts.draw import draw, labelled, show
+from dashboard.lesson import rerun
 
 st.title("Transformer block")
 st.markdown(
@@ -45,9 +45,7 @@ def layouts(cfg):
                            "mean ‖row‖": round(r["mean_norm"], 3)} for r in summary], hide_index=True)
 
 
-@st.fragment
-def one_stage():
-    cfg = state.lesson()
+def one_stage(cfg):
     st.subheader("Look inside one stage")
     kind = controls.choice(st.radio, "Block", ["post-LN", "pre-LN"], "layout", "post-LN", horizontal=True)
     stages, _ = data.block(cfg, kind == "pre-LN")
@@ -57,18 +55,16 @@ def one_stage():
     shown, cols = first_dims(stages[name], name, dims)
     show(charts.matrix_heatmap(shown, labels, cols, f"{kind}: {name}", f"stage-{name}"),
          f"stage_{kind}_{name}", cfg, labelled(stages[name], labels, dims))
-    links.write_url(cfg)
 
 
-def the_block():
-    cfg = state.lesson()
+def the_block(cfg):
     try:
         parameters(cfg)
         layouts(cfg)
     except ConfigError as err:  # hand-entered Q, K, V: no token vectors to start a block from
         st.info(str(err))
     else:
-        one_stage()
+        one_stage(cfg)
 
 
-lesson_fragment.lesson(the_block)
+rerun.view(the_block, with_trace=False)

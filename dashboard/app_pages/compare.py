@@ -7,10 +7,10 @@ from classroom.changes import LABELS, apply_change, available_changes
 from classroom.compare import CompareError, compare
 from core import ConfigError
 from dashboard import controls, data
-from dashboard.app_pages.ui import labelled, panels, show, untrained_note
+from dashboard.app_pages.ui import untrained_note
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson import links, state
-from dashboard.lesson import rerun as lesson_fragment
+from dashboard.charts.draw import labelled, panels, show
+from dashboard.lesson import rerun
 
 st.title("Compare two lessons")
 st.markdown(
@@ -22,9 +22,7 @@ st.markdown(
 untrained_note()
 
 
-@st.fragment
-def comparison():
-    cfg = state.lesson()
+def comparison(cfg):
     options = available_changes(cfg)
     if not options:
         st.info("No single setting of this lesson can be changed here.")
@@ -47,7 +45,6 @@ def comparison():
         st.caption(f"A has {result.a.num_heads} heads and B has {result.b.num_heads}, so no head of A matches a "
                    "head of B: the page compares the weights averaged over each lesson's heads.")
         draw(result, 0, result.a.mean_weights, result.b.mean_weights, "mean over heads")
-    links.write_url(cfg)
 
 
 def draw(result, h: int, wa, wb, which: str):
@@ -76,4 +73,4 @@ def weights_chart(result, trace, h: int, values, labels, title: str, name: str):
                                  x_title="key (attended to)", y_title="query (attending)")
 
 
-lesson_fragment.lesson(comparison)
+rerun.view(comparison, with_trace=False)

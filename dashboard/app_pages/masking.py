@@ -7,10 +7,10 @@ from core.config import MASKS
 from core.lesson import PAD_TOKEN, with_mask
 from dashboard import controls, data
 from dashboard.app_pages import predict
-from dashboard.app_pages.ui import labelled, panels, show, untrained_note
+from dashboard.app_pages.ui import untrained_note
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson import links, state
-from dashboard.lesson import rerun as lesson_fragment
+from dashboard.charts.draw import labelled, panels, show
+from dashboard.lesson import rerun
 from dashboard.lesson.sidebar import MASK_LABELS
 
 st.title("Masking")
@@ -35,9 +35,7 @@ ABOUT = {
 }
 
 
-@st.fragment
-def compare():
-    cfg = state.lesson()
+def compare(cfg):
     default = cfg.mask if cfg.mask != "none" else "causal"  # "none" would show before = after
     kind = controls.choice(st.segmented_control, "Mask to show", list(MASKS), "show", default,
                            format_func=MASK_LABELS.get)
@@ -67,7 +65,6 @@ def compare():
         explain_blocked(trace, labels)
     else:
         after.info("The masked scores and the weights stay hidden until you commit to a prediction.")
-    links.write_url(cfg)
 
 
 def explain_blocked(trace, labels):
@@ -83,4 +80,4 @@ def explain_blocked(trace, labels):
     )
 
 
-lesson_fragment.lesson(compare)
+rerun.view(compare, with_trace=False)

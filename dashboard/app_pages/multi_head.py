@@ -3,12 +3,11 @@
 import streamlit as st
 
 from animations import style
-from core.config import MAX_HEADS
-from dashboard import data
-from dashboard.app_pages.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
+from core.config import head_choices
+from dashboard.app_pages.ui import dim_labels, first_dims, untrained_note
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson import rerun as lesson_fragment
-from dashboard.lesson import state
+from dashboard.charts.draw import labelled, panels, show
+from dashboard.lesson import rerun
 
 st.title("Multi-head attention")
 st.markdown(
@@ -21,9 +20,7 @@ st.markdown(
 untrained_note()
 
 
-def the_heads():
-    cfg = state.lesson()
-    trace = data.trace(cfg)
+def the_heads(cfg, trace):
     labels = charts.token_labels(trace.tokens)
     D, H = cfg.d_model, trace.num_heads
 
@@ -55,8 +52,8 @@ def the_heads():
 
     st.subheader("d_k shrinks as the heads grow")
     st.caption(f"At d_model = {D}, the heads share the dimensions equally: d_k = d_model / heads.")
-    heads = [h for h in range(1, min(D, MAX_HEADS) + 1) if D % h == 0]
+    heads = head_choices(D)
     st.dataframe({"heads": heads, "d_k": [D // h for h in heads]}, hide_index=True, width="content")
 
 
-lesson_fragment.lesson(the_heads)
+rerun.view(the_heads)

@@ -6,10 +6,10 @@ import streamlit as st
 from animations import style
 from core.config import POSITIONALS
 from dashboard import controls, data
-from dashboard.app_pages.ui import dim_labels, first_dims, labelled, panels, show, untrained_note
+from dashboard.app_pages.ui import dim_labels, first_dims, untrained_note
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson import links, state
-from dashboard.lesson import rerun as lesson_fragment
+from dashboard.charts.draw import labelled, panels, show
+from dashboard.lesson import rerun
 
 st.title("Positional encoding")
 st.markdown(
@@ -22,8 +22,7 @@ st.markdown(
 )
 untrained_note()
 
-def sinusoidal_table():
-    cfg = state.lesson()
+def sinusoidal_table(cfg):
     T, D = cfg.num_tokens, cfg.d_model
     labels = charts.token_labels(cfg.tokens)
     table, similarity = data.positional(T, D)
@@ -49,9 +48,7 @@ def same_words(tokens) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-@st.fragment
-def shuffle():
-    cfg = state.lesson()
+def shuffle(cfg):
     st.subheader("Shuffle the tokens")
     if cfg.source == "manual":
         st.info("Hand-entered Q, K, V have no token vectors to shuffle: choose a sentence or random tokens.")
@@ -71,12 +68,9 @@ def shuffle():
     st.caption(f"New order: {' '.join(words)}. No mask. For every token, its output after the shuffle is "
                "compared with its output before: without positions the change is only float rounding.")
     st.dataframe(rows, hide_index=True, width="content")
-    links.write_url(cfg)
 
 
-@st.fragment
-def by_encoding():
-    cfg = state.lesson()
+def by_encoding(cfg):
     st.subheader("The lesson's weights under each encoding")
     traces = data.traces_by_positional(cfg)
     h = controls.head_control(cfg.num_heads)
@@ -98,13 +92,12 @@ def by_encoding():
         st.caption(f"Without positions, {named} have the same q, k and v (the lab gives each word one vector, "
                    "whatever its case), so their rows of scores are identical, and so are their rows of weights "
                    "wherever the mask treats them alike. Positions make them differ.")
-    links.write_url(cfg)
 
 
-def the_lesson():
-    sinusoidal_table()
-    shuffle()
-    by_encoding()
+def the_lesson(cfg):
+    sinusoidal_table(cfg)
+    shuffle(cfg)
+    by_encoding(cfg)
 
 
-lesson_fragment.lesson(the_lesson)
+rerun.view(the_lesson, with_trace=False)

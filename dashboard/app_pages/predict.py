@@ -22,10 +22,10 @@ import streamlit as st
 from classroom.question import Question, QuestionError
 from classroom.questions import suggest
 from dashboard import data
-from dashboard.app_pages.ui import spec_without_data
 from dashboard.charts import questions as qc
+from dashboard.charts.draw import spec_without_data
+from dashboard.data import MemoryLRU
 from dashboard.lesson import links
-from dashboard.memo import MemoryLRU
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
@@ -206,7 +206,7 @@ def reveal_chart(question: Question, key: str):
 
 
 def draw(name: tuple, chart, key: str):
-    """A chart as wide as its column, its spec (Altair's to_dict: ~50 ms) built once per `name`.
+    """A chart as wide as its column, its spec (Altair's to_dict is slow) built once per `name`.
 
     A room's pages redraw their charts on every poll; only the numbers change between polls, so
     the spec without data is kept (bounded) and this run's table travels as Arrow."""

@@ -17,8 +17,9 @@ import streamlit as st
 
 from dashboard import controls
 from dashboard.app_pages import predict
-from dashboard.app_pages.ui import dim_labels, first_dims, labelled, panels, show
+from dashboard.app_pages.ui import dim_labels, first_dims
 from dashboard.charts import heatmaps as charts
+from dashboard.charts.draw import labelled, panels, show
 
 STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]
 
@@ -45,7 +46,7 @@ class View:
         return name if self.same else f"{name}-head{self.h + 1}"
 
     def show(self, chart, name: str, cfg, table):
-        """ui.show, the exported files named by the head; the element kept across heads when `same`."""
+        """draw.show, the exported files named by the head; the element kept across heads when `same`."""
         show(chart, f"{name}_{self.h}", cfg, table, key=f"chart_{name}" if self.same else None)
 
 

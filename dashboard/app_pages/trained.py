@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 from core import AttentionConfig, ConfigError, TrainedTrace, head_patterns, trained_trace
-from dashboard import data
+from dashboard import controls, data
 from dashboard.lesson import links, state
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired."
@@ -21,7 +21,8 @@ SENTENCE = "trained_sentence"  # the sentence the page shows: the last one that 
 FOLLOWED = "trained_followed"  # the sidebar's sentence as the page last followed it
 BOX = "trained_box"  # the page's text box
 ERROR = "trained_error"  # why the last sentence asked for was refused (said once)
-PIECE = "view_piece"  # the word piece picked in the pills (controls.choice, `piece` in the URL)
+# The word piece picked in the pills (controls.choice, `piece` in the URL).
+PIECE = controls.state_key("piece", page="trained_heads")
 LESSON_KINDS = {"random": "random tokens", "manual": "hand-entered Q, K and V"}
 
 
@@ -111,7 +112,8 @@ def use_default_sentence():
 
 
 # -- the head the page opens ----------------------------------------------------------------------
-LAYER, HEAD = "view_layer", "view_head"  # the keys of the page's layer and head controls (controls.number)
+# The keys of the page's layer and head controls (controls.buttons, controls.number).
+LAYER, HEAD = (controls.state_key(n, page="trained_heads") for n in ("layer", "head"))
 
 
 def open_head(layer: int, head: int):

@@ -11,11 +11,12 @@ from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigEr
 from core.guided_heads import IT_TO_SUBJECT, note_value
 from dashboard import controls
 from dashboard.app_pages import steps, trained
-from dashboard.app_pages.ui import draw
-from dashboard.app_pages.word_pieces import NOTES, chip, plain
+from dashboard.app_pages.word_pieces import NOTES, chip
 from dashboard.charts import heatmaps as charts
+from dashboard.charts.draw import draw
 from dashboard.charts.model_view import PICK, model_view
-from dashboard.lesson import links, state
+from dashboard.lesson import rerun
+from dashboard.text import plain
 from dashboard.video import studio
 
 st.title("Trained heads")
@@ -74,7 +75,7 @@ def grid(text, tokens, weights, measured):
                                   format_func=lambda p: MEASURES.get(p, "(no highlight: every head alike)"))
     with right:
         threshold = controls.choice(st.selectbox, "is at least", THRESHOLDS, "at", 0.5,
-                                    disabled=pattern == "none")  # not a slider: sliders slow every redraw
+                                    disabled=pattern == "none")  # a select box: a slider slows every redraw
     if pattern == "none":
         highlight = np.ones(measured["previous"].shape, dtype=bool)
         st.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
@@ -129,7 +130,6 @@ def _measured(note, weights, tokens) -> str:
     return f"On your sentence, its {MEASURES[note.pattern]} is {value:.2f}{verdict}."
 
 
-@st.fragment
 def one_head(text: str, measured: dict, picked: int | None):
     st.subheader("One head, step by step")
     left, right = st.columns(2)
@@ -147,7 +147,6 @@ def one_head(text: str, measured: dict, picked: int | None):
     if picked is not None:
         piece_row(trace, head, picked)
     steps.step_tabs(cfg, trace, head - 1, same_charts=True)
-    links.write_url(state.lesson())  # this fragment reruns alone when the layer, the head or the step changes
 
 
 def piece_row(trace, head: int, n: int):
@@ -200,7 +199,7 @@ def page():
     whole, measured = trained.trace(text), trained.patterns(text)
     picked = pieces(whole.tokens)
     grid(text, whole.tokens, whole.weights, measured)
-    one_head(text, measured, picked)
+    rerun.part(one_head, text, measured, picked)  # the layer, the head and the step rerun it alone
     guided(text, whole.tokens, whole.weights)
     table(measured)
     video(text)

@@ -5,10 +5,9 @@ import streamlit as st
 from core import MAX_TOKENS
 from dashboard import controls, data
 from dashboard.app_pages import predict
-from dashboard.app_pages.ui import draw
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson import rerun as lesson_fragment
-from dashboard.lesson import state
+from dashboard.charts.draw import draw
+from dashboard.lesson import rerun
 
 st.title("Why divide by √d_k")
 st.markdown(
@@ -21,19 +20,18 @@ st.markdown(
 )
 
 
-def predicted_first() -> bool:
+def predicted_first(cfg) -> bool:
     """With "Predict first" on: a question about the lesson's own row with the scale switched, and
     the demonstration below hidden until the student commits to an answer."""
     if not predict.switch("why_scale"):
         return True
-    cfg = state.lesson()
     st.caption("A question about the lesson in the sidebar (head 1): predict, then see the demonstration.")
     change = "scale:off" if cfg.scale else "scale:on"
     question = predict.lesson_question("why_scale", cfg, ("change",), change=change)
     return question is None or predict.hide_until_committed(question, "why_scale")
 
 
-def demonstration():
+def demonstration(cfg):
     T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
     st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
                f"a uniform row would have entropy ln {T}.")
@@ -45,7 +43,6 @@ def demonstration():
         draw(charts.saturation_chart(scaled, unscaled, "max_weight", "mean largest weight"), "chart_sat_max")
 
     st.subheader("One row at the lesson's settings")
-    cfg = state.lesson()
     options = sorted({*data.SATURATION_D_KS, cfg.d_k})
     d_k = controls.choice(st.select_slider, "d_k for this row", options, "dk", cfg.d_k)
     n = cfg.num_tokens
@@ -60,11 +57,11 @@ def demonstration():
                              color=charts.style.KEY), "chart_row_unscaled")
 
 
-def the_lesson():
-    if predicted_first():
-        demonstration()
+def the_lesson(cfg):
+    if predicted_first(cfg):
+        demonstration(cfg)
     else:
         st.info("The demonstration below stays hidden until you commit to a prediction.")
 
 
-lesson_fragment.lesson(the_lesson)
+rerun.view(the_lesson, with_trace=False)

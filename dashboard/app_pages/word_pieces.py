@@ -1,13 +1,12 @@
 """The word pieces a trained model reads, as numbered chips, and what the special ones are.
 
 The chips are pills with Markdown labels (the dashboard writes no raw HTML); the pieces come
-from the student's sentence, so every ASCII punctuation mark in them is escaped and shows as itself.
+from the student's sentence, so they go through the lab's one escaper (dashboard.text.plain).
 """
 
-import string
+from dashboard.text import plain
 
 SPECIAL = ("[CLS]", "[SEP]", "[UNK]")
-_ESCAPE = str.maketrans({c: f"\\{c}" for c in string.punctuation})
 COLOURS = {"special": "orange", "continues": "blue"}
 
 
@@ -16,11 +15,6 @@ def kind(piece: str) -> str:
     if piece in SPECIAL:
         return "special"
     return "continues" if piece.startswith("##") else "word"
-
-
-def plain(text: str) -> str:
-    """`text` inside Markdown, shown as itself: no link, emphasis, directive, code or maths."""
-    return text.translate(_ESCAPE)
 
 
 def chip(tokens, n: int) -> str:

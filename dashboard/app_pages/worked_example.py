@@ -5,10 +5,10 @@ import streamlit as st
 
 from core import PRESETS
 from dashboard import data
-from dashboard.app_pages.ui import ARTICLE, dim_labels, labelled, panels, show
+from dashboard.app_pages.ui import ARTICLE, dim_labels
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson import rerun as lesson_fragment
-from dashboard.lesson import state
+from dashboard.charts.draw import labelled, panels, show
+from dashboard.lesson import rerun, state
 
 st.title("The article's worked example")
 st.markdown(
@@ -42,9 +42,9 @@ st.success(f"core computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}** and outputs
            f"**{out[0, 0]:.2f} {out[0, 1]:.2f}** / **{out[1, 0]:.2f} {out[1, 1]:.2f}**, as in the article.")
 
 
-def load_button():
+def load_button(_lesson):
     """The example is the same whatever the lesson; this button makes it the lesson."""
     st.button("Load this example into the sidebar", key="article_load", on_click=state.set_lesson, args=(cfg,))
 
 
-lesson_fragment.lesson(load_button)
+rerun.view(load_button, with_trace=False)

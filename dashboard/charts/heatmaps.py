@@ -12,16 +12,12 @@ import numpy as np
 import pandas as pd
 
 from animations import style
+from core.trace import token_labels
 from dashboard.charts import sizing
 from dashboard.charts.lines import row_bars, saturation_chart, stage_norms  # noqa: F401 (pages read them here)
 
 NUMBERS_UP_TO = 12  # print each cell's number when the sequence is at most this long
 FONT = style.FONT
-
-
-def token_labels(tokens) -> list[str]:
-    """ "1 the", "2 cat", ... "5 the": repeated words stay separate rows and columns."""
-    return [f"{i + 1} {t}" for i, t in enumerate(tokens)]
 
 
 def cell_px(n: int) -> int:
@@ -31,11 +27,6 @@ def cell_px(n: int) -> int:
     if n <= NUMBERS_UP_TO:
         return 42
     return max(10, 640 // n)
-
-
-def heatmap_px(n: int) -> int:
-    """About how wide an exported n×n heatmap is, axis labels included."""
-    return n * cell_px(n) + 170
 
 
 def _label_font(n: int) -> int:
@@ -124,9 +115,9 @@ def _layered(layers, rows: int, cols: int, title: str, transform=(), x_labels=()
 def with_data(template: alt.TopLevelMixin, df: pd.DataFrame) -> alt.TopLevelMixin:
     """A cached, data-free template plus this rerun's table.
 
-    Altair's own `copy(deep=False)` rebuilds the chart: ~3 ms a heatmap, two or three per slider
-    move. Nothing ever changes a template's layers, so a new chart object that shares them and has
-    its own top-level settings (Altair keeps those in `_kwds`) is enough: ~1 µs."""
+    Altair's own `copy(deep=False)` rebuilds the chart, for every heatmap of every slider move.
+    Nothing ever changes a template's layers, so a new chart object that shares them and has its
+    own top-level settings (Altair keeps those in `_kwds`) is enough, and thousands of times cheaper."""
     chart = object.__new__(type(template))
     chart.__dict__.update(template.__dict__, _kwds=dict(template._kwds))
     chart.data = df
@@ -161,7 +152,7 @@ def _blocked_or(colour: str) -> str:
 
 
 # Templates depend on labels and options only, so they are built once (lru_cache) and every
-# rerun just attaches its numbers; `usermeta["template"]` names the template for ui.draw.
+# rerun just attaches its numbers; `usermeta["template"]` names the template for draw.draw.
 @lru_cache(maxsize=256)
 def _weights_template(labels: tuple, title: str, fmt: str, head: int) -> alt.LayerChart:
     n = len(labels)
@@ -263,26 +254,3 @@ def qkv_heatmap(q: np.ndarray, k: np.ndarray, v: np.ndarray, row_labels, title: 
 
 def _hash(key: tuple) -> str:
     return hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:16]
-
-
-def heads_grid(trace, columns: int = 4) -> alt.Chart:
-    """Every head's weights as small multiples, the same 0..1 scale for all (an export's picture:
-    the page draws each head as its own weights heatmap, which fits any screen)."""
-    labels = token_labels(trace.tokens)
-    frames = [attention_cells(trace, h).assign(head=f"head {h + 1}") for h in range(trace.num_heads)]
-    df = pd.concat(frames, ignore_index=True)
-    n = len(labels)
-    columns = min(columns, trace.num_heads)
-    px = max(3, min(cell_px(n), (960 // columns - 60) // n))
-    show = n <= 24
-    grid = alt.Chart(df).mark_rect().encode(
-        x=alt.X("key:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="key", labelAngle=-60)),
-        y=alt.Y("query:N", sort=labels, axis=alt.Axis(labels=show, ticks=show, title="query", labelAngle=0)),
-        color=alt.Color("weight:Q", scale=alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1]),
-                        condition={"test": "datum.masked", "value": style.MASKED}),
-        tooltip=[alt.Tooltip("head:N")] + _tooltip(),
-    ).properties(width=px * n, height=px * n).facet(
-        facet=alt.Facet("head:N", sort=[f"head {h + 1}" for h in range(trace.num_heads)], title=None),
-        columns=columns,
-    )
-    return grid.properties(title="", usermeta={"lab": "heads"}, autosize=alt.AutoSizeParams(type="pad"))

@@ -78,7 +78,7 @@ def _template(layers: int, heads: int, T: int, px: int) -> alt.Chart:
         tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("query:O", title="query piece"),
                  alt.Tooltip("key:O", title="key piece"), alt.Tooltip("weight:Q", format=".3f")],
     ).add_params(pick)
-    # The grid fills the width it is given (ui.draw stretches it; autosize fits axes and legend in)
+    # The grid fills the width it is given (draw.draw stretches it; autosize fits axes and legend in)
     # and keeps its thumbnails square: a top-level `height` signal follows the plot's width.
     keep_square = alt.param(name="height", expr=f"width * {y_end / x_end:.6f}")
     return chart.properties(width=round(x_end * unit), height=round(y_end * unit), view=alt.ViewConfig(stroke=None),

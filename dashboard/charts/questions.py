@@ -14,7 +14,7 @@ import altair as alt
 import pandas as pd
 
 from animations import style
-from classroom.questions import token_labels
+from core.trace import token_labels
 from dashboard.charts.heatmaps import FONT
 
 PICK = "pick"  # the selection parameter of `pick_row`

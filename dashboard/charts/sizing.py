@@ -11,7 +11,7 @@ size is at least the look's minimum; below it the tooltip carries them. Their in
 white, whichever contrasts more with the cell's own colour, computed by Vega from the colour
 scale itself (`contrast()` is WCAG's formula): one of the two always reaches 4.58:1.
 
-The look (ordinary or projector) is a set of signal values that `ui.draw` sets per session, so
+The look (ordinary or projector) is a set of signal values that `draw.draw` sets per session, so
 a chart's spec, and its cached template, are the same for every look.
 """
 
@@ -24,7 +24,7 @@ WINDOW_SHARE = 0.85  # a heatmap's plot is at most this share of the window's he
 MAX_NUMBER_CELLS = 1024  # above this many cells no number can fit any screen: no text layer at all
 # Cells drawn as SVG up to 16 × 16 (every element readable by the browser tests: cell text, its
 # size and contrast); Canvas beyond (embed_options), which redraws a 23 × 23 heatmap (the Trained
-# heads' open head) faster: its head move settled about 10 % sooner than with SVG (2026-12-01).
+# heads' open head) faster (docs/performance.md).
 SVG_UP_TO = 256
 AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 
@@ -49,7 +49,7 @@ PROJECTOR = Look("projector", 1.5, 20, 32, 160)
 
 
 def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list[dict]:
-    """The signals every heatmap shares; the look's values are defaults that ui.draw replaces.
+    """The signals every heatmap shares; the look's values are defaults that draw.draw replaces.
     Sizes are values and the expressions never change, whatever the lesson (nothing typed reaches
     an expression: tests/classroom/test_hostile_text.py)."""
     window = f"(windowSize()[1] > 0 ? windowSize()[1] * {WINDOW_SHARE} : 1e9)"

@@ -67,7 +67,7 @@ def app_views_done():
 
 
 def start_page():
-    """At the top of the lesson's fragment (lesson_fragment.py), in a full run or its own rerun:
+    """At the top of the lesson view (rerun.py), in a full run or the view's own rerun:
     forget the page's views of its last run, keep the display settings'."""
     st.session_state[_VIEWS] = dict(st.session_state.get(_APP_VIEWS, {}))
 

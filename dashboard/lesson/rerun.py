@@ -1,46 +1,45 @@
-"""The part of a page that shows the lesson, as one fragment that can rerun alone.
+"""The rerun policy: how a move of any control reaches the screen, in this one module.
 
-app.py draws the navigation, the display settings, the room block, the lesson's controls and
-the video block (all in the sidebar), then runs the page. The page draws its introduction (the
-same for every lesson) and hands the rest to `lesson`: the messages about the lesson, the part
-of the page drawn from it, and the address, as one fragment. A lesson control whose new value
-changes nothing else in the sidebar (`PAGE_ONLY`) reruns only that fragment (`rerun_alone`,
-`st.rerun` with the fragment's key): the moved widget already shows its value, and the sidebar
-and the page's introduction stay as the browser has them, so the server runs and the browser
-redraws far less. Those controls sit in a small sidebar fragment of their own
-(`sidebar.page_only_controls`), so that the run their move starts is that fragment's, not the app's.
+A page is its introduction (the same for every lesson) plus a lesson view: `view(draw)`, where
+`draw(cfg, trace)` draws what depends on the lesson. The view runs as one fragment (KEY):
 
-Anything else that changed what the sidebar shows (a page button that loads a lesson, the room
-page's follow switch) is caught at the top of the fragment (`sidebar_is_stale`), which then
-asks for a full run.
+- a page control inside it (a head button, a step, "Predict first") reruns the view alone, as any
+  widget in a fragment does;
+- a sidebar control whose new value shows nowhere else in the sidebar (`PAGE_ONLY`) hands its run
+  to the view from its callback (`after_change`): the sidebar and the introduction stay as the
+  browser has them;
+- any other change (a preset, the number of heads, a room's lesson...) runs the whole app. A change
+  the sidebar must show that reaches the view some other way (a page button that loads a lesson)
+  is caught at the top of the view (`_sidebar_is_stale`), which then asks for a full run.
+
+Around every view, here and nowhere else: the messages about the lesson, then the view, then the
+address (`links.write_url`, in a `finally`, so no early return of a page can skip it) and the
+lesson for a room's followers. Pages never call `st.rerun` or write the address.
+
+Pages that show a video or an image (WHOLE_RUNS) run whole, outside any fragment: a video drawn
+inside a fragment lost its media file when a poll of the render's progress ended (the browser got
+404; tests/studio/test_browser_studio.py). Such a page may still hand a part that shows no media
+to `part`, whose own controls then rerun it alone.
 """
 
 import streamlit as st
 
+from dashboard import data
 from dashboard.lesson import links, state
 from dashboard.room import session as room_session
 
-KEY = "lesson_page"
-_DRAWN = "lesson_fragment_drawn"  # what the sidebar showed when it was last drawn (or told it shows)
-_MAY = "lesson_fragment_may"  # whether this full run's page may run its lesson in the fragment
-_IN_FRAGMENT = "lesson_fragment_on"  # whether the page of the last full run did
-
+KEY = "lesson_view"
+WHOLE_RUNS = frozenset({"lecture", "trained-heads", "room"})
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
 # (the heads on offer), the source and the mask (the controls under them); the number of random
 # tokens only where no padding slider or custom grid depends on it (`page_only`).
 PAGE_ONLY = frozenset({"temperature", "seed", "scale", "positional", "device"})
 
-# Pages that show a video or an image (a media file) run whole, outside the fragment (app.py draws
-# their messages and address around them; every other page calls `lesson`): a video
-# drawn inside the fragment lost its file after the render's progress poll ended (the browser got
-# 404 for it, Streamlit 1.67; tests/studio/test_browser_studio.py), so the sidebar's render
-# progress and video are drawn outside it too (app.py).
-WHOLE_RUNS = frozenset({"lecture", "trained-heads", "room"})
-
-
-def in_fragment(url_path: str) -> bool:
-    return url_path not in WHOLE_RUNS
+_PAGE = "rerun_page"  # the url path of this session's page, set by each full run
+_SHOWN = "rerun_sidebar_shows"  # what the sidebar showed when it was last drawn
+_ALLOWED = "rerun_alone_allowed"  # whether the sidebar lets the view rerun alone (set by each full run)
+_MAY = "rerun_view_alone"  # whether a lesson change may rerun the view alone: the view exists and is allowed
 
 
 def page_only(field: str) -> bool:
@@ -54,54 +53,75 @@ def _sidebar_shows() -> tuple:
             room_session.student_code())
 
 
-def sidebar_drawn(url_path: str | None = None, names_the_lesson: bool = False):
-    """After the sidebar is drawn in a full run (on the page at `url_path`): remember what it shows,
-    and whether a lesson change may rerun the fragment alone: not on a page that runs whole, nor
-    while the sidebar shows something that names the lesson (a render's progress or video). It
-    may only once the page has set the fragment up (`lesson`)."""
-    if url_path is not None:
-        st.session_state[_MAY] = in_fragment(url_path) and not names_the_lesson
-        st.session_state[_IN_FRAGMENT] = False
-    st.session_state[_DRAWN] = _sidebar_shows()
+def sidebar_drawn(url_path: str, names_the_lesson: bool):
+    """app.py, after drawing the sidebar in a full run on the page at `url_path`. The view may not
+    rerun alone while the sidebar shows something that names the lesson (a render's progress or
+    video): that must follow the lesson too."""
+    st.session_state[_PAGE] = url_path
+    st.session_state[_ALLOWED] = not names_the_lesson
+    st.session_state[_SHOWN] = _sidebar_shows()
 
 
-def sidebar_is_stale() -> bool:
-    """At the top of the fragment: something changed what the sidebar should show since it was drawn."""
-    return st.session_state.get(_DRAWN) != _sidebar_shows()
+def _sidebar_is_stale() -> bool:
+    """Whether the sidebar, as last drawn, no longer shows the lesson and the room (False where no
+    sidebar was drawn at all: asking for a full run there would ask again forever)."""
+    return _SHOWN in st.session_state and st.session_state[_SHOWN] != _sidebar_shows()
 
 
-def rerun_alone():
-    """From a sidebar control's callback, after a `page_only` change that worked: rerun the fragment
-    only (on a page that runs whole, the callback returns and the app reruns whole)."""
-    sidebar_drawn()  # the moved widget shows the new value itself
-    if st.session_state.get(_IN_FRAGMENT):
+def after_change(field: str):
+    """From a sidebar control's callback, after a change of `field` that worked and that the widget
+    already shows as the lesson has it: rerun the view alone if nothing else in the sidebar shows it.
+    Otherwise return, and the widget's own full run goes ahead."""
+    if page_only(field) and st.session_state.get(_MAY):
+        st.session_state[_SHOWN] = _sidebar_shows()
         st.rerun(KEY)
 
 
-def lesson(body=None):
-    """Called once by every page that does not run whole, after its introduction: the messages
-    about the lesson, then `body()` (the page's part drawn from the lesson; None for a page whose
-    content is the same for every lesson), then the address, as the fragment that `rerun_alone`
-    reruns. In the fragment's own reruns Streamlit calls the fragment again, not the page, so
-    the introduction stays as the browser has it."""
+def run(page):
+    """app.py: run the chosen page; a page that runs whole gets the lesson's messages and the
+    address around it (a page in a fragment gets them from `view`)."""
+    st.session_state[_MAY] = False  # until the page draws its view (a new process has no view at all)
+    if page.url_path in WHOLE_RUNS:
+        _around(page.run)
+    else:
+        page.run()
+
+
+def view(draw, with_trace: bool = True):
+    """Called once by each page that does not run whole, after its introduction: `draw(cfg, trace)`
+    (`draw(cfg)` with `with_trace=False`, for a page that computes its own numbers) as the one
+    fragment that a lesson control or a page control reruns alone."""
 
     def fragment():
-        if sidebar_is_stale():
+        if _sidebar_is_stale():
             st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
-        draw_lesson(body)
+        cfg = state.lesson()
+        _around(lambda: draw(cfg, data.trace(cfg)) if with_trace else draw(cfg))
 
-    st.session_state[_IN_FRAGMENT] = st.session_state.get(_MAY, False)
+    st.session_state[_MAY] = st.session_state.get(_ALLOWED, False)
     st.fragment(fragment, key=KEY)()
 
 
-def draw_lesson(body, here: str = ""):
-    """The messages, `body()` and the address: inside the fragment, or around a page that runs
-    whole (`here`, its url path, tells the messages which page they are on)."""
+def part(draw, *args):
+    """Part of a page that runs whole (the Trained heads page's open head) as a fragment of its own:
+    its controls rerun `draw(*args)` alone, and each of its runs ends by writing the address."""
+
+    def fragment(*args):
+        try:
+            draw(*args)
+        finally:
+            links.write_url(state.lesson())
+
+    st.fragment(fragment)(*args)
+
+
+def _around(body):
+    """The messages about the lesson, `body()`, then the address and the lesson for the room."""
     links.start_page()
-    state.messages(here)
+    state.messages(st.session_state.get(_PAGE, ""))
     try:
-        if body is not None:
-            body()
+        body()
     finally:
-        links.write_url(state.lesson())
-        room_session.push_lesson(state.lesson())  # a teacher's lesson, to the room's followers
+        cfg = state.lesson()
+        links.write_url(cfg)
+        room_session.push_lesson(cfg)

@@ -14,23 +14,21 @@ from core import MAX_TOKENS, PRESETS
 from core.config import (
     MASKS,
     MAX_D_MODEL,
-    MAX_HEADS,
     MAX_SEED,
     MAX_TEMPERATURE,
     MIN_TEMPERATURE,
     POSITIONALS,
     ConfigError,
+    head_choices,
 )
 from core.device import available_devices
-from dashboard.lesson import mask_editor, state
-from dashboard.lesson import rerun as lesson_fragment
+from dashboard.lesson import mask_editor, rerun, state
 
 SOURCE_LABELS = {"text": "a sentence", "random": "random tokens", "manual": "hand-entered Q, K, V"}
 MASK_LABELS = {"none": "none", "causal": "causal (no peeking ahead)", "padding": "padding",
                "window": "sliding window", "custom": "custom grid"}
 NO_PRESET = "(choose a preset)"
 _SEEN = "ctl_seen"  # field -> the lesson version its widget last showed
-PAGE_ONLY_CONTROLS = "lesson_page_only_controls"  # the fragment's key
 
 
 def _key(field: str) -> str:
@@ -57,11 +55,8 @@ def _changed(field: str, parse=lambda value: value, as_widget=lambda value: valu
         ok = False
     if not ok and field != "text":
         st.session_state[_key(field)] = as_widget(getattr(state.lesson(), field))
-    elif ok and lesson_fragment.page_only(field) and st.session_state[_key(field)] == as_widget(
-            getattr(state.lesson(), field)):  # a box that reads "1e3" is redrawn as "1000": a full run
-        lesson_fragment.rerun_alone()  # returns only on a page that runs whole
-    if field in lesson_fragment.PAGE_ONLY:
-        st.rerun()  # drawn in a fragment of their own (page_only_controls), which alone would redraw nothing else
+    elif ok and st.session_state[_key(field)] == as_widget(getattr(state.lesson(), field)):
+        rerun.after_change(field)  # a box that reads "1e3" is redrawn as "1000": that needs a full run
 
 
 def _with_grid(field: str, value) -> dict:
@@ -196,7 +191,7 @@ def _d_model_changed():
     heads = state.lesson().num_heads
     note = ""
     if 1 <= d_model <= MAX_D_MODEL and d_model % heads:  # keep the nearest head count that divides
-        heads = max(h for h in range(1, min(heads, d_model) + 1) if d_model % h == 0)
+        heads = max(h for h in head_choices(d_model) if h <= heads)
         note = f"{state.lesson().num_heads} heads do not divide d_model {d_model}, so the lesson now has {heads}."
     if not state.propose(note, d_model=d_model, num_heads=heads):
         st.session_state[_key("d_model")] = str(state.lesson().d_model)
@@ -205,7 +200,7 @@ def _d_model_changed():
 def heads_control():
     """Only heads that divide d_model can be picked."""
     d_model = state.lesson().d_model
-    options = [h for h in range(1, min(MAX_HEADS, d_model) + 1) if d_model % h == 0]
+    options = head_choices(d_model)
     _show("num_heads")
     heads = st.selectbox("Heads", options, key=_key("num_heads"), on_change=_changed, args=("num_heads",),
                          help="Each head gets d_model / heads dimensions (d_k).")
@@ -274,17 +269,8 @@ def sidebar():
         st.subheader("Model")
         d_model_control()
         heads_control()
-        st.fragment(page_only_controls, key=PAGE_ONLY_CONTROLS)()
-
-
-def page_only_controls():
-    """The settings that show nowhere else in the sidebar (lesson_fragment.PAGE_ONLY), as a fragment of their
-    own. Moved, one of them starts a run of this small fragment instead of a full run of the app; its callback
-    then hands the run to the lesson's fragment (or, for anything else, to the whole app). The browser used to
-    handle the start of a full run (a render of the whole page) before the callback could narrow it: this saved
-    about 5 ms of a temperature move in Chromium (README, Speed)."""
-    positional_control()
-    scale_control()
-    temperature_control()
-    seed_control()
-    device_control()
+        positional_control()
+        scale_control()
+        temperature_control()
+        seed_control()
+        device_control()

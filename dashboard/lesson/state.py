@@ -3,15 +3,14 @@
 Every way of changing the lesson goes through here: a sidebar widget (`propose`), a preset, the
 reset, a link or a page button (`set_lesson`). A change that cannot work keeps the last lesson and
 leaves a message saying why (`error`). Widgets are views: they show the lesson's values again
-whenever `version()` moves on (widgets.py). The URL is written from the lesson by
-`links.write_url`, once per run.
+whenever `version()` moves on (sidebar.py). The URL is written from the lesson by
+`links.write_url`, at the end of each run of the page's lesson view (rerun.py).
 """
 
 import streamlit as st
 
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
-from dashboard.app_pages.ui import TRAINED_PAGE
 from dashboard.lesson.links import DEFAULT, TRAINED_LINK, TRAINED_PAGE_URL, config_from_url
 
 LESSON, VERSION = "lesson", "lesson_version"
@@ -73,6 +72,6 @@ def messages(here: str = ""):
     if ss.get(LINK_NOTICE) and not (ss[LINK_NOTICE] == TRAINED_LINK and here == TRAINED_PAGE_URL):
         st.warning(ss[LINK_NOTICE], icon="🔗")
         if ss[LINK_NOTICE] == TRAINED_LINK:
-            st.page_link(navigation.page(TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")
+            st.page_link(navigation.page(navigation.TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")
     if ss.get(LINK_NOTICE) and lesson().key() != DEFAULT.key():
         ss[LINK_NOTICE] = ""

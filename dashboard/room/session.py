@@ -23,7 +23,6 @@ from dashboard.lesson import state
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
-POLL_SECONDS = 1.5  # pages poll the room this often: a follower sees a change within ~2 s
 
 
 @st.cache_resource(show_spinner=False)

@@ -1,7 +1,7 @@
 """A student in a room (the Room page, made for a phone): the teacher's question with its answer
 hidden, their own answer (changeable until the reveal), then the truth beside it.
 
-The panel polls the room every `POLL_SECONDS` (a fragment): that is also the student's
+The panel polls the room every STUDENT_POLL_SECONDS (a fragment): that is also the student's
 heartbeat ("present" on the teacher's screen). Before the reveal the page holds only the
 prompt and the choices; the answer key arrives with the reveal.
 """
@@ -11,6 +11,7 @@ from functools import lru_cache
 import streamlit as st
 
 from classroom.rooms import format_code, normalise_code
+from classroom.rooms.records import STUDENT_POLL_SECONDS
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
 from dashboard.app_pages import predict
@@ -79,7 +80,7 @@ def page():
         take_back_form(code)  # a teacher's reload reopens /room?code=… and lands here
 
 
-@st.fragment(run_every=room_session.POLL_SECONDS)
+@st.fragment(run_every=STUDENT_POLL_SECONDS)
 def panel():
     view = room_session.student_view()
     if room_session.student_code() is None:
@@ -142,7 +143,7 @@ def sidebar_status():
     st.button("Leave the room", key="room_leave_sidebar", on_click=room_session.leave)
 
 
-@st.fragment(run_every=room_session.POLL_SECONDS)
+@st.fragment(run_every=STUDENT_POLL_SECONDS)
 def status():
     view = room_session.student_view()
     if gone_or_moved(view):

@@ -9,6 +9,7 @@ import streamlit as st
 
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
+from classroom.rooms.records import TEACHER_POLL_SECONDS
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
 from dashboard.lesson import state
@@ -61,7 +62,7 @@ def page():
     closing()
 
 
-@st.fragment(run_every=1.0)
+@st.fragment(run_every=TEACHER_POLL_SECONDS)
 def live():
     """Who is here, and the current question's answers (refreshed every second)."""
     view = room_session.teacher_view()

@@ -26,8 +26,10 @@ from dashboard.video import player
 
 POLL_SECONDS = 1.0
 RATES = {0.75: "slower", DEFAULT_RATE: "a little slow (default)", 1.0: "the voice's own pace"}
+RATE_LABELS = {r: f"{r:g}×" for r in RATES}
 TEXT_SHOWN = 40  # characters of a lesson's sentence in a video's label
 CHOICES = ("low", "class")  # the qualities offered: quick, and for a projector
+QUALITY_LABELS = {q: QUALITIES[q].label.split(" (")[0] for q in CHOICES}
 
 
 @functools.cache
@@ -183,17 +185,17 @@ def narration_controls():
     if why:
         st.caption(why)
     elif on:
-        # Three buttons, not a slider: a slider anywhere on the page slows every redraw of it (a
-        # temperature move on page 1 settled about 7 % sooner without this one, 2026-12-01).
+        # Three buttons, not a slider: a slider anywhere on the page slows every redraw of it
+        # (docs/performance.md).
         st.radio("Speaking rate", list(RATES), index=list(RATES).index(DEFAULT_RATE), key="studio_rate",
-                 horizontal=True, format_func=lambda r: f"{r:g}×",
+                 horizontal=True, format_func=RATE_LABELS.get,
                  help=" · ".join(f"{r:g}×: {what}" for r, what in RATES.items()))
 
 
 def quality_control(scene: str):
     """Fast (480p) or class (1080p) quality, with the wait each means for this scene."""
     st.radio("Quality", CHOICES, key="studio_quality", horizontal=True,
-             format_func=lambda q: QUALITIES[q].label.split(" (")[0],
+             format_func=QUALITY_LABELS.get,
              help="Fast: 854×480 at 15 frames a second, for a laptop screen. Class: 1920×1080 at 30, sharp on a "
                   "projector, several times slower to make; `make lecture` makes the default lesson's the night "
                   "before.")
@@ -211,9 +213,10 @@ def video_on_the_page(section: str):
 def render_with_my_settings(lesson):
     """The sidebar block every page shares: pick a scene, render it with the lesson on screen.
 
-    Drawn once per full run, outside the lesson's fragment (dashboard/lesson/rerun.py): the
-    button reads the lesson when it is pressed (`lesson()`), and the job's progress and video,
-    which name their lesson, are `job_panel("mine", ...)` inside the fragment, right after it."""
+    Drawn once per full run, outside the lesson view (dashboard/lesson/rerun.py): the button
+    reads the lesson when it is pressed (`lesson()`). The job's progress and video, which name
+    their lesson, are `job_panel("mine", ...)` right after it; while one shows, a lesson change
+    runs the whole app (rerun.sidebar_drawn), so the panel can say it shows another lesson."""
     st.subheader("Lecture video")
     absent = videos_available()
     if absent:

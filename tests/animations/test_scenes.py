@@ -131,8 +131,6 @@ def test_counting_pass_matches_the_render(dry_scene, name, manim_media):
     """The worker's progress total (a construct that plays nothing) equals the animations played."""
     from manim import tempconfig
 
-    from animations._worker import count_animations
-
     scene = dry_scene(name, "default")
     with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media)}):
-        assert count_animations(type(scene), scene.cfg) == scene.animations_done
+        assert type(scene).counted(scene.cfg).animations_done == scene.animations_done  # as _worker._count counts

@@ -169,10 +169,8 @@ def test_it_says_trained_not_random_and_what_the_model_reads(cat):
 def test_counting_pass_matches_the_render(cat, manim_media):
     from manim import tempconfig
 
-    from animations._worker import count_animations
-
     with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media)}):
-        assert count_animations(type(cat), cat.cfg) == cat.animations_done
+        assert type(cat).counted(cat.cfg).animations_done == cat.animations_done  # as _worker._count counts
 
 
 # -- which scene draws which lesson -----------------------------------------------------------

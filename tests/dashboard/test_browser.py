@@ -98,9 +98,8 @@ def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(serv
 
 
 def test_on_a_page_that_runs_whole_a_temperature_move_reaches_the_address(server, page):
-    """The temperature sits in a small sidebar fragment of its own (sidebar.page_only_controls); where
-    the lesson has no fragment to hand the run to (the Room page runs whole), the move must still run
-    the whole app, whose end writes the address."""
+    """Where the page has no lesson view to hand the run to (the Room page runs whole), a temperature
+    move runs the whole app, whose end writes the address."""
     page.goto(f"{server}/room")
     page.wait_for_selector(SETTLED, timeout=30_000)
     page.get_by_role("heading", name="Classroom room", exact=True).wait_for(timeout=30_000)

@@ -45,8 +45,9 @@ def test_typed_numbers_at_their_extremes(make_app, field, values):
 
 def test_temperature_at_both_limits(make_app):
     at = make_app()
-    for value in (MIN_TEMPERATURE, MAX_TEMPERATURE):
-        at.sidebar.select_slider(key="ctl_temperature").set_value(value).run()
+    slider = at.sidebar.select_slider(key="ctl_temperature")  # kept, as the browser keeps the sidebar
+    for value in (MIN_TEMPERATURE, MAX_TEMPERATURE):  # each move reruns the lesson view alone
+        slider.set_value(value).run()
         no_exception(at)
         assert lesson(at).temperature == value
 
@@ -92,8 +93,9 @@ def test_pasting_too_much_text_says_how_long_it_may_be(make_app):
 def test_random_tokens_from_one_to_the_most(make_app):
     at = make_app()
     at.sidebar.radio(key="ctl_source").set_value("random").run()
+    slider = at.sidebar.slider(key="ctl_seq_len")  # kept, as the browser keeps the sidebar
     for n in (1, MAX_TOKENS):
-        at.sidebar.slider(key="ctl_seq_len").set_value(n).run()
+        slider.set_value(n).run()
         no_exception(at)
         assert lesson(at).num_tokens == n
         assert len(chart(at, "weights", head=0)) == n * n
@@ -134,8 +136,9 @@ def test_switching_to_padding_on_a_short_lesson_starts_with_every_token_real(mak
 @pytest.mark.parametrize("positional", POSITIONALS)
 def test_every_positional_encoding_and_the_scale(make_app, positional):
     at = make_app()
-    at.sidebar.selectbox(key="ctl_positional").set_value(positional).run()
-    at.sidebar.toggle(key="ctl_scale").set_value(False).run()
+    sidebar = at.sidebar  # kept, as the browser keeps it: each move reruns the lesson view alone
+    sidebar.selectbox(key="ctl_positional").set_value(positional).run()
+    sidebar.toggle(key="ctl_scale").set_value(False).run()
     no_exception(at)
     assert (lesson(at).positional, lesson(at).scale) == (positional, False)
 
@@ -164,7 +167,7 @@ def test_leaving_hand_entered_q_k_v_drops_them(make_app):
 
 def test_head_and_device_pickers(make_app):
     at = make_app(query=url_params(PRESETS["eight-heads"]))
-    at.segmented_control(key="view_head").set_value(8).run()
+    at.segmented_control(key="view_attention_head").set_value(8).run()
     no_exception(at)
     assert at.query_params["head"] == "8"
     chart(at, "weights", head=7)
@@ -225,8 +228,9 @@ def test_url_to_state_to_url_round_trip(make_app):
 def test_controls_write_the_url_and_the_url_reproduces_them(make_app):
     at = make_app()
     at.sidebar.radio(key="ctl_source").set_value("random").run()
-    at.sidebar.slider(key="ctl_seq_len").set_value(9).run()
-    at.sidebar.selectbox(key="ctl_mask").set_value("window").run()
+    sidebar = at.sidebar  # kept, as the browser keeps it: the number of tokens reruns the lesson view alone
+    sidebar.slider(key="ctl_seq_len").set_value(9).run()
+    sidebar.selectbox(key="ctl_mask").set_value("window").run()
     at.sidebar.slider(key="ctl_window").set_value(2).run()
     at.sidebar.text_input(key="ctl_seed").set_value("42").run()
     cfg = lesson(at)
@@ -238,14 +242,15 @@ def test_controls_write_the_url_and_the_url_reproduces_them(make_app):
 
 def test_the_head_buttons_keep_the_open_head_when_it_is_clicked_off_and_a_slider_takes_over_past_16(make_app):
     at = make_app(query=url_params(PRESETS["eight-heads"]))
-    buttons = at.segmented_control(key="view_head")
+    buttons = at.segmented_control(key="view_attention_head")
     assert buttons.label == "Head to inspect" and buttons.options == [str(h) for h in range(1, 9)]
     buttons.set_value(3).run()
-    at.segmented_control(key="view_head").set_value(None).run()  # the open head's button clicked again
+    at.segmented_control(key="view_attention_head").set_value(None).run()  # the open head's button clicked again
     no_exception(at)
-    assert at.segmented_control(key="view_head").value == 3 and at.query_params["head"] == "3"
+    assert at.segmented_control(key="view_attention_head").value == 3 and at.query_params["head"] == "3"
     chart(at, "weights", head=2)
     at = make_app(query={"d_model": "64", "num_heads": "32", "head": "20"})
     no_exception(at)
-    assert "view_head" not in [b.key for b in at.segmented_control] and at.slider(key="view_head").value == 20
+    assert "view_attention_head" not in [b.key for b in at.segmented_control]
+    assert at.slider(key="view_attention_head").value == 20
     chart(at, "weights", head=19)

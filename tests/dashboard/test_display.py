@@ -8,7 +8,7 @@ import re
 import pytest
 
 from animations import style
-from dashboard import theme
+from dashboard import display
 from dashboard.charts import sizing
 
 from .conftest import no_exception
@@ -59,7 +59,7 @@ def test_a_link_asking_for_an_unknown_weights_scale_opens_the_fixed_one_and_says
 
 @pytest.mark.parametrize("look", [sizing.ORDINARY, sizing.PROJECTOR])
 def test_the_page_css_is_built_from_constants(look):
-    css = theme.page_css(look)
+    css = display.page_css(look)
     rules = css.removeprefix("<style>").removesuffix("</style>").splitlines()
     allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(> \[class\*="st-key-lab_w\d+_"\]\) '
                          r'\{flex: 1 1 \d+px; min-width: min\(\d+px, 100%\);\}'

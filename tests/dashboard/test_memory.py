@@ -3,15 +3,17 @@
 import threading
 
 import numpy as np
+import pytest
 
 from core import MAX_TOKENS, AttentionConfig
 from core.config import MAX_D_MODEL
 from dashboard import data
-from dashboard.memo import MemoryLRU, nbytes
+from dashboard.data import MemoryLRU, nbytes
 
 LARGEST = AttentionConfig(source="random", seq_len=MAX_TOKENS, d_model=MAX_D_MODEL, num_heads=16)
 
 
+@pytest.mark.slow
 def test_two_hundred_of_the_largest_lessons_stay_within_the_budget():
     data.memo().clear()
     sizes = []

@@ -12,7 +12,8 @@ def test_a_session_keeps_its_pages_across_reruns(make_app, monkeypatch):
     assert [p.title for p in first] == [title for _, title, _, _ in navigation.PAGES]
     made = []
     monkeypatch.setattr(st, "Page", lambda *a, **k: made.append(a) or None)
-    at.sidebar.select_slider(key="ctl_temperature").set_value(2.0).run()
+    at.sidebar.select_slider(key="ctl_temperature").set_value(2.0).run()  # the lesson view alone
+    at.run()  # a full run
     assert not at.exception and made == []
     assert at.session_state["navigation_pages"] is first
     assert [e.proto.page for e in at.get("page_link")] == ["trained-heads"]  # the untrained note's link

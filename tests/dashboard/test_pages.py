@@ -33,10 +33,10 @@ def test_attention_charts_equal_run_trace(make_app, preset):
     trace, T = run_trace(cfg), cfg.num_tokens
     h = trace.num_heads - 1
     if h:
-        at.segmented_control(key="view_head").set_value(h + 1).run()
+        at.segmented_control(key="view_attention_head").set_value(h + 1).run()
     checked = set()
     for step in STEPS:  # one tab at a time is drawn
-        at.session_state["view_step"] = step
+        at.session_state["view_attention_step"] = step
         at.run()
         no_exception(at)
         for meta, df in chart_data(at):
@@ -118,7 +118,7 @@ def test_why_scale_plots_core_saturation(make_app):
     at = make_app(page="why_scale")
     no_exception(at)
     df = chart(at, "saturation-entropy")
-    T = at.slider(key="view_keys").value
+    T = at.slider(key="view_why_scale_keys").value
     ref = saturation(sorted(df["d_k"].unique()), T=T, seeds=range(20), scaled=False)
     got = df[df["scores"] == "not scaled"].sort_values("d_k")["entropy"].to_numpy()
     np.testing.assert_allclose(got, ref["entropy"], rtol=1e-5)

@@ -15,7 +15,7 @@ from .conftest import STEPS, chart, messages, no_exception
 def test_masking_page_through_every_mask_kind(make_app, preset):
     at = make_app(query=url_params(PRESETS[preset]), page="masking")
     for kind in MASKS:
-        at.button_group(key="view_show").set_value(kind).run()
+        at.button_group(key="view_masking_show").set_value(kind).run()
         no_exception(at)
         weights = chart(at, "weights", head=0)
         blocked = weights[weights["masked"]]
@@ -28,14 +28,14 @@ def test_masking_page_through_every_mask_kind(make_app, preset):
 
 def test_masking_page_opens_on_causal_when_the_lesson_has_no_mask(make_app):
     at = make_app(page="masking")
-    assert at.button_group(key="view_show").value == "causal"
+    assert at.button_group(key="view_masking_show").value == "causal"
     weights = chart(at, "weights", head=0)
     assert weights["masked"].sum() == 7 * 6 // 2  # the upper triangle of 7 tokens
 
 
 def test_the_padding_demo_pads_with_pad_tokens_not_real_words(make_app):
     at = make_app(page="masking")
-    at.button_group(key="view_show").set_value("padding").run()
+    at.button_group(key="view_masking_show").set_value("padding").run()
     weights = chart(at, "weights", head=0)
     blocked_keys = set(weights.loc[weights["masked"], "key"])
     assert blocked_keys == {"8 PAD", "9 PAD"}
@@ -43,13 +43,13 @@ def test_the_padding_demo_pads_with_pad_tokens_not_real_words(make_app):
 
 def test_why_scale_sliders_at_their_extremes(make_app):
     at = make_app(page="why_scale")
-    for keys in (at.slider(key="view_keys").min, at.slider(key="view_keys").max):
-        at.slider(key="view_keys").set_value(keys).run()
+    for keys in (at.slider(key="view_why_scale_keys").min, at.slider(key="view_why_scale_keys").max):
+        at.slider(key="view_why_scale_keys").set_value(keys).run()
         no_exception(at)
         assert chart(at, "saturation-entropy")["entropy"].max() <= math.log(keys) + 1e-6
-    row = at.select_slider(key="view_dk")
+    row = at.select_slider(key="view_why_scale_dk")
     for d_k in (row.options[0], row.options[-1]):
-        at.select_slider(key="view_dk").set_value(int(d_k)).run()
+        at.select_slider(key="view_why_scale_dk").set_value(int(d_k)).run()
         no_exception(at)
         assert abs(chart(at, "row-scaled")["weight"].sum() - 1) < 1e-5
 
@@ -57,22 +57,22 @@ def test_why_scale_sliders_at_their_extremes(make_app):
 def test_block_page_every_stage_of_both_layouts(make_app):
     at = make_app(page="block")
     for kind in ("post-LN", "pre-LN"):
-        at.radio(key="view_layout").set_value(kind).run()
-        for stage in at.selectbox(key="view_stage").options:
-            at.selectbox(key="view_stage").set_value(stage).run()
+        at.radio(key="view_block_layout").set_value(kind).run()
+        for stage in at.selectbox(key="view_block_stage").options:
+            at.selectbox(key="view_block_stage").set_value(stage).run()
             no_exception(at)
             assert len(chart(at, f"stage-{stage}")) == PRESETS["default"].num_tokens * PRESETS["default"].d_model
 
 
 # -- the URL holds the page's view ---------------------------------------------------------------------
 @pytest.mark.parametrize("page,setting,param", [
-    ("attention", ("tabs", "view_step", STEPS[0]), ("step", "1")),
-    ("masking", ("button_group", "view_show", "window"), ("show", "window")),
-    ("why_scale", ("slider", "view_keys", 40), ("keys", "40")),
-    ("why_scale", ("select_slider", "view_dk", 256), ("dk", "256")),
-    ("block", ("radio", "view_layout", "pre-LN"), ("layout", "pre-LN")),
-    ("block", ("selectbox", "view_stage", "norm1"), ("stage", "norm1")),
-    ("positional", ("slider", "view_shuffle", 7), ("shuffle", "7")),
+    ("attention", ("tabs", "view_attention_step", STEPS[0]), ("step", "1")),
+    ("masking", ("button_group", "view_masking_show", "window"), ("show", "window")),
+    ("why_scale", ("slider", "view_why_scale_keys", 40), ("keys", "40")),
+    ("why_scale", ("select_slider", "view_why_scale_dk", 256), ("dk", "256")),
+    ("block", ("radio", "view_block_layout", "pre-LN"), ("layout", "pre-LN")),
+    ("block", ("selectbox", "view_block_stage", "norm1"), ("stage", "norm1")),
+    ("positional", ("slider", "view_positional_shuffle", 7), ("shuffle", "7")),
 ])
 def test_a_page_control_joins_the_url_and_the_link_reproduces_it(make_app, page, setting, param):
     at = make_app(page=page)

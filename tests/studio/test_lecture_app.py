@@ -30,7 +30,6 @@ def test_render_with_my_settings_shows_the_video(studio_app):
     assert any(b.label == "Download the video" for b in at.get("download_button"))
 
 
-@pytest.mark.fragment_reruns
 def test_render_with_my_settings_renders_the_lesson_on_screen_after_a_fragment_rerun(studio_app):
     """The button is drawn in full runs only (outside the lesson's fragment): pressed after a
     temperature move that reran only the fragment, it renders the lesson now on screen."""
@@ -43,7 +42,6 @@ def test_render_with_my_settings_renders_the_lesson_on_screen_after_a_fragment_r
     assert at.session_state["studio_job_mine"].cfg.temperature == 0.5
 
 
-@pytest.mark.fragment_reruns
 def test_with_a_video_in_the_sidebar_a_temperature_move_reruns_all_and_says_the_video_is_of_another_lesson(
         studio_app):
     at = studio_app(render_fn=fake_render(), query=TINY)
@@ -186,7 +184,7 @@ def test_trained_heads_page_renders_the_trained_video_of_its_sentence(studio_app
     _no_exception(at)
     assert not any(b.key == "studio_render" for b in at.sidebar.button)  # not the random lesson's video here
     assert any("A video of these heads" in c.value for c in at.sidebar.caption)
-    at.segmented_control(key="view_layer").set_value(4).run()  # another head open: the same video
+    at.segmented_control(key="view_trained_heads_layer").set_value(4).run()  # another head open: the same video
     at.button(key="trained_render").click().run()
     run_until(at, lambda a: _videos(a))
     _no_exception(at)

@@ -1,4 +1,4 @@
-"""The lesson's fragment (dashboard/lesson/rerun.py): a temperature move reruns only what shows
+"""The rerun policy (dashboard/lesson/rerun.py): a temperature move reruns only what shows
 the lesson; changes the sidebar must show still rerun the whole app.
 
 AppTest keeps only what the last run drew, so after the fragment's own rerun its tree holds the
@@ -12,8 +12,6 @@ import torch
 
 from .conftest import chart, no_exception
 from .test_pages import grid
-
-pytestmark = pytest.mark.fragment_reruns
 
 
 def sidebar_keys(at) -> set:
@@ -86,3 +84,43 @@ def test_a_seed_typed_as_the_lesson_writes_it_reruns_only_the_fragment(make_app)
     no_exception(at)
     assert at.session_state["lesson"].seed == 7 and at.query_params.get("seed") == "7"
     assert "ctl_seed" not in sidebar_keys(at)
+
+
+def _early_return_page():
+    """A page whose lesson view registers a view setting, then stops before its end."""
+    import streamlit as st
+
+    from dashboard.lesson import links, rerun
+
+    links.start_run()
+
+    def draw(cfg):
+        links.view_param("show", "window", "causal")
+        if cfg.mask == "none":
+            st.warning("This view stops here.")
+            return
+        st.write("never reached for this lesson")
+
+    rerun.view(draw, with_trace=False)
+
+
+def _raising_page():
+    from dashboard.lesson import links, rerun
+
+    links.start_run()
+
+    def draw(cfg):
+        links.view_param("show", "window", "causal")
+        raise ValueError("a page's bug")
+
+    rerun.view(draw, with_trace=False)
+
+
+@pytest.mark.parametrize("script", [_early_return_page, _raising_page])
+def test_a_view_that_stops_early_still_writes_its_setting_to_the_address(script):
+    """The address is written in the policy's `finally`: no early return (or error) in a page skips it
+    (Masking and Compare once returned before their own write)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    assert at.query_params.get("show") == "window"

@@ -1,0 +1,111 @@
+"""How a chart reaches the page: its spec without data (built once per template), this session's
+look, the width it is given, and its export menu (the numbers as CSV, the chart as PNG/SVG rendered
+on the server by vl-convert, so it works offline, and the lesson as JSON; files made only when
+clicked)."""
+
+from functools import partial
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+import vl_convert as vlc
+
+from dashboard import display
+from dashboard.charts import sizing
+from dashboard.data import MemoryLRU
+
+# A template's Vega-Lite spec (no data), by its name; shared by every session's thread.
+_SPECS = MemoryLRU(budget=float("inf"), max_items=512)
+
+
+def spec_without_data(chart: alt.TopLevelMixin, name=None) -> dict:
+    """The chart's spec without its data (its table is the named dataset "cells"); built once per
+    `name` (default: its template's, from usermeta), since Altair's to_dict is slow.
+
+    A copy as deep as what its callers change: its top-level keys ("datasets") and its params'
+    values (sizing.set_look); everything under them is the shared spec, never changed (Streamlit's
+    vega_lite_chart, too, copies and changes only the top level). A deep copy took 5 % of a rerun."""
+    if name is None:
+        meta = getattr(chart, "usermeta", None)
+        name = meta.get("template") if isinstance(meta, dict) else None
+    if name is None:
+        return _bare_spec(chart)
+    spec = dict(_SPECS.get_or_make(name, lambda: _bare_spec(chart)))
+    if "params" in spec:
+        spec["params"] = [dict(param) for param in spec["params"]]
+    return spec
+
+
+def _bare_spec(chart: alt.TopLevelMixin) -> dict:
+    light = chart.copy(deep=False)
+    light.data = alt.NamedData(name="cells")
+    return light.to_dict(validate=False)
+
+
+def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
+    """`st.altair_chart`, minus its schema validation and rebuilding (tens of ms a chart): the
+    chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow.
+    It fills the width it is given, in this session's look (display.py). `kwargs` go to
+    `st.vega_lite_chart`."""
+    spec = spec_without_data(chart)
+    spec["datasets"] = {"cells": chart.data}
+    look = display.look()
+    sizing.set_look(spec, look, lab_by_row=display.by_row())
+    return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, **kwargs)
+
+
+def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame, key: str | None = None):
+    """Draw a chart with its export menu under it. `name` names the exported files; `key` (default
+    from the name) is the chart's element: kept across reruns, the browser swaps its data in place."""
+    draw(chart, key or f"chart_{name}")
+    export_menu(chart, name, cfg, table)
+
+
+def panels(count: int, cols: int, name: str) -> list:
+    """`count` panels in a row that wraps: side by side while each is wide enough for a heatmap
+    `cols` cells wide to print its numbers (the browser measures; display.page_css), one under
+    another on narrow screens. The width asked for is in the panels' keys, which `name` keeps
+    apart from other rows' (no element of its own: each costs the browser a redraw per rerun)."""
+    row = st.container(horizontal=True, gap="medium")
+    px = sizing.panel_px(cols, display.look())
+    return [row.container(key=display.panel_key(px, f"{name}{i}")) for i in range(count)]
+
+
+def labelled(values, rows, cols) -> pd.DataFrame:
+    return pd.DataFrame(np.asarray(values), index=list(rows), columns=list(cols))
+
+
+# -- export -----------------------------------------------------------------------------------------
+def _spec(chart: alt.TopLevelMixin) -> str:
+    with alt.data_transformers.enable("default", max_rows=None):  # big lessons exceed Altair's 5000 rows
+        return chart.to_json()
+
+
+def chart_png(chart: alt.TopLevelMixin) -> bytes:
+    return vlc.vegalite_to_png(_spec(chart), scale=2)
+
+
+def chart_svg(chart: alt.TopLevelMixin) -> str:
+    return vlc.vegalite_to_svg(_spec(chart))
+
+
+def table_csv(table: pd.DataFrame) -> str:
+    return table.to_csv(float_format="%.6g")
+
+
+def export_menu(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame):
+    """A popover whose buttons exist only while it is open; each file is made only when clicked."""
+    stem = f"attention-lab-{name}-{cfg.key()}"
+    menu = st.popover("Export", icon=":material/download:", key=f"export_{name}", on_change="rerun")
+    if not menu.open:
+        return
+    with menu:
+        st.download_button("Numbers (CSV)", partial(table_csv, table), f"{stem}.csv", "text/csv",
+                           key=f"export_{name}_csv", on_click="ignore")
+        st.download_button("Chart (PNG)", partial(chart_png, chart), f"{stem}.png", "image/png",
+                           key=f"export_{name}_png", on_click="ignore")
+        st.download_button("Chart (SVG)", partial(chart_svg, chart), f"{stem}.svg", "image/svg+xml",
+                           key=f"export_{name}_svg", on_click="ignore")
+        st.download_button("Lesson settings (JSON)", cfg.to_json(), "attention-lab-lesson.json",
+                           "application/json", key=f"export_{name}_json", on_click="ignore")
