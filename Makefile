@@ -39,12 +39,12 @@ lint: $(STAMP)
 # The whole suite (what CI runs), two workers: a test file stays on one worker (its servers and
 # module-level set-up are shared by its tests).
 test: $(STAMP) $(NODE_STAMP) lint
-	$(PY) -m pytest -n 2 --dist loadfile
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 # The fast tier, before every commit: core, classroom, the package lines, and an AppTest smoke of
 # every page and of the rerun policy; no browser, render, hall or slow test.
 check: $(STAMP) lint
-	$(PY) -m pytest -n 2 --dist loadfile -m "not (browser or render or hall or slow)" \
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not (browser or render or hall or slow)" \
 		tests/core tests/classroom tests/test_layout.py tests/dashboard/test_pages.py \
 		tests/dashboard/test_rerun_policy.py
 

@@ -74,3 +74,20 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
     yield context.new_page()
     context.close()
+
+
+def pytest_configure(config):
+    """torch on one thread in every test process: `make test` runs two workers on two cores, and a
+    trace's last float32 bits then never depend on how many threads a test before it left set."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def pytest_collection_modifyitems(config, items):
+    """With `--dist loadgroup` (make test), a test file runs on one worker (its module's servers are
+    shared by its tests), and files that share a costly set-up name one group (tests/animations:
+    the scenes' dry runs, cached per process)."""
+    for item in items:
+        file = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group("animations" if file.startswith("tests/animations/") else file))

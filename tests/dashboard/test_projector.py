@@ -1,13 +1,15 @@
 """Projector-ready (issue 11), in Debian's Chromium: every page of dashboard/navigation.py's PAGES at 1280×720,
-1920×1080 and 960×540 at device scale 2 (200 % zoom), light and dark, checked from the DOM and
-the charts' SVG: no chart overflows its container or overlaps another, every cell number is at
-least the look's size and contrasts 4.5:1 with its own cell, and axe-core's WCAG 2.1 AA rules
+1920×1080 and 960×540 at device scale 2 (200 % zoom) in the light theme, and at 1280×720 in the dark one,
+checked from the DOM and the charts' SVG: no chart overflows its container or overlaps another, every cell
+number is at least the look's size and contrasts 4.5:1 with its own cell, and axe-core's WCAG 2.1 AA rules
 find nothing. One server, one page per (theme, size); screenshots go to test-artifacts/.
 """
 
+import contextlib
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from dashboard.charts import sizing
 from dashboard.navigation import PAGES
@@ -65,6 +67,11 @@ MEASURE = """() => {
 }"""
 
 
+# Every heatmap on the page prints `cells` numbers (Vega adds them once a cell is large enough to hold one).
+ALL_NUMBERS = """cells => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].every(chart =>
+  [...chart.querySelectorAll('g.mark-text.role-mark text')].filter(t => t.textContent.trim()).length >= cells)"""
+
+
 def settle(page, url: str, charts: bool = True):
     page.goto(url)
     page.wait_for_selector(SETTLED, timeout=60_000)
@@ -114,11 +121,14 @@ def server():
         yield url
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_page_fits_reads_and_contrasts_at_three_sizes(server, browser, scheme):
+@pytest.mark.parametrize("scheme, sizes", [("light", SIZES), ("dark", SIZES[:1])])
+def test_every_page_fits_reads_and_contrasts(server, browser, scheme, sizes):
+    """The light theme at three sizes; the dark one at 1280×720, with axe-core: the layout (what fits,
+    what overlaps, the numbers' size) is the same CSS in both themes, while what the theme changes
+    (the page's colours and their contrast) is the same at every size."""
     ARTIFACTS.mkdir(exist_ok=True)
     numbers, violations = 0, []
-    for width, height, scale in SIZES:
+    for width, height, scale in sizes:
         context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=scale,
                                       color_scheme=scheme)
         page = context.new_page()
@@ -157,6 +167,8 @@ def test_projector_mode_prints_cell_numbers_of_twenty_px_at_1080p(server, browse
         for step in (2, 3):  # the scores, then the mask and the weights
             settle(page, f"{server}/?projector=1&step={step}{lesson}")
             assert page.locator("[data-testid=stSidebar]").get_attribute("data-collapsed") == "true"
+            with contextlib.suppress(PlaywrightTimeout):  # a busy machine: Vega's resize to the wrapped panels
+                page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, timeout=15_000)  # comes late
             charts = page.evaluate(MEASURE)
             assert sum(len(c["texts"]) for c in charts) >= tokens * tokens * 2, "every cell has its number"
             check_charts(charts, 20, f"projector {tokens} tokens step {step}")
