@@ -84,10 +84,16 @@ def pytest_configure(config):
     torch.set_num_threads(1)
 
 
+# Test files that share a costly set-up cached per process (tests/animations/conftest.py: the scenes'
+# dry runs at class quality; the one real render), run on one worker together.
+SHARED_SET_UP = {f"tests/animations/test_{name}.py": group for group, names in {
+    "animations-dry-runs": ("scenes", "legibility", "captions", "narration"),
+    "animations-render": ("render", "render_sound")}.items() for name in names}
+
+
 def pytest_collection_modifyitems(config, items):
     """With `--dist loadgroup` (make test), a test file runs on one worker (its module's servers are
-    shared by its tests), and files that share a costly set-up name one group (tests/animations:
-    the scenes' dry runs, cached per process)."""
+    shared by its tests), and the files of SHARED_SET_UP by group."""
     for item in items:
         file = item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group("animations" if file.startswith("tests/animations/") else file))
+        item.add_marker(pytest.mark.xdist_group(SHARED_SET_UP.get(file, file)))
