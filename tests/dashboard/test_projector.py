@@ -7,6 +7,7 @@ find nothing. One server, one page per (theme, size); screenshots go to test-art
 
 import contextlib
 import re
+import warnings
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -165,10 +166,19 @@ def test_projector_mode_prints_cell_numbers_of_twenty_px_at_1080p(server, browse
         # here; none once cached). Noted on issue 11; this test measures a page loaded with the scripts cached.
         settle(page, f"{server}/?step=1")
         for step in (2, 3):  # the scores, then the mask and the weights
-            settle(page, f"{server}/?projector=1&step={step}{lesson}")
+            url = f"{server}/?projector=1&step={step}{lesson}"
+            settle(page, url)
             assert page.locator("[data-testid=stSidebar]").get_attribute("data-collapsed") == "true"
-            with contextlib.suppress(PlaywrightTimeout):  # a busy machine: Vega's resize to the wrapped panels
-                page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, timeout=15_000)  # comes late
+            try:
+                page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, timeout=10_000)
+            except PlaywrightTimeout:
+                # The race of issue 11 (above): now and then, on a busy machine, the second chart keeps the
+                # width it had before the CSS wrapped the panels, with no numbers. A student's reload
+                # draws it right; so does ours, once, and the test says so (see the closing notes).
+                warnings.warn(f"{tokens} tokens, step {step}: a chart drew no numbers until a reload", stacklevel=1)
+                settle(page, url)
+                with contextlib.suppress(PlaywrightTimeout):
+                    page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, timeout=10_000)
             charts = page.evaluate(MEASURE)
             assert sum(len(c["texts"]) for c in charts) >= tokens * tokens * 2, "every cell has its number"
             check_charts(charts, 20, f"projector {tokens} tokens step {step}")
