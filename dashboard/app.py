@@ -29,7 +29,7 @@ with st.sidebar:
     else:
         studio.render_with_my_settings(state.lesson)
         studio.job_panel("mine", current=state.lesson())
-rerun.sidebar_drawn(page.url_path, names_the_lesson=studio.has_job("mine"))
+rerun.sidebar_drawn(names_the_lesson=studio.has_job("mine"))
 links.app_views_done()
 rerun.run(page)
 process.freeze_loaded_objects()

@@ -93,14 +93,14 @@ def _keep_one(key: str, default: str):
         st.session_state[key] = default
 
 
-def tabs(steps: list[str], name: str, default: str, shared: bool = False):
+def tabs(steps: list[str], name: str, default: str):
     """Steps of which only the chosen one runs, picked on a row of buttons (st.segmented_control);
     its number (1-based) in the URL as `name`.
 
     Not `st.tabs`: in the browser its tab panel watches its own contents and, on every change,
     walks them looking for a focusable element, checking each node's visibility; with a chart's
     SVG inside, that walk was most of a slider move on page 1 (docs/performance.md)."""
-    key = state_key(name, shared)
+    key = state_key(name)
     numbers = {str(i + 1): s for i, s in enumerate(steps)}
     _from_link(key, name, lambda raw: numbers[str(raw)] if str(raw) in numbers else _bad(raw), name, default)
     if st.session_state[key] not in steps:
@@ -130,10 +130,10 @@ def choice(widget, label: str, options: list, name: str, default, shared: bool =
     return value
 
 
-def buttons(label: str, low: int, high: int, name: str, default: int, shared: bool = False) -> int:
+def buttons(label: str, low: int, high: int, name: str, default: int) -> int:
     """A page control on a row of numbered buttons (st.segmented_control), low to high; cheaper
     for the browser to redraw than a slider (head_control says how much)."""
-    key = state_key(name, shared)
+    key = state_key(name)
     _from_link(key, name, _in(range(low, high + 1)), label.lower(), default)
     if st.session_state[key] not in range(low, high + 1):
         st.session_state[key] = default
@@ -143,9 +143,9 @@ def buttons(label: str, low: int, high: int, name: str, default: int, shared: bo
     return value
 
 
-def number(label: str, low: int, high: int, name: str, default: int, shared: bool = False, **kwargs) -> int:
+def number(label: str, low: int, high: int, name: str, default: int, **kwargs) -> int:
     """A page control on a whole-number slider."""
-    key = state_key(name, shared)
+    key = state_key(name)
     _from_link(key, name, _in(range(low, high + 1)), label.lower(), default)
     if st.session_state[key] not in range(low, high + 1):  # e.g. fewer layers or heads than last time
         st.session_state[key] = min(max(low, int(st.session_state[key])), high)

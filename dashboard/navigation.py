@@ -43,16 +43,17 @@ def pages() -> list:
 
 
 def choose():
-    """`st.navigation` over this session's pages: the page to run (`here()` names its file)."""
+    """`st.navigation` over this session's pages: the page to run; its file's name ("attention",
+    "trained_heads"...) is kept under HERE for the page's controls and messages."""
     chosen = st.navigation(pages())
     file = next(f for p, (f, *_) in zip(pages(), PAGES, strict=True) if p is chosen)
     st.session_state[HERE] = file.removeprefix("app_pages/").removesuffix(".py")
     return chosen
 
 
-def here() -> str:
-    """The name of the session's page file ("attention", "trained_heads"...; "" before the first run)."""
-    return st.session_state.get(HERE, "")
+def is_open(path: str) -> bool:
+    """Whether the page of file `path` is the one this session's last full run chose."""
+    return st.session_state.get(HERE) == path.removeprefix("app_pages/").removesuffix(".py")
 
 
 def page(path: str):

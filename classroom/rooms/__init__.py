@@ -10,6 +10,7 @@ their phones, everyone sees the reveal (peer instruction: Crouch et al., Am. J. 
 
 import os
 
+from classroom.redis_client import REDIS_URL_ENV
 from classroom.rooms.base import RoomRegistry
 from classroom.rooms.codes import format_code, normalise_code
 from classroom.rooms.memory import MemoryRooms
@@ -25,8 +26,6 @@ from classroom.rooms.records import (
     TeacherView,
     TooManyTries,
 )
-
-REDIS_URL_ENV = "ATTENTION_LAB_REDIS_URL"
 
 
 def make_registry(environ=None) -> RoomRegistry:

@@ -13,7 +13,6 @@ DEFAULT = PRESETS["default"]
 # `layer` is left out: only the trained model has layers, and it is not a sidebar lesson (below).
 CONFIG_FIELDS = ("source", "text", "seq_len", "d_model", "num_heads", "mask", "pad_length", "window",
                  "positional", "scale", "temperature", "seed", "device", "custom_mask", "q", "k", "v")
-TRAINED_PAGE_URL = "trained-heads"
 TRAINED_LINK = ("This link is for the trained model (all-MiniLM-L6-v2), which has its own page, Trained heads: it "
                 "opens there on the link's sentence and layer. The sidebar's lesson, which the other pages show, "
                 "is never the trained model, so it starts from the defaults.")

@@ -36,7 +36,6 @@ WHOLE_RUNS = frozenset({"lecture", "trained-heads", "room"})
 # tokens only where no padding slider or custom grid depends on it (`page_only`).
 PAGE_ONLY = frozenset({"temperature", "seed", "scale", "positional", "device"})
 
-_PAGE = "rerun_page"  # the url path of this session's page, set by each full run
 _SHOWN = "rerun_sidebar_shows"  # what the sidebar showed when it was last drawn
 _ALLOWED = "rerun_alone_allowed"  # whether the sidebar lets the view rerun alone (set by each full run)
 _MAY = "rerun_view_alone"  # whether a lesson change may rerun the view alone: the view exists and is allowed
@@ -53,11 +52,10 @@ def _sidebar_shows() -> tuple:
             room_session.student_code())
 
 
-def sidebar_drawn(url_path: str, names_the_lesson: bool):
-    """app.py, after drawing the sidebar in a full run on the page at `url_path`. The view may not
-    rerun alone while the sidebar shows something that names the lesson (a render's progress or
-    video): that must follow the lesson too."""
-    st.session_state[_PAGE] = url_path
+def sidebar_drawn(names_the_lesson: bool):
+    """app.py, after drawing the sidebar in a full run. The view may not rerun alone while the
+    sidebar shows something that names the lesson (a render's progress or video): that must follow
+    the lesson too."""
     st.session_state[_ALLOWED] = not names_the_lesson
     st.session_state[_SHOWN] = _sidebar_shows()
 
@@ -118,7 +116,7 @@ def part(draw, *args):
 def _around(body):
     """The messages about the lesson, `body()`, then the address and the lesson for the room."""
     links.start_page()
-    state.messages(st.session_state.get(_PAGE, ""))
+    state.messages()
     try:
         body()
     finally:

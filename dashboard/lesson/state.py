@@ -11,7 +11,7 @@ import streamlit as st
 
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
-from dashboard.lesson.links import DEFAULT, TRAINED_LINK, TRAINED_PAGE_URL, config_from_url
+from dashboard.lesson.links import DEFAULT, TRAINED_LINK, config_from_url
 
 LESSON, VERSION = "lesson", "lesson_version"
 ERROR, NOTE, LINK_NOTICE = "lesson_error", "lesson_note", "lesson_link_notice"
@@ -60,16 +60,16 @@ def refuse(message: str):
     st.session_state[ERROR] = f"**{message}** The page shows the last settings that worked."
 
 
-def messages(here: str = ""):
+def messages():
     """Say why the last change was refused and what a change did besides (once each), and why a
-    link opened something else (until the lesson moves on from the defaults it opened). `here` is
-    the page's url path: the Trained heads page shows a trained lesson's link itself."""
+    link opened something else (until the lesson moves on from the defaults it opened); not on the
+    Trained heads page, which shows a trained lesson's link itself."""
     ss = st.session_state
     if ss.get(ERROR):
         st.error(ss.pop(ERROR), icon="⚠️")
     if ss.get(NOTE):
         st.info(ss.pop(NOTE))
-    if ss.get(LINK_NOTICE) and not (ss[LINK_NOTICE] == TRAINED_LINK and here == TRAINED_PAGE_URL):
+    if ss.get(LINK_NOTICE) and not (ss[LINK_NOTICE] == TRAINED_LINK and navigation.is_open(navigation.TRAINED_PAGE)):
         st.warning(ss[LINK_NOTICE], icon="🔗")
         if ss[LINK_NOTICE] == TRAINED_LINK:
             st.page_link(navigation.page(navigation.TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")
