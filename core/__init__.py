@@ -4,9 +4,11 @@ from .attention import attention
 from .block import TransformerBlock
 from .config import MAX_TOKENS, MINILM, AttentionConfig, ConfigError
 from .device import available_devices
+from .film import Film, LearnSettings
 from .guided_heads import HEADS_WORTH_A_LOOK
 from .head_patterns import PATTERNS, head_patterns
 from .inputs import embed_tokens, random_inputs, tokenize
+from .learn import train
 from .lesson import lesson_inputs, lesson_mask, lesson_module, run_trace
 from .masks import blocked_rows, causal_mask, from_torch_mask, padding_mask, to_torch_mask, window_mask
 from .multihead import MultiHeadAttention
@@ -16,10 +18,11 @@ from .trace import AttentionTrace
 from .trained import TrainedTrace, trained_trace
 
 __all__ = [
-    "AttentionConfig", "AttentionTrace", "ConfigError", "HEADS_WORTH_A_LOOK", "LearnedPositionalEncoding",
-    "MAX_TOKENS", "MINILM", "MultiHeadAttention", "PATTERNS", "PRESETS", "TrainedTrace", "TransformerBlock",
+    "AttentionConfig", "AttentionTrace", "ConfigError", "Film", "HEADS_WORTH_A_LOOK", "LearnSettings",
+    "LearnedPositionalEncoding", "MAX_TOKENS", "MINILM", "MultiHeadAttention", "PATTERNS", "PRESETS", "TrainedTrace",
+    "TransformerBlock",
     "apply_rotary", "attention", "available_devices", "blocked_rows", "causal_mask", "embed_tokens",
     "from_torch_mask", "head_patterns", "lesson_inputs", "lesson_mask", "lesson_module", "padding_mask",
-    "random_inputs", "run_trace", "sinusoidal_encoding", "to_torch_mask", "tokenize", "trained_trace",
+    "random_inputs", "run_trace", "sinusoidal_encoding", "to_torch_mask", "tokenize", "train", "trained_trace",
     "window_mask",
 ]

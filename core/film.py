@@ -1,0 +1,195 @@
+"""A film of a tiny Transformer learning: the run's settings, and what training recorded.
+
+The settings are a frozen dataclass like `AttentionConfig`: validated in a student's words,
+a flat dict of strings for the address, a stable `key()` for every cache. A `Film` is what one
+run recorded (`core.learn.train` makes it): the loss at every step, and every head's attention
+on one fixed probe sequence at snapshot steps, with the measured scores that name the heads.
+It is saved as safetensors (arrays) + JSON (settings), so a film outlives the process.
+"""
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .config import MAX_SEED, ConfigError
+
+# Every task and every probe are written in these 32 symbols: token i is ALPHABET[i], so a
+# student can type a sequence ("type a phrase twice") and read the heads' axes as characters.
+ALPHABET = "abcdefghijklmnopqrstuvwxyz .,'?!"
+TASKS = ("induction", "text")  # repeated random segments | next character of an English text
+SEQ_LEN = 48  # tokens per training sequence (and the probe's length)
+SEGMENT = (6, 19)  # the induction task's repeated segment: 6 to 19 tokens, at a random place
+BATCH = 64
+LEARNING_RATE = 3e-3
+MAX_LAYERS, MAX_HEADS = 2, 8
+D_MODELS = (16, 32, 64, 128)
+MIN_STEPS, MAX_STEPS = 20, 2000
+INDUCTION_THRESHOLD = 0.5  # a head whose induction score reaches this is called an induction head
+PREVIOUS_THRESHOLD = 0.5  # the same for a previous-token head
+FILM_VERSION = 1  # bump when training or recording changes: old films are then not reused
+
+_LABELS = {"task": "The task", "layers": "The number of layers", "heads": "The number of heads",
+           "d_model": "d_model", "positions": "Learned positions", "causal": "The causal mask",
+           "steps": "The number of steps", "seed": "The seed"}
+
+
+def _check(ok: bool, field_name: str, message: str):
+    if not ok:
+        raise ConfigError(message, field_name)
+
+
+@dataclass(frozen=True)
+class LearnSettings:
+    """One training run: the model's shape, the task, and the seed that fixes everything else."""
+
+    task: str = "induction"
+    layers: int = 2
+    heads: int = 4
+    d_model: int = 64
+    positions: bool = True  # learned positions added to the token embeddings
+    causal: bool = True  # each token attends to itself and earlier tokens only
+    steps: int = 300  # the phase change and some of what follows: a few seconds on a laptop
+    seed: int = 0
+
+    def __post_init__(self):
+        _check(self.task in TASKS, "task", f"Unknown task '{self.task}': choose one of {', '.join(TASKS)}.")
+        _check(1 <= self.layers <= MAX_LAYERS, "layers",
+               f"The number of layers must be between 1 and {MAX_LAYERS}, got {self.layers}.")
+        _check(self.d_model in D_MODELS, "d_model",
+               f"d_model must be one of {', '.join(map(str, D_MODELS))}, got {self.d_model}.")
+        _check(1 <= self.heads <= MAX_HEADS, "heads",
+               f"The number of heads must be between 1 and {MAX_HEADS}, got {self.heads}.")
+        _check(self.d_model % self.heads == 0, "heads", f"d_model {self.d_model} is not divisible by "
+               f"{self.heads} heads: each head gets an equal share of the dimensions.")
+        _check(MIN_STEPS <= self.steps <= MAX_STEPS, "steps",
+               f"The number of steps must be between {MIN_STEPS} and {MAX_STEPS:,}, got {self.steps}.")
+        _check(0 <= self.seed <= MAX_SEED, "seed", f"The seed must be between 0 and {MAX_SEED}, got {self.seed}.")
+
+    def replace(self, **changes) -> "LearnSettings":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, str]:
+        """A flat dict of strings, for the address."""
+        return {f.name: (("true" if v else "false") if isinstance(v := getattr(self, f.name), bool) else str(v))
+                for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "LearnSettings":
+        """The inverse of `to_dict`: missing keys take defaults, other keys are not read. Numbers are
+        plain ASCII digits ("1_000", "١٢" or "1,000" are refused, not read as another number)."""
+        out = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in values:
+                continue
+            raw = values[f.name]
+            raw = (raw[-1] if raw else "") if isinstance(raw, (list, tuple)) else raw
+            text, label = str(raw).strip(), _LABELS[f.name]
+            if f.type in (bool, "bool"):
+                _check(text.lower() in ("true", "false"), f.name, f"{label} must be true or false, got '{text[:40]}'.")
+                out[f.name] = text.lower() == "true"
+            elif f.type in (int, "int"):
+                _check(text.isascii() and text.isdigit() and len(text) <= 12, f.name,
+                       f"{label} must be a whole number, got '{text[:40]}'.")
+                out[f.name] = int(text)
+            else:
+                out[f.name] = text
+        return cls(**out)
+
+    def key(self) -> str:
+        """A stable hash of the settings and the film format: the cache's name for this run."""
+        text = json.dumps({"film": FILM_VERSION, **self.to_dict()}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def encode(text: str) -> list[int]:
+    """The token ids of `text` in ALPHABET (upper case is read as lower case); any other
+    character is refused in words, never dropped."""
+    text = text.lower()
+    unknown = sorted({c for c in text if c not in ALPHABET})
+    if unknown:
+        shown = ", ".join(repr(c) for c in unknown[:5])
+        raise ConfigError(f"The tiny model reads only letters, spaces and . , ' ? ! — not {shown}.", "text")
+    return [ALPHABET.index(c) for c in text]
+
+
+def decode(ids) -> list[str]:
+    """One label per token id (a space is shown as '␣' so an axis can show it)."""
+    return ["␣" if ALPHABET[i] == " " else ALPHABET[i] for i in ids]
+
+
+@dataclass
+class Film:
+    """What one training run recorded. L layers, H heads, T probe tokens, S steps, K snapshots."""
+
+    settings: LearnSettings
+    loss: np.ndarray  # (S,) training loss at steps 1..S, on the positions the task can predict
+    accuracy: np.ndarray  # (S,) share of those positions whose top prediction is right
+    probe: np.ndarray  # (T,) token ids of the fixed probe sequence (the same for every run of a task)
+    snapshots: np.ndarray  # (K,) training steps at which the heads were recorded, 0 = before training
+    weights: np.ndarray  # (K, L, H, T, T) each head's attention weights on the probe
+    previous_token: np.ndarray  # (K, L, H) previous-token score of each head (see core.learn)
+    induction: np.ndarray  # (K, L, H) induction score of each head (see core.learn)
+    params: dict = field(default_factory=dict)  # name -> array: the trained model, to run on new input
+    seconds: float = 0.0  # wall time of the run, recording included
+
+    @property
+    def probe_labels(self) -> list[str]:
+        return decode(self.probe)
+
+    def snapshot_index(self, step: int) -> int:
+        """The index of the last snapshot taken at or before `step`."""
+        return max(0, int(np.searchsorted(self.snapshots, step, side="right")) - 1)
+
+    def _best(self, scores: np.ndarray, threshold: float):
+        """(layer, head), 1-based, of the head with the highest final score, if it reaches `threshold`."""
+        layer, head = np.unravel_index(int(np.argmax(scores[-1])), scores[-1].shape)
+        return (int(layer) + 1, int(head) + 1) if scores[-1, layer, head] >= threshold else None
+
+    def induction_head(self):
+        return self._best(self.induction, INDUCTION_THRESHOLD)
+
+    def previous_token_head(self):
+        return self._best(self.previous_token, PREVIOUS_THRESHOLD)
+
+    def formed_at(self):
+        """The first snapshot step at which some head's induction score reached the threshold, or None."""
+        reached = np.flatnonzero(self.induction.reshape(len(self.snapshots), -1).max(axis=1) >= INDUCTION_THRESHOLD)
+        return int(self.snapshots[reached[0]]) if reached.size else None
+
+    # -- on disk ---------------------------------------------------------------------------------
+    _ARRAYS = ("loss", "accuracy", "probe", "snapshots", "weights", "previous_token", "induction")
+
+    def save(self, folder) -> Path:
+        """Write film.safetensors and film.json into `folder` (made if missing)."""
+        from safetensors.numpy import save_file
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        arrays = {name: np.ascontiguousarray(getattr(self, name)) for name in self._ARRAYS}
+        arrays.update({f"params.{name}": np.ascontiguousarray(a) for name, a in self.params.items()})
+        save_file(arrays, str(folder / "film.safetensors"))
+        meta = {"film": FILM_VERSION, "settings": self.settings.to_dict(), "seconds": self.seconds}
+        (folder / "film.json").write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
+        return folder
+
+    @classmethod
+    def load(cls, folder) -> "Film":
+        """The film saved in `folder`; ValueError if it is missing, of another version, or damaged."""
+        from safetensors.numpy import load_file
+
+        folder = Path(folder)
+        try:
+            meta = json.loads((folder / "film.json").read_text(encoding="utf-8"))
+            if meta.get("film") != FILM_VERSION:
+                raise ValueError(f"film version {meta.get('film')}, not {FILM_VERSION}")
+            arrays = load_file(str(folder / "film.safetensors"))
+            settings = LearnSettings.from_dict(meta["settings"])
+            params = {name.removeprefix("params."): a for name, a in arrays.items() if name.startswith("params.")}
+            return cls(settings=settings, params=params, seconds=float(meta["seconds"]),
+                       **{name: arrays[name] for name in cls._ARRAYS})
+        except Exception as err:  # missing, damaged (safetensors' errors are its own), or invalid settings
+            raise ValueError(f"no usable film in {folder}: {err}") from None

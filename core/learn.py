@@ -1,0 +1,172 @@
+"""Watch attention learn: train the tiny Transformer and record a film of its heads.
+
+`train(settings)` runs AdamW on the settings' task and records, at every step, the loss and
+accuracy, and at snapshot steps every head's weights on the task's probe plus two measured
+scores per head (Olsson et al. 2022):
+
+- previous-token score: how much a token attends to the token just before it;
+- induction score: how much a token in the second copy of a repeated segment attends to the
+  token just after its earlier occurrence (the move that predicts the next token).
+
+Both are measured on the same fixed sequences for every film (`learn_tasks.eval_batch`), so a
+head's name is a measurement, never a guess from its index. The run is deterministic: the same
+settings give the same film, bit for bit, in a process with the same number of torch threads
+(the thread count changes how float sums are split; this module never changes it).
+"""
+
+import math
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .config import ConfigError
+from .film import BATCH, LEARNING_RATE, SEQ_LEN, Film, LearnSettings
+from .learn_tasks import VOCAB, eval_batch, probe, task_batch
+from .tiny_model import TinyTransformer
+
+__all__ = ["Stopped", "induction_score", "previous_token_score", "probe", "run", "train"]
+
+EVERY = 25  # a snapshot every EVERY steps (a multiple of it in long runs: see `_every`)...
+DENSE = 5  # ...and every DENSE steps while the loss is falling:
+FALL = 0.1  # the mean loss of the last DENSE steps fell by FALL (nats) since the last snapshot
+
+
+class Stopped(Exception):
+    """`should_stop()` said stop: the run ended early and recorded no film."""
+
+
+# -- the scores ------------------------------------------------------------------------------
+def previous_token_score(weights: torch.Tensor) -> torch.Tensor:
+    """weights (..., T, T) → (...): the mean weight a query puts on the token just before it,
+
+        score = 1/(T-1) · Σ_{t=1}^{T-1} weights[t, t-1]
+
+    1 for a head that always looks one token back; 1/(t+1) per row for a causal head that
+    spreads its attention evenly. A batch dimension in front is averaged over by the caller.
+    """
+    return weights.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=-1)
+
+
+def induction_score(weights: torch.Tensor, first, second, length) -> torch.Tensor:
+    """weights (N, ..., T, T) of N sequences → (...): the mean weight that a query in the
+    second copy of a repeated segment puts on the token just after the earlier occurrence of
+    its own token. In sequence b the segment sits at first[b] and again at second[b], length[b]
+    tokens long; query second[b] + i holds the same token as first[b] + i, so
+
+        score = mean over b, and i = 0 .. length[b] - 2, of weights[b, second[b] + i, first[b] + i + 1]
+
+    (the queries whose next token the repeat predicts). 1 for a perfect induction head.
+    """
+    per_sequence = []
+    for b, (a, s, n) in enumerate(zip(first.tolist(), second.tolist(), length.tolist(), strict=True)):
+        queries = torch.arange(s, s + n - 1)  # (n - 1,)
+        keys = queries - s + a + 1  # (n - 1,) the token after each query's earlier occurrence
+        per_sequence.append(weights[b][..., queries, keys].mean(dim=-1))  # (...)
+    return torch.stack(per_sequence).mean(dim=0)
+
+
+# -- the model and its snapshots --------------------------------------------------------------
+def _shape(settings: LearnSettings) -> dict:
+    return {"vocab": VOCAB, "max_len": SEQ_LEN, "d_model": settings.d_model, "heads": settings.heads,
+            "layers": settings.layers, "positions": settings.positions, "causal": settings.causal}
+
+
+@torch.no_grad()
+def _snapshot(model, probe_ids, measured) -> tuple:
+    """One forward pass over the probe and the measured sequences: the probe's weights
+    (L, H, T, T) and both scores (L, H), from the weights that pass used."""
+    tokens = torch.cat([probe_ids.unsqueeze(0), measured.tokens])  # (1 + N, T)
+    _, weights = model(tokens, need_weights=True)  # (1 + N, L, H, T, T)
+    on_probe, seen = weights[0], weights[1:]
+    previous = previous_token_score(seen).mean(dim=0)  # (L, H)
+    induction = induction_score(seen, measured.first, measured.second, measured.length)  # (L, H)
+    return on_probe.numpy().copy(), previous.numpy().copy(), induction.numpy().copy()
+
+
+def _every(steps: int) -> int:
+    """The regular snapshot interval: EVERY steps; from 1,000 steps on, the multiple of EVERY
+    just below steps / 20, so that a long film stays small."""
+    return max(EVERY, steps // 20 // EVERY * EVERY)
+
+
+def _loss_on(logits, batch):
+    """Cross-entropy and accuracy of the predictions the task scores (position t predicts t + 1)."""
+    chosen = logits[:, :-1][batch.scored]  # (P, V) P scored predictions
+    targets = batch.tokens[:, 1:][batch.scored]  # (P,)
+    loss = F.cross_entropy(chosen, targets)
+    return loss, (chosen.argmax(dim=-1) == targets).float().mean()
+
+
+# -- training ----------------------------------------------------------------------------------
+class _Recorder:
+    """The film as it is shot: the loss of every step, and a snapshot at step 0, every `every`
+    steps, every DENSE steps while the loss falls, and at the last step."""
+
+    def __init__(self, model, settings: LearnSettings):
+        self.model, self.steps, self.every = model, settings.steps, _every(settings.steps)
+        self.probe, self.measured = probe(settings.task), eval_batch()
+        self.loss, self.accuracy = np.zeros(self.steps, np.float32), np.zeros(self.steps, np.float32)
+        self.snapshots, self.frames = [0], [_snapshot(model, self.probe, self.measured)]
+        self.last_loss = math.log(VOCAB)  # at step 0 every guess is uniform: the loss of chance
+
+    def record(self, step: int, loss, accuracy):
+        self.loss[step - 1], self.accuracy[step - 1] = loss.item(), accuracy.item()
+        recent = float(self.loss[max(0, step - DENSE):step].mean())
+        falling = step % DENSE == 0 and self.last_loss - recent >= FALL
+        if step % self.every == 0 or falling or step == self.steps:
+            self.snapshots.append(step)
+            self.frames.append(_snapshot(self.model, self.probe, self.measured))
+            self.last_loss = recent
+
+    def film(self, settings: LearnSettings, seconds: float) -> Film:
+        weights, previous, induction = (np.stack(parts) for parts in zip(*self.frames, strict=True))
+        params = {name: t.detach().numpy().copy() for name, t in self.model.state_dict().items()}
+        return Film(settings=settings, loss=self.loss, accuracy=self.accuracy, probe=self.probe.numpy(),
+                    snapshots=np.array(self.snapshots, dtype=np.int64), weights=weights,
+                    previous_token=previous, induction=induction, params=params, seconds=seconds)
+
+
+def train(settings: LearnSettings, progress=None, should_stop=None) -> Film:
+    """Train a fresh model on `settings` and return its film.
+
+    `progress(step, total, loss)` is called every 10 steps and at the last one; `should_stop()`
+    is asked before every step, and True ends the run with `Stopped`.
+    """
+    start = time.perf_counter()
+    g = torch.Generator().manual_seed(settings.seed)  # the model's first weights, then every batch
+    model = TinyTransformer.seeded(g, **_shape(settings))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
+    recorder = _Recorder(model, settings)
+    for step in range(1, settings.steps + 1):
+        if should_stop is not None and should_stop():
+            raise Stopped(f"stopped at step {step - 1} of {settings.steps}")
+        batch = task_batch(settings.task, g, BATCH)
+        # core's fast path (F.scaled_dot_product_attention, held to the formula's numbers by the
+        # tests): the weights of a training batch are never shown, so they are not kept
+        logits, _ = model(batch.tokens)  # (B, T, V)
+        loss, accuracy = _loss_on(logits, batch)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        recorder.record(step, loss, accuracy)
+        if progress is not None and (step % 10 == 0 or step == settings.steps):
+            progress(step, settings.steps, float(recorder.loss[step - 1]))
+    return recorder.film(settings, time.perf_counter() - start)
+
+
+# -- running a trained model -------------------------------------------------------------------
+@torch.no_grad()
+def run(film: Film, ids) -> tuple[np.ndarray, np.ndarray]:
+    """The film's trained model on a student's sequence of 1..SEQ_LEN token ids: every head's
+    weights (L, H, T, T) and the probabilities of the next token at each position (T, VOCAB)."""
+    ids = [int(i) for i in ids]
+    if not 1 <= len(ids) <= SEQ_LEN:
+        raise ConfigError(f"The tiny model reads 1 to {SEQ_LEN} characters, got {len(ids)}.", "text")
+    if not all(0 <= i < VOCAB for i in ids):
+        raise ConfigError(f"Token ids must be between 0 and {VOCAB - 1}.", "text")
+    model = TinyTransformer.empty(**_shape(film.settings))
+    model.load_state_dict({name: torch.from_numpy(np.asarray(a)) for name, a in film.params.items()})
+    logits, weights = model(torch.tensor([ids]), need_weights=True)  # (1, T, V), (1, L, H, T, T)
+    return weights[0].numpy(), torch.softmax(logits[0], dim=-1).numpy()

@@ -1,0 +1,57 @@
+"""The built-in English text of the tiny model's "text" task, and its probe phrase.
+
+Written for this lab (no copied text), in lower case and in `film.ALPHABET` only, so every
+character is a token. It is short on purpose: a class trains on it in seconds, and a few
+thousand characters are enough for common letter pairs and words to show up in the loss.
+"""
+
+TEXT = (
+    "the classroom was quiet when the teacher wrote one word on the board. read it twice, she said, "
+    "and tell me what you see the second time. a boy near the window read it once, then again, and "
+    "said that the second time was easier. why was it easier? because he knew what came next. "
+    "when you read a word you have seen before, you look back at the last time you saw it, and you "
+    "remember what followed. that is what a reader does, and it is what a small model can learn to do. "
+    "the teacher drew a row of boxes, one for each letter, and an arrow from each box to the box "
+    "before it. this arrow looks at the letter just before, she said. then she drew a second row, "
+    "and from a letter in the second half an arrow that went back to the first half, to the letter "
+    "after the one that matched. this arrow finds the earlier copy and reads what came after it. "
+    "put the two arrows together and you can finish a line you have already seen. "
+    "a girl at the back asked whether the model knows any words at all. not at first, the teacher "
+    "said. at first every letter looks the same to it, and its guesses are no better than chance. "
+    "it learns a little from every page it reads, a little from every mistake, and after a while the "
+    "guesses get better. it learns that a space often comes after a full stop, that a q is followed by "
+    "a u, that the letters t and h like to sit side by side. those are easy lessons. the hard lesson "
+    "comes later, and it comes all at once. one moment the model cannot copy a line it has seen, and "
+    "the next moment it can. the loss falls like a stone. we call that a phase change, and we can "
+    "watch it happen on the screen. "
+    "reading is a kind of attention. your eyes do not rest on every letter for the same time. they jump "
+    "ahead, they look back, they stay longer on a word that surprised you. a model reads in its own "
+    "way. each letter sends a question to the letters before it, and each of those letters answers "
+    "with how well it fits the question. the best answers get the most weight, and the letter takes "
+    "a mix of what the others offer, mostly from the ones that fit. the weights in each row add up to "
+    "one, so a letter can give all its attention to one place or share it among many. "
+    "a good lesson is a little like that. the teacher asks a question, the class looks back over what "
+    "it has read, and the answer comes from the place that fits. sometimes the answer is on the page "
+    "just before. sometimes it is far back, at the start of the chapter, and you have to remember "
+    "where you saw it. a reader who can do both can follow a long story. "
+    "after the bell the boy stayed behind and asked the teacher one more question. if the model only "
+    "copies what it has seen, is it really reading? the teacher smiled. copying is how we all begin, "
+    "she said. you copied your letters before you wrote your own sentences. the model copies first, "
+    "and that is already more than it could do an hour ago. tomorrow we will look at its weights again "
+    "and see what else it has found. the boy wrote the word on his hand so that he would remember it, "
+    "and he read it twice on the way home. "
+    "in the morning the class came back to the board. the word was still there, and under it the "
+    "teacher had written a short line, then the same line again. read the first line, she said, and "
+    "then read the second one. which one was faster? the second, said everyone at once. good, she said. "
+    "now watch the model read the same two lines. at the start it stumbles on both. after a few hundred "
+    "steps it stumbles on the first line and glides through the second. it has not learned the line. "
+    "it has learned how to look back. that is a skill it can use on any line, even one it has never "
+    "seen, as long as the line is written twice. "
+    "a quiet student asked how we know which part of the model does the looking back. we measure it, "
+    "the teacher said. we give the model a line written twice and ask each part where it looks. a part "
+    "that looks at the letter just before gets a high score for that, and a part that looks at the "
+    "letter after the earlier copy gets a high score for the other. we never guess from its place in "
+    "the model. we look, we count, and then we give it a name. "
+)
+
+PROBE_PHRASE = "we read the page twice. "  # 24 characters: written twice, it fills the 48-token probe
