@@ -5,7 +5,8 @@ service runs it in containers. Each takes one render at a time from the queue th
 processes fill (animations/rq_service.py), renders it with `animations.render.render` into the
 shared media folder (ATTENTION_LAB_MEDIA: written aside, renamed into place), writes its progress
 into the job's meta, and keeps the cache under its cap (ATTENTION_LAB_CACHE_GB). It needs
-ATTENTION_LAB_REDIS_URL.
+ATTENTION_LAB_REDIS_URL. It also trains the films of "Watch it learn" (classroom/films/rq_job.py)
+from their own queue, which it takes first: a film is seconds of work, a render minutes.
 
 Worker settings, and why:
 - a job whose worker dies (killed, out of memory, its machine gone) is re-queued by RQ once its
@@ -40,6 +41,7 @@ from animations.render import DEFAULT_TIMEOUT, RenderError, code_version, render
 from animations.rq_service import CRASHED, QUEUE
 from animations.service import CacheIndex
 from animations.voice import Voice
+from classroom.films.rq_service import QUEUE as FILM_QUEUE
 from classroom.redis_client import REDIS_URL_ENV, UNAVAILABLE, connect
 
 log = logging.getLogger("animations.rq_worker")
@@ -143,7 +145,8 @@ def render_function():
 def work(url: str) -> bool:
     """One worker's life, until a stop (True) or a Redis failure (False)."""
     connection = connect(url)
-    worker = RenderWorker([Queue(QUEUE, connection=connection, serializer=JSONSerializer)], connection=connection,
+    queues = [Queue(name, connection=connection, serializer=JSONSerializer) for name in (FILM_QUEUE, QUEUE)]
+    worker = RenderWorker(queues, connection=connection,
                           name=f"{os.environ.get('ATTENTION_LAB_PROCESS', 'render')}-{socket.gethostname()}-"
                           f"{os.getpid()}-{time.time_ns() % 10**6}", serializer=JSONSerializer,
                           worker_ttl=WORKER_TTL_S, maintenance_interval=MAINTENANCE_S,

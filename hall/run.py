@@ -27,6 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from classroom.films.trainer import OMP_WAIT_POLICY
 from dashboard.serve import free_port
 
 from . import haproxy, redis_server
@@ -123,8 +124,9 @@ class Hall:
     def _start_render_workers(self):
         for i in range(1, self.render_workers + 1):
             argv = [sys.executable, "-m", RENDER_WORKER_MODULE]
-            self.sup.add(Child(f"render{i}", argv, self.run_dir / f"render{i}.log",
-                               {**self.shared_env(), "ATTENTION_LAB_PROCESS": f"render{i}"}, cwd=ROOT))
+            # They also train films; OpenMP threads that sleep at a barrier (classroom/films/trainer.py says why).
+            env = {"OMP_WAIT_POLICY": OMP_WAIT_POLICY, **self.shared_env(), "ATTENTION_LAB_PROCESS": f"render{i}"}
+            self.sup.add(Child(f"render{i}", argv, self.run_dir / f"render{i}.log", env, cwd=ROOT))
 
     def info(self) -> dict:
         """What a person (or a test, or the load benchmark) needs to find the hall's parts."""
