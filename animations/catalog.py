@@ -12,12 +12,16 @@ SCENES: dict[str, tuple[str, str]] = {
     "multihead": ("animations.scenes.multihead", "MultiHeadScene"),
     "scaling": ("animations.scenes.scaling", "ScalingScene"),
     "trained": ("animations.scenes.trained", "TrainedScene"),
+    "induction": ("animations.scenes.induction", "InductionScene"),
 }
 # Scenes of the trained model: they draw `AttentionConfig.trained` lessons, and only those. The
 # others draw a lesson with random or hand-entered weights and say so, which would be untrue of it.
 TRAINED = ("trained",)
+# Scenes drawn from a recorded training film (core.film, the default LearnSettings), not from a
+# lesson: a render of one accepts any lesson and ignores it (render caches it under the default one).
+FILMS = ("induction",)
 # The lecture (`make lecture`, the Lecture page): the random-weight scenes, played with one lesson.
-LECTURE = tuple(name for name in SCENES if name not in TRAINED)
+LECTURE = tuple(name for name in SCENES if name not in TRAINED + FILMS)
 DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "scores": "Tokens become Q, K and V; each query meets every key; ÷√d_k; softmax; the weights mix V.",
     "masking": "A mask blocks keys: −∞ before the softmax, weight 0 after; causal, padding, window.",
@@ -25,6 +29,8 @@ DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "scaling": "Why divide by √d_k: without it, softmax saturates into one-hot as d_k grows.",
     "trained": "A trained model (all-MiniLM-L6-v2) reads a sentence: a head that looks one piece back, "
                "one that parks on [CLS].",
+    "induction": "A tiny Transformer learns to continue repeated characters: its loss drops suddenly as a "
+                 "previous-token head and an induction head form (a recorded training run).",
 }
 
 
@@ -41,11 +47,11 @@ class Quality(NamedTuple):
 
 # Seconds to render each scene for the default lesson, narrated, from start to a playable video,
 # as measured by `benchmarks/render_bench.py --class-vs-low` on a 2-core machine ("trained": the
-# Trained heads page's example sentence); docs/performance.md has the runs. The dashboard quotes
-# them as the wait to expect.
+# Trained heads page's example sentence; "induction": its film trained in the render, no film saved);
+# docs/performance.md has the runs. The dashboard quotes them as the wait to expect.
 RENDER_SECONDS = {
-    "low": {"scores": 28, "masking": 28, "multihead": 36, "scaling": 35, "trained": 22},
-    "class": {"scores": 85, "masking": 135, "multihead": 68, "scaling": 114, "trained": 61},
+    "low": {"scores": 28, "masking": 28, "multihead": 36, "scaling": 35, "trained": 22, "induction": 72},
+    "class": {"scores": 85, "masking": 135, "multihead": 68, "scaling": 114, "trained": 61, "induction": 411},
 }
 
 QUALITIES = {  # "low" is the quick default; "class" is for a projector
@@ -69,12 +75,13 @@ def scenes_for(cfg) -> tuple[str, ...]:
     """The scenes that can draw the lesson `cfg`, in catalogue order: the trained scenes for a
     trained lesson (a page's "Render this head"), the lecture's scenes for any other."""
     trained = cfg.source == "trained"
-    return tuple(name for name in SCENES if (name in TRAINED) == trained)
+    return tuple(name for name in SCENES if name not in FILMS and (name in TRAINED) == trained)
 
 
 def check_scene(name: str, cfg) -> None:
-    """Raise ConfigError, in words, when the scene `name` cannot draw the lesson `cfg`."""
-    if name in scenes_for(cfg):
+    """Raise ConfigError, in words, when the scene `name` cannot draw the lesson `cfg` (a film's
+    scene draws any: it ignores the lesson)."""
+    if name in FILMS or name in scenes_for(cfg):
         return
     if name in TRAINED:
         has = "hand-entered Q, K and V" if cfg.source == "manual" else "random weights"

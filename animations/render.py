@@ -23,9 +23,9 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from animations.catalog import QUALITIES, SCENES, check_scene, scene_name
+from animations.catalog import FILMS, QUALITIES, SCENES, check_scene, scene_name
 from animations.voice import NARRATOR, Voice, missing
-from core import AttentionConfig, ConfigError
+from core import PRESETS, AttentionConfig, ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,8 @@ def checked_request(scene: str, cfg, quality: str, voice: Voice | None = None) -
     if quality not in QUALITIES:
         raise KeyError(f"Unknown quality '{quality}': choose one of {', '.join(QUALITIES)}.")
     name, cfg = scene_name(scene), _checked(cfg)
+    if name in FILMS:  # drawn from a recorded film, whatever the lesson: one cache entry for it
+        cfg = PRESETS["default"]
     check_scene(name, cfg)
     return name, cfg, speaking(voice)
 

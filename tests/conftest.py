@@ -87,7 +87,7 @@ def pytest_configure(config):
 # Test files that share a costly set-up cached per process (tests/animations/conftest.py: the scenes'
 # dry runs at class quality; the one real render), run on one worker together.
 SHARED_SET_UP = {f"tests/animations/test_{name}.py": group for group, names in {
-    "animations-dry-runs": ("scenes", "legibility", "captions", "narration"),
+    "animations-dry-runs": ("scenes", "legibility", "captions", "narration", "induction_scene"),
     "animations-render": ("render", "render_sound")}.items() for name in names}
 
 

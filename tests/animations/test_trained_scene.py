@@ -10,7 +10,7 @@ import pytest
 import animations.render as render_module
 from animations import legibility
 from animations.__main__ import main as cli
-from animations.catalog import LECTURE, SCENES, TRAINED, check_scene, scenes_for
+from animations.catalog import FILMS, LECTURE, SCENES, TRAINED, check_scene, scenes_for
 from animations.legibility import MIN_CONTRAST, MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast
 from animations.mobjects import MAX_SHOWN
 from animations.render import render
@@ -180,7 +180,7 @@ def _no_process(*args, **kwargs):
 
 def test_the_lecture_is_the_random_weight_scenes():
     assert "trained" in SCENES and "trained" not in LECTURE and TRAINED == ("trained",)
-    assert set(LECTURE) | set(TRAINED) == set(SCENES)
+    assert set(LECTURE) | set(TRAINED) | set(FILMS) == set(SCENES)  # FILMS: tests/animations/test_induction_scene.py
     assert scenes_for(PRESETS["default"]) == LECTURE == scenes_for(PRESETS["article-2x2"])
 
 

@@ -1,0 +1,134 @@
+"""The induction scene's pictures: the probe as a strip of letters, the loss curve, and the
+two-head circuit. Every value is handed in from the film (animations/scenes/induction.py);
+nothing here measures or trains. Axes are drawn from lines and labels, not manim's `Axes`,
+whose numbers would call LaTeX.
+"""
+
+import math
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, CurvedArrow, DashedLine, Line, Text, VGroup, VMobject
+
+from animations import style
+from animations.mobjects import TEXT_FONT, Label, label
+
+AXIS = style.TEXT_LIGHT
+
+
+def letters(tokens: list[str], size: int, slot: float | None = None) -> VGroup:
+    """One Label per token, set as one line of monospaced text, so that every letter keeps its
+    place on the baseline (a 'g' hangs below it, as in print); `slot`: their centres this far apart."""
+    line = Text("".join(tokens), font=style.MONO_FONT, font_size=size)
+    if len(line.submobjects) != len(tokens):  # a token of no glyph or of several: not one letter each
+        raise ValueError(f"the probe's {len(tokens)} tokens are not one glyph each")
+    out = VGroup()
+    for token, glyph in zip(tokens, line.submobjects, strict=True):
+        mob = Label(token, size)
+        mob.append_points(glyph.points)
+        mob.built_extent = max(mob.width, mob.height)
+        out.add(mob.set_stroke(width=0).set_fill(style.TEXT_LIGHT, opacity=1))
+    if slot is not None:
+        for i, mob in enumerate(out):
+            mob.set_x(i * slot)
+    return out
+
+
+def column_letters(grid, tokens: list[str], size: int = 20) -> VGroup:
+    """The grid's column labels as letters on one baseline, each centred over its column (a letter
+    too wide for its cell would otherwise stand on its side)."""
+    squares = grid.square_rows[0]
+    row = letters(tokens, size, slot=squares[1].get_x() - squares[0].get_x())
+    row.next_to(grid.squares, UP, buff=0.12)
+    row.shift((squares[0].get_x() - row[0].get_x()) * RIGHT)
+    grid.remove(grid.col_labels)
+    grid.col_labels = row
+    grid.add(row)
+    return row
+
+
+def strip(tokens: list[str], copies: list[tuple[int, int, str]], size: int = 30, slot: float = 0.28) -> VGroup:
+    """The probe in one row of letters; under each (start, length, name) copy a line in its own
+    colour, its name beneath. `.letters[i]` is token i; `.lines`, `.names`, `.colours` the copies'."""
+    row = letters(tokens, size, slot)
+    lines, names, colours = VGroup(), VGroup(), [style.KEY, style.text_color(style.QUERY)][: len(copies)]
+    for (start, length, name), colour in zip(copies, colours, strict=True):
+        under = row[start: start + length]
+        line = Line(under[0].get_left(), under[-1].get_right(), color=colour, stroke_width=5)
+        lines.add(line.set_y(row.get_bottom()[1] - 0.15))
+        names.add(label(name, TEXT_FONT, color=colour).next_to(line, DOWN, buff=0.15))
+    group = VGroup(row, lines, names)
+    group.letters, group.lines, group.names, group.colours = row, lines, names, colours
+    return group
+
+
+def _ticks(top: float, count: int = 4) -> list[float]:
+    """Round tick values from 0 to `top` (about `count` of them)."""
+    raw = top / count
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 2.5, 5, 10) if m * step >= raw)
+    return [float(v) for v in np.arange(0, top + step / 2, step)]
+
+
+class LossChart(VGroup):
+    """Training loss against step, with a dashed line at chance, a dashed mark at step `mark`, and two
+    stretches (first step, last step) named: the plateau (under its curve) and the drop (left of its end).
+    `.axes`, `.curve`, `.chance`, `.regions`, `.marker` are its pieces, for the animations."""
+
+    def __init__(self, loss, chance: float, chance_text: str, mark: int | None, mark_text: str,
+                 plateau: tuple[int, int], drop: tuple[int, int], width: float = 11.0, height: float = 4.4):
+        super().__init__()
+        steps = len(loss)
+        top = float(math.ceil(max(float(np.max(loss)), chance)))
+        x = lambda s: width * s / steps  # noqa: E731 (two small maps, read where they are used)
+        y = lambda v: height * v / top  # noqa: E731
+        axes = VGroup(Line([0, 0, 0], [width, 0, 0], color=AXIS), Line([0, 0, 0], [0, height, 0], color=AXIS))
+        ticks = VGroup()
+        for v in _ticks(top):
+            ticks.add(label(f"{v:g}", TEXT_FONT).next_to([0, y(v), 0], LEFT, buff=0.15))
+        for s in _ticks(steps):
+            ticks.add(label(f"{int(s)}", TEXT_FONT).next_to([x(s), 0, 0], DOWN, buff=0.15))
+        names = VGroup(label("training step", TEXT_FONT).next_to(axes, DOWN, buff=0.55),
+                       label("loss", TEXT_FONT).rotate(math.pi / 2).next_to(axes, LEFT, buff=0.6))
+        self.curve = VMobject(color=style.KEY, stroke_width=3)
+        self.curve.set_points_as_corners([[x(s + 1), y(float(v)), 0] for s, v in enumerate(loss)])
+        line = DashedLine([0, y(chance), 0], [width, y(chance), 0], color=style.NOTE_TEXT, dash_length=0.12)
+        self.chance = VGroup(line, label(chance_text, TEXT_FONT, color=style.NOTE_TEXT)
+                             .next_to(line.get_end(), UP, buff=0.1).align_to(line.get_end(), RIGHT))
+        self.marker = VGroup()
+        if mark is not None:
+            line = DashedLine([x(mark), 0, 0], [x(mark), height, 0], color=style.HIGHLIGHT, dash_length=0.12)
+            self.marker = VGroup(line, label(mark_text, TEXT_FONT, color=style.HIGHLIGHT)
+                                 .next_to(line.get_end(), UP, buff=0.1))
+            if self.marker[1].get_left()[0] < 0:  # near the start: the text begins at the axis
+                self.marker[1].align_to(axes, LEFT)
+        low = float(np.min(loss[plateau[0] - 1: max(plateau)]))  # the plateau's name: under its lowest point
+        end = [x(drop[1]), y(float(loss[drop[1] - 1])), 0]  # the drop's: left of its end, the curve above it
+        self.regions = VGroup(
+            label("plateau", TEXT_FONT, color=style.KEY).next_to([x(sum(plateau) / 2), y(low), 0], DOWN, buff=0.25),
+            label("phase change", TEXT_FONT, color=style.KEY).next_to(end, LEFT, buff=0.3))
+        self.axes = VGroup(axes, ticks, names)
+        self.add(self.axes, self.chance, self.curve, self.regions, self.marker)
+
+
+def circuit(a: str, b: str, heads: tuple[str, str], predicted: str) -> VGroup:
+    """The circuit in one picture, on real letters of the probe: '… a b … a ?'. Layer 1's arrow from
+    `b` back to `a` (what came before me), layer 2's from the second `a` to `b` (the token after
+    my earlier copy), and `.guess`, the prediction `b` to put in place of the '?'."""
+    row = VGroup(label("…", 34), *letters([a, b], 40), label("…", 34), *letters([a, "?"], 40))
+    row.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
+    row[5].set_fill(style.HIGHLIGHT)
+    one = CurvedArrow(row[2].get_top() + UP * 0.15, row[1].get_top() + UP * 0.15, angle=math.pi / 2,
+                      color=style.KEY)
+    two = CurvedArrow(row[4].get_bottom() + DOWN * 0.15, row[2].get_bottom() + DOWN * 0.15, angle=-math.pi / 3,
+                      color=style.text_color(style.QUERY))
+    said_one = VGroup(label(heads[0], TEXT_FONT, color=style.KEY),
+                      label(f"copies into ‘{b}’: ‘{a}’ came before me", TEXT_FONT)).arrange(DOWN, buff=0.12)
+    said_one.next_to(one, UP, buff=0.15)
+    said_two = VGroup(label(heads[1], TEXT_FONT, color=style.QUERY),
+                      label(f"at ‘{a}’: the token after my earlier copy is ‘{b}’", TEXT_FONT))
+    said_two.arrange(DOWN, buff=0.12).next_to(two, DOWN, buff=0.15)
+    guess = letters([b], 40)[0].set_fill(style.HIGHLIGHT).move_to(row[5], aligned_edge=DOWN)
+    guess_name = label(predicted, TEXT_FONT, color=style.HIGHLIGHT).next_to(row[5], UP, buff=0.3)
+    group = VGroup(row, one, said_one, two, said_two, guess, guess_name)
+    group.row, group.arrows, group.says, group.guess = row, (one, two), (said_one, said_two), VGroup(guess, guess_name)
+    return group
