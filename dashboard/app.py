@@ -26,6 +26,8 @@ if not room_session.following():
 with st.sidebar:
     if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
         studio.video_on_the_page("A video of these heads")
+    elif page.url_path == "watch-it-learn":  # its video is of a training run, rendered from the page itself
+        studio.video_on_the_page("A video of this film")
     else:
         studio.render_with_my_settings(state.lesson)
         studio.job_panel("mine", current=state.lesson())

@@ -24,6 +24,7 @@ PAGES = [
     ("app_pages/block.py", "Transformer block", "block", {}),
     ("app_pages/worked_example.py", "The article's worked example", "worked-example", {}),
     ("app_pages/trained_heads.py", "Trained heads", "trained-heads", {}),
+    ("app_pages/watch_learn.py", "Watch it learn", "watch-it-learn", {}),
     ("app_pages/lecture.py", "Lecture videos", "lecture", {}),
     ("app_pages/compare.py", "Compare two lessons", "compare", {}),
     ("app_pages/room.py", "Classroom room", "room", {}),

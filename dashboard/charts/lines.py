@@ -9,7 +9,7 @@ from animations import style
 from dashboard.charts import sizing
 
 
-def _finish(chart, title: str, **meta):
+def finish(chart, title: str, **meta):
     """Title, a name for tests and exports, the look's type sizes, and the given width filled."""
     return chart.properties(title=sizing.title(title), usermeta=meta, autosize=sizing.AUTOSIZE,
                             params=[alt.VariableParameter(name=k, value=v)
@@ -32,7 +32,7 @@ def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> a
                         legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["scores:N", "d_k:Q", alt.Tooltip(f"{metric}:Q", format=".3f")],
     ).properties(width=360, height=240)
-    return _finish(line, title, lab=f"saturation-{metric}")
+    return finish(line, title, lab=f"saturation-{metric}")
 
 
 def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = style.QUERY) -> alt.Chart:
@@ -42,7 +42,7 @@ def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = st
         y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
         tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
     ).properties(width=min(40 * len(labels), 400), height=220)
-    return _finish(bars, title, lab=name)
+    return finish(bars, title, lab=name)
 
 
 def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
@@ -53,4 +53,4 @@ def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
         y=alt.Y("norm:Q", title="mean ‖row‖"),
         tooltip=["stage:N", alt.Tooltip("norm:Q", format=".3f")],
     ).properties(width=380, height=240)
-    return _finish(bars, title, lab=name)
+    return finish(bars, title, lab=name)

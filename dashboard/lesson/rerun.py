@@ -29,7 +29,7 @@ from dashboard.lesson import links, state
 from dashboard.room import session as room_session
 
 KEY = "lesson_view"
-WHOLE_RUNS = frozenset({"lecture", "trained-heads", "room"})
+WHOLE_RUNS = frozenset({"lecture", "trained-heads", "watch-it-learn", "room"})
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
 # (the heads on offer), the source and the mask (the controls under them); the number of random
@@ -100,17 +100,23 @@ def view(draw, with_trace: bool = True):
     st.fragment(fragment, key=KEY)()
 
 
-def part(draw, *args):
+def part(draw, *args, every: float | None = None):
     """Part of a page that runs whole (the Trained heads page's open head) as a fragment of its own:
-    its controls rerun `draw(*args)` alone, and each of its runs ends by writing the address."""
+    its controls rerun `draw(*args)` alone, and each of its runs ends by writing the address.
+
+    `every`: seconds between the part's own reruns (a film that plays). `draw` returns the timer it
+    wants next (None: none); when that differs from the one the part was made with, one full run
+    remakes the part with it: a fragment's timer is fixed when the fragment is made."""
 
     def fragment(*args):
         try:
-            draw(*args)
+            wanted = draw(*args)
         finally:
             links.write_url(state.lesson())
+        if wanted != every:
+            st.rerun()
 
-    st.fragment(fragment)(*args)
+    st.fragment(fragment, run_every=every)(*args)
 
 
 def _around(body):

@@ -18,7 +18,7 @@ from pathlib import Path
 import streamlit as st
 
 from animations.backend import RenderBackend, make_service
-from animations.catalog import DESCRIPTIONS, LECTURE, QUALITIES, RENDER_SECONDS, TRAINED
+from animations.catalog import DESCRIPTIONS, FILMS, LECTURE, QUALITIES, RENDER_SECONDS, TRAINED
 from animations.service import QueueFull
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
@@ -199,7 +199,8 @@ def quality_control(scene: str):
              help="Fast: 854×480 at 15 frames a second, for a laptop screen. Class: 1920×1080 at 30, sharp on a "
                   "projector, several times slower to make; `make lecture` makes the default lesson's the night "
                   "before.")
-    example = "the example sentence" if scene in TRAINED else "the default lesson"
+    example = ("the example sentence" if scene in TRAINED else "the default run" if scene in FILMS
+               else "the default lesson")
     st.caption(" · ".join(f"{QUALITIES[q].label}: {wait_text(scene, q)}" for q in CHOICES)
                + f" (measured on a 2-core machine for {example}; longer while other videos render).")
 

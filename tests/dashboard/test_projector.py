@@ -22,9 +22,10 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
 NO_CHARTS = {"lecture": "renders the lecture videos when opened (the videos' half of issue 11)"}
-# Pages checked here that draw no chart until a class is running (test_room_browser draws them):
-# their text, theme and WCAG rules are checked all the same.
-FORMS_ONLY = {"room"}
+# Pages checked here that draw no chart until a class is running (test_room_browser draws them), or
+# until a run is trained (test_watch_learn_browser trains one): their text, theme and WCAG rules
+# are checked all the same.
+FORMS_ONLY = {"room", "watch-it-learn"}
 
 
 def app_pages() -> list[str]:

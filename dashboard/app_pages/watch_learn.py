@@ -1,0 +1,186 @@
+"""Page: a tiny Transformer trained here, now; the class watches its induction head form."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from animations.catalog import DESCRIPTIONS, FILMS
+from core import PRESETS, ConfigError
+from core.film import ALPHABET, INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, SEQ_LEN, LearnSettings, decode, encode
+from core.learn import run
+from core.learn_tasks import EVAL_SEQUENCES
+from core.trace import token_labels
+from dashboard import controls
+from dashboard.app_pages import film as parts
+from dashboard.app_pages import learn_questions as questions
+from dashboard.charts import heatmaps, training
+from dashboard.charts.draw import draw
+from dashboard.charts.model_view import model_view
+from dashboard.lesson import rerun
+from dashboard.text import plain
+from dashboard.video import studio
+
+st.title("Watch it learn")
+st.markdown(
+    "Every other page shows attention with random weights, or with weights someone else trained. Here a tiny "
+    "Transformer **learns in front of the class**: 2 layers of attention only (no feed-forward part), 4 heads each, "
+    "d_model 64, reading sequences of 48 symbols (the 26 letters, the space and . , ' ? !). In each training "
+    "sequence a random stretch of 6 to 19 letters appears twice, at a random place; the model is scored on "
+    "predicting the second copy, which only looking back can do. Nothing tells it how."
+)
+st.caption(
+    "What to watch for (Olsson et al. 2022, “In-context Learning and Induction Heads”): the loss sits near chance for "
+    "a while, then drops, as two heads form together: a **previous-token head** in layer 1 and an **induction head** "
+    "in layer 2. Heads are named here by measuring what their weights do, never by their number. Every chart is "
+    "a recording (a film) of one training run: the same settings and seed give every student the same film."
+)
+
+
+def named(scores, threshold: float) -> list[tuple[int, int]]:
+    """(layer, head), 1-based, of every head whose final score reaches `threshold`, best first."""
+    final = scores[-1]
+    found = [(int(la), int(h)) for la, h in np.argwhere(final >= threshold)]
+    return [(la + 1, h + 1) for la, h in sorted(found, key=lambda lh: -final[lh])]
+
+
+def _heads(scores, heads) -> str:
+    return ", ".join(f"layer {la} head {h} ({scores[-1, la - 1, h - 1]:.2f})" for la, h in heads)
+
+
+def summary(film):
+    previous = named(film.previous_token, PREVIOUS_THRESHOLD)
+    induction = named(film.induction, INDUCTION_THRESHOLD)
+    said = []
+    if previous:
+        said.append(f"previous-token score ≥ {PREVIOUS_THRESHOLD:g}: {_heads(film.previous_token, previous)}")
+    if induction:
+        said.append(f"induction score ≥ {INDUCTION_THRESHOLD:g}: {_heads(film.induction, induction)}, the first "
+                    f"reaching it at step {film.formed_at()}")
+    if said:
+        st.success("Measured at the end of the run: " + "; ".join(said) + ".",
+                   icon=":material/insights:")
+    else:
+        st.info(f"No head of this run reached a previous-token score of {PREVIOUS_THRESHOLD:g} or an induction score "
+                f"of {INDUCTION_THRESHOLD:g}: this model did not form the circuit in these steps.",
+                icon=":material/insights:")
+    st.caption(f"Training took {film.seconds:.1f} s; final loss {film.loss[-10:].mean():.2f} "
+               f"(chance: {training.CHANCE:.2f}); final accuracy on the predicted letters "
+               f"{film.accuracy[-10:].mean():.0%} (both the mean of the last 10 steps).")
+
+
+def film_view(film):
+    """The film at the step under the scrubber: the loss, every head on the probe, one head large,
+    the scores."""
+    k = parts.scrubber(film.snapshots)
+    step = int(film.snapshots[k])
+    total = film.settings.steps
+    draw(training.loss_chart(np.arange(1, len(film.loss) + 1), film.loss, total, step, film.formed_at()), "film_loss")
+    weights = film.weights[k]  # (L, H, T, T)
+    L, H = weights.shape[:2]
+    bright = np.zeros((L, H), dtype=bool)
+    for la, h in named(film.previous_token, PREVIOUS_THRESHOLD) + named(film.induction, INDUCTION_THRESHOLD):
+        bright[la - 1, h - 1] = True
+    st.subheader(f"Every head on the probe sequence at step {step}")
+    st.caption("Each thumbnail is one head's weights on the probe (rows: the letter attending, columns: the "
+               "letters it may look at, 0..1). Full colour: the heads the end of the run names (above); faded: "
+               "the others.")
+    draw(model_view(weights, bright if bright.any() else np.ones((L, H), dtype=bool)), "film_heads")
+    open_head(film, k)
+    left, right = st.columns(2)
+    with left:
+        draw(training.scores_chart(film.snapshots, film.previous_token, "previous_token", total, step), "film_previous")
+    with right:
+        draw(training.scores_chart(film.snapshots, film.induction, "induction", total, step), "film_induction")
+    return parts.PLAY_SECONDS if st.session_state.get(parts.PLAYING) else None
+
+
+def open_head(film, k: int):
+    L, H = film.weights.shape[1:3]
+    default = film.induction_head() or (L, 1)
+    left, right = st.columns(2)
+    with left:
+        layer = controls.buttons("Layer", 1, L, "film_layer", default[0])
+    with right:
+        head = controls.buttons("Head", 1, H, "film_head", default[1] if layer == default[0] else 1)
+    at = k, layer - 1, head - 1
+    st.markdown(f"**Layer {layer}, head {head} at step {int(film.snapshots[k])}**: previous-token score "
+                f"{film.previous_token[at]:.2f}, induction score {film.induction[at]:.2f}.")
+    labels = token_labels(film.probe_labels)
+    # One title for every step: the chart's spec then stays the same while the film plays.
+    draw(heatmaps.matrix_heatmap(film.weights[k, layer - 1, head - 1], labels, labels, "weights on the probe",
+                                 "film-head", scheme=heatmaps.style.WEIGHT_SCHEME, x_title="key (looked at)",
+                                 y_title="query (looking)", domain=(0, 1)), "film_open_head")
+    st.caption(f"A previous-token head lights the diagonal just below the main one. An induction head, in the "
+               f"second copy of the repeated stretch, lights the letter just after the earlier copy of the query's "
+               f"own letter. Both scores are measured on {EVAL_SEQUENCES} other sequences with a repeated stretch, "
+               f"the same for every run; a head is named from {PREVIOUS_THRESHOLD:g} (previous-token) or "
+               f"{INDUCTION_THRESHOLD:g} (induction).")
+
+
+def own_sequence(film):
+    st.subheader("Your own sequence")
+    typed = st.text_input("Type a phrase twice (the trained model reads it)", "attention is all. attention is all.",
+                          max_chars=SEQ_LEN, key="film_typed",
+                          help=f"Letters, spaces and {plain(ALPHABET[27:])} only; at most {SEQ_LEN} characters.")
+    try:
+        ids = encode(typed)
+        if len(ids) < 2:
+            raise ConfigError("Type at least two characters.", "text")
+    except ConfigError as err:
+        st.warning(plain(str(err)))  # it quotes what was typed
+        return
+    weights, probs = run(film, ids)  # (L, H, T, T), (T, 32)
+    layer, head = film.induction_head() or (film.weights.shape[1], 1)
+    labels = token_labels(decode(ids))
+    draw(heatmaps.matrix_heatmap(weights[layer - 1, head - 1], labels, labels,
+                                 f"Layer {layer}, head {head} on your sequence", "film-yours",
+                                 scheme=heatmaps.style.WEIGHT_SCHEME, x_title="key (looked at)",
+                                 y_title="query (looking)", domain=(0, 1)), "film_yours")
+    guess = probs.argmax(axis=-1)
+    rows = pd.DataFrame({"after": labels[:-1], "next letter": [plain(c) for c in decode(ids[1:])],
+                         "the model predicts": [plain(c) for c in decode(guess[:-1])],
+                         "with probability": probs[np.arange(len(ids) - 1), guess[:-1]]})
+    right = (guess[:-1] == np.asarray(ids[1:])).mean()
+    st.caption(f"The model predicts the next letter correctly at {right:.0%} of the positions. Where a stretch "
+               "repeats, the second copy should be nearly all right if an induction head formed; the first copy "
+               "cannot be predicted.")
+    st.dataframe(rows, hide_index=True, column_config={
+        "with probability": st.column_config.NumberColumn(format="%.2f")}, height=240, key="film_predictions")
+
+
+def video(settings):
+    """The narrated scene of the default run (animations/scenes/induction.py), from the render service."""
+    scene = FILMS[0]
+    st.subheader("A video of this run")
+    absent = studio.videos_available()
+    if absent:
+        st.caption(absent)
+        return
+    if settings != LearnSettings():
+        st.caption("The video tells the story of the default run (the settings' defaults); choose those to see "
+                   "the same run on this page.")
+    st.caption(DESCRIPTIONS[scene])
+    studio.quality_control(scene)
+    studio.narration_controls()
+    lesson = PRESETS["default"]  # a film's scene draws no lesson: the render service keys it on the default one
+    st.button("Render the video of the default run", key="film_render", on_click=studio.request_mine,
+              args=(scene, lesson, scene), help="Cached afterwards: a second request plays at once.")
+    studio.job_panel(scene)
+
+
+def page():
+    settings = parts.settings_controls()
+    if not questions.which_head(settings):
+        return
+    film = parts.film_of(settings)
+    if film is None:
+        return
+    summary(film)
+    questions.reveal_which_head(film)
+    rerun.part(film_view, film, every=parts.PLAY_SECONDS if st.session_state.get(parts.PLAYING) else None)
+    questions.one_layer(settings, film)
+    own_sequence(film)
+    video(settings)
+
+
+page()

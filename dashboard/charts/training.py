@@ -1,0 +1,89 @@
+"""Charts of a training run (the Watch it learn page): numbers a film recorded -> Altair.
+
+Pure, like every chart module: the loss curve with chance and the moment the induction head
+forms marked, and each head's measured scores over training; the step under the scrubber is a
+vertical rule on both, so the curves and the heads' pictures say the same moment.
+"""
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from animations import style
+from core.film import ALPHABET, INDUCTION_THRESHOLD
+from dashboard.charts.lines import finish
+
+CHANCE = math.log(len(ALPHABET))  # the loss of a uniform guess among the 32 symbols
+SCORES = {"previous_token": "previous-token score", "induction": "induction score"}
+
+
+def _one(chart: alt.Chart) -> alt.Chart:
+    """A layer drawn once, not once per row of the chart's one table (draw.py ships one table)."""
+    return chart.transform_aggregate(rows="count()")
+
+
+def _rule(step: int, colour: str, label: str, y: float, total: int) -> list:
+    """A vertical rule at `step` with its label at height `y` (in the chart's y units), on the
+    rule's side with more room."""
+    base = _one(alt.Chart())
+    left = step > total / 2
+    return [base.mark_rule(color=colour, strokeWidth=2).encode(x=alt.datum(step)),
+            base.mark_text(align="right" if left else "left", dx=-4 if left else 4, dy=-4, color=colour,
+                           font=style.FONT, fontSize=13, text=label).encode(x=alt.datum(step), y=alt.datum(y))]
+
+
+def _shown(colour: str = style.KEY) -> alt.Chart:
+    """The rule at the step under the scrubber, read from the table's `at` column: the spec stays the
+    same while a film plays, so the browser swaps the data in place instead of rebuilding the chart."""
+    return alt.Chart().transform_aggregate(at="max(at)").mark_rule(color=colour, strokeWidth=3).encode(x="at:Q")
+
+
+def _level(y: float, colour: str, label: str = "") -> list:
+    """A dashed horizontal rule at `y`, labelled at the right."""
+    base = _one(alt.Chart())
+    layers = [base.mark_rule(color=colour, strokeDash=[6, 4]).encode(y=alt.datum(y))]
+    if label:
+        layers.append(base.mark_text(align="right", baseline="bottom", dy=-3, x="width", color=colour,
+                                     font=style.FONT, fontSize=13, text=label).encode(y=alt.datum(y)))
+    return layers
+
+
+def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | None = None) -> alt.Chart:
+    """Training loss per step (steps 1..), chance (ln 32) dashed; `formed`: the step at which the
+    first induction score reached the threshold; `at`: the step under the scrubber (an orange rule)."""
+    losses = np.asarray(losses, dtype=float)
+    df = pd.DataFrame({"step": np.asarray(steps, dtype=int), "loss": losses, "at": -1 if at is None else at})
+    top = max(CHANCE, float(np.nanmax(losses)) if losses.size else CHANCE) * 1.08
+    x = alt.X("step:Q", title="training step", scale=alt.Scale(domain=[0, total], nice=False))
+    y = alt.Y("loss:Q", title="loss (nats)", scale=alt.Scale(domain=[0, top], nice=False))
+    line = alt.Chart().mark_line(color=style.QUERY, strokeWidth=2).encode(
+        x=x, y=y, tooltip=["step:Q", alt.Tooltip("loss:Q", format=".3f")])
+    layers = [line, *_level(CHANCE, style.MASKED, f"chance: ln 32 = {CHANCE:.2f}")]
+    if formed is not None:
+        label = f"first induction score ≥ {INDUCTION_THRESHOLD:g}: step {formed}"
+        layers += _rule(formed, style.OUTPUT, label, top * 0.72, total)
+    if at is not None:
+        layers.append(_shown())
+    chart = alt.layer(*layers, data=df).properties(height=260)
+    return finish(chart, "Loss while it learns", lab="learn-loss")
+
+
+def scores_chart(snapshots, scores: np.ndarray, what: str, total: int, at: int | None = None) -> alt.Chart:
+    """One line per head: its `what` score (previous_token | induction) at each snapshot; the
+    threshold that names a head dashed."""
+    K, L, H = scores.shape
+    df = pd.DataFrame({"step": np.repeat(np.asarray(snapshots, dtype=int), L * H),
+                       "head": [f"L{la + 1} H{h + 1}" for _ in range(K) for la in range(L) for h in range(H)],
+                       "score": scores.reshape(-1).astype(float), "at": -1 if at is None else at})
+    line = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
+        x=alt.X("step:Q", title="training step", scale=alt.Scale(domain=[0, total], nice=False)),
+        y=alt.Y("score:Q", title=SCORES[what], scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("head:N", title="layer, head", legend=alt.Legend(orient="bottom", columns=4)),
+        tooltip=["head:N", "step:Q", alt.Tooltip("score:Q", format=".2f")])
+    layers = [line, *_level(INDUCTION_THRESHOLD, style.MASKED)]
+    if at is not None:
+        layers.append(_shown())
+    chart = alt.layer(*layers, data=df).properties(height=220)
+    return finish(chart, SCORES[what].capitalize() + " per head", lab=f"learn-{what}")

@@ -1,0 +1,181 @@
+"""The Watch it learn page (AppTest): it asks first, then shows the film's own numbers; its
+scrubber, settings and link round-trip; a student's sequence is read or refused in words.
+
+The films are real (core.learn.train, the default settings and their one-layer twin), trained
+once for this file into a folder of its own, and served by a film service on that folder.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import dashboard.app_pages.film as film_parts
+from classroom.films.service import FilmService
+from core.film import INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, LearnSettings, decode, encode
+from core.learn import run, train
+from dashboard.app_pages.learn_questions import SAME_WITHIN
+from dashboard.charts.training import CHANCE
+
+from .conftest import chart, messages, no_exception
+
+DEFAULT = LearnSettings()
+
+
+@pytest.fixture(scope="module")
+def films(tmp_path_factory):
+    """The default film and its one-layer twin, on disk, and the page's service reading them."""
+    media = tmp_path_factory.mktemp("media")
+    service = FilmService(media_dir=media, warm=False)
+    made = {}
+    for settings in (DEFAULT, DEFAULT.replace(layers=1)):
+        made[settings.layers] = train(settings)
+        made[settings.layers].save(service.store.folder(settings.key()))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(film_parts, "service", lambda: service)
+        yield made
+    service.shutdown()
+
+
+def open_page(make_app, query=None):
+    at = make_app(query=query, page="watch-it-learn")
+    no_exception(at)
+    return at
+
+
+def skipped(make_app, query=None):
+    at = open_page(make_app, query)
+    at.button(key="film_q_which_skip").click().run()
+    no_exception(at)
+    return at
+
+
+def heads_at_least(scores, threshold):
+    return {(int(la) + 1, int(h) + 1) for la, h in np.argwhere(scores[-1] >= threshold)}
+
+
+def test_the_page_asks_before_it_shows_the_film(films, make_app):
+    at = open_page(make_app)
+    assert at.radio(key="film_q_which_choice") is not None
+    assert not at.get("vega_lite_chart"), "the film is shown before the guess"
+
+
+def test_the_summary_names_exactly_the_heads_the_film_measured(films, make_app):
+    film = films[2]
+    text = skipped(make_app).success[0].value
+    for kind, scores, threshold in (("previous", film.previous_token, PREVIOUS_THRESHOLD),
+                                    ("induction", film.induction, INDUCTION_THRESHOLD)):
+        expected = heads_at_least(scores, threshold)
+        assert expected, f"the default film has no {kind} head: the page would have nothing to show"
+        for la in (1, 2):
+            for h in range(1, DEFAULT.heads + 1):
+                named = f"layer {la} head {h} ({scores[-1, la - 1, h - 1]:.2f})" in text
+                assert named == ((la, h) in expected), (kind, la, h, text)
+    assert f"step {film.formed_at()}" in text
+
+
+def test_the_charts_draw_the_films_arrays(films, make_app):
+    film = films[2]
+    at = skipped(make_app)
+    loss = chart(at, "learn-loss")
+    np.testing.assert_allclose(loss["loss"].to_numpy(), film.loss, rtol=0, atol=1e-6)
+    induction = chart(at, "learn-induction")
+    assert len(induction) == film.induction.size
+    np.testing.assert_allclose(np.sort(induction["score"].to_numpy()), np.sort(film.induction.reshape(-1)), atol=1e-6)
+    k, (la, h) = len(film.snapshots) - 1, film.induction_head()  # the end of the film, its induction head open
+    head = chart(at, "film-head")
+    grid = np.zeros(film.weights.shape[-2:])
+    grid[head["row"], head["col"]] = head["value"]
+    np.testing.assert_allclose(grid, film.weights[k, la - 1, h - 1], atol=1e-6)
+
+
+def test_the_arrows_move_the_film_and_the_address_keeps_the_step(films, make_app):
+    film = films[2]
+    at = skipped(make_app)
+    at.button(key="film_back").click().run()
+    no_exception(at)
+    shown = int(film.snapshots[-2])
+    assert at.query_params["film_at"] in (str(shown), [str(shown)])
+    assert f"at step {shown}" in " ".join(h.value for h in at.subheader)
+    again = open_page(make_app, {"film_at": str(shown)})  # the link opens at the same step
+    again.button(key="film_q_which_skip").click().run()
+    assert f"at step {shown}" in " ".join(h.value for h in again.subheader)
+
+
+def test_play_then_pause_stops_the_timer(films, make_app):
+    at = skipped(make_app, {"film_at": "0"})
+    at.button(key="film_play").click().run()
+    no_exception(at)
+    assert at.session_state[film_parts.PLAYING] is True
+    at.button(key="film_play").click().run()
+    assert at.session_state[film_parts.PLAYING] is False
+
+
+def test_a_link_chooses_the_run_and_a_bad_value_is_said(films, make_app):
+    at = open_page(make_app, {"film_layers": "1"})  # one layer: no question 1 to ask of it
+    assert "One layer" not in messages(at)
+    np.testing.assert_allclose(chart(at, "learn-loss")["loss"].to_numpy(), films[1].loss, atol=1e-6)
+    bad = open_page(make_app, {"film_steps": "7"})
+    assert "7" in messages(bad) and "does not have" in messages(bad)
+
+
+def test_question_one_is_judged_by_the_measured_layer(films, make_app):
+    truth = f"layer {films[2].induction_head()[0]}"
+    for guess, verdict in ((truth, "Right"), ("none", "Not this time")):
+        at = open_page(make_app)
+        at.radio(key="film_q_which_choice").set_value(guess)
+        at.button(key="film_q_which_lock").click().run()
+        no_exception(at)
+        assert any(m.value.startswith(verdict) for m in [*at.success, *at.info]), verdict
+
+
+def test_question_two_reveals_the_one_layer_film_measured(films, make_app):
+    one, two = films[1], films[2]
+    l1, l2 = one.loss[-10:].mean(), two.loss[-10:].mean()
+    assert one.induction_head() is None, "the one-layer model formed an induction head"
+    truth = "chance" if l1 >= CHANCE - 0.15 else ("same" if abs(l1 - l2) <= SAME_WITHIN else "between")
+    at = skipped(make_app)
+    at.radio(key="film_q_loss_choice").set_value(truth)
+    at.button(key="film_q_loss_lock").click().run()
+    no_exception(at)
+    (said,) = [m.value for m in at.success if "one layer ends" in m.value]
+    assert said.startswith("Right") and f"one layer ends at a loss of {l1:.2f}" in said
+
+
+def test_a_students_sequence_is_run_by_the_trained_model(films, make_app):
+    film = films[2]
+    at = skipped(make_app)
+    typed = "the cat sat. the cat sat."
+    at.text_input(key="film_typed").set_value(typed).run()
+    no_exception(at)
+    ids = encode(typed)
+    weights, probs = run(film, ids)
+    (table,) = [d.value for d in at.dataframe]
+    assert list(table["the model predicts"]) == decode(probs.argmax(axis=-1)[:-1])
+    la, h = film.induction_head()
+    yours = chart(at, "film-yours")
+    grid = np.zeros((len(ids), len(ids)))
+    grid[yours["row"], yours["col"]] = yours["value"]
+    np.testing.assert_allclose(grid, weights[la - 1, h - 1], atol=1e-6)
+
+
+@pytest.mark.parametrize("typed", ["héllo", "<b>x</b>", "a"])
+def test_a_sequence_the_model_cannot_read_is_refused_in_words(films, make_app, typed):
+    at = skipped(make_app)
+    at.text_input(key="film_typed").set_value(typed).run()
+    no_exception(at)
+    assert at.warning, typed
+    assert not at.dataframe, "a table of predictions for a sequence the model cannot read"
+
+
+def test_a_move_of_the_scrubber_changes_the_charts_data_not_their_specs(films, make_app):
+    """While a film plays each tick is such a move: with the same spec, the browser swaps the data
+    in place instead of rebuilding five charts."""
+    at = skipped(make_app)
+    specs = lambda: {json.loads(e.proto.spec)["usermeta"]["lab"]: e.proto.spec for e in at.get("vega_lite_chart")}  # noqa: E731
+    before = specs()
+    at.button(key="film_back").click().run()
+    after = specs()
+    assert set(before) >= {"learn-loss", "model-view", "film-head", "learn-previous_token", "learn-induction"}
+    assert before == after
+    assert chart(at, "learn-loss")["at"].iloc[0] == films[2].snapshots[-2]
