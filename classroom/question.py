@@ -13,7 +13,7 @@ from numbers import Integral
 
 from core.config import MAX_TOKENS, AttentionConfig
 
-KINDS = ("focus", "change", "blocked")
+KINDS = ("focus", "change", "blocked", "film")  # "film": classroom/film_question.py
 NO_ROW = "no row is fully blocked"  # the last choice of a "blocked" question
 # A question as JSON (its lesson, labels, numbers): a room stores none longer (RoomLimits may say
 # less, never more) and none longer is read back, so what a room stored can always be read.
@@ -26,7 +26,7 @@ class QuestionError(ValueError):
 
 @dataclass(frozen=True)
 class Question:
-    kind: str  # "focus" | "change" | "blocked"
+    kind: str  # "focus" | "change" | "blocked" | "film"
     lesson: str  # the lesson asked about, as AttentionConfig.to_json()
     change: str  # "change": the named change (classroom.changes); "blocked": the mask kind; else ""
     head: int  # 0-based head ("focus", "change"); 0 for "blocked"
@@ -92,7 +92,7 @@ class Question:
     # -- lessons ---------------------------------------------------------------------------
     @property
     def config(self) -> AttentionConfig:
-        """The lesson the question is about."""
+        """The lesson the question is about (not for "film", whose lesson is a training run's settings)."""
         return AttentionConfig.from_json(self.lesson)
 
     @property

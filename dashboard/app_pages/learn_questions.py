@@ -10,15 +10,16 @@ A guess is locked before the answer shows; the answers are what the films measur
 import numpy as np
 import streamlit as st
 
+from classroom import film_question
 from core.film import INDUCTION_THRESHOLD
 from dashboard.app_pages import film as parts
 from dashboard.charts import training
 from dashboard.charts.draw import draw
+from dashboard.room import session as room_session
 
 WHICH = "film_q_which"  # the locked guess of question 1 (or "skipped")
 LOSS = "film_q_loss"  # the locked guess of question 2
-LAYER_CHOICES = {"layer 1": "A head of layer 1", "layer 2": "A head of layer 2",
-                 "none": "No head: the model learns the task another way"}
+LAYER_CHOICES = dict(zip(("layer 1", "layer 2", "none"), film_question.LAYER_CHOICES, strict=True))
 LOSS_CHOICES = {"same": "It falls as far as with two layers",
                 "between": "It falls, but stays well above the two-layer loss",
                 "chance": "It stays at chance (no better than guessing)"}
@@ -45,7 +46,23 @@ def which_head(settings) -> bool:
                     args=(WHICH, f"{WHICH}_choice"))
         right.button("Skip the question", key="film_q_which_skip", on_click=st.session_state.__setitem__,
                      args=(WHICH, "skipped"))
+        ask_room(settings)
     return False
+
+
+def ask_room(settings):
+    """A teacher with a room asks it this question; its answer is measured on the run, so the run
+    must be trained first (before class, or with the projector off)."""
+    if room_session.teacher_key() is None:
+        return
+    film = parts.service().cached(settings)
+    if film is None:
+        st.caption("To ask your room, train this run first (before class, or with the projector off): the "
+                   "answer is measured on it.")
+        return
+    st.button("Ask my room this question", key="film_q_which_room", on_click=room_session.ask,
+              args=(film_question.which_layer_question(film),),
+              help="Every student in your room gets it, with the answer hidden until you reveal it.")
 
 
 def reveal_which_head(film):

@@ -199,6 +199,8 @@ def reveal_chart(question: Question, key: str):
             return qc.focus_bars(question, data.trace(question.reveal_config))
         if question.kind == "change":
             return qc.change_bars(question, data.trace(question.config), data.trace(question.reveal_config))
+        if question.kind == "film":  # its numbers are the film's measurements: no lesson to trace
+            return qc.film_bars(question)
         return qc.blocked_bars(question, data.trace(question.reveal_config))
 
     name = ("reveal", question.key())  # every student of a room polls the same chart

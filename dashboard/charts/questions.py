@@ -4,7 +4,8 @@
   what the student predicts from), for a Vega-Lite point selection;
 - the reveal charts, one per kind, each drawing the numbers that decide the answer:
   `focus_bars` (the row's weights), `change_bars` (the row before and after the change),
-  `blocked_bars` (how many keys each query row may attend to);
+  `blocked_bars` (how many keys each query row may attend to), `film_bars` (each layer's highest
+  induction score, for the Watch it learn question);
 - `answers_histogram`: a room's answers per choice, the right ones marked only once revealed.
 
 Each chart carries `usermeta={"lab": name}` (tests read them back) and its table as data.
@@ -14,6 +15,7 @@ import altair as alt
 import pandas as pd
 
 from animations import style
+from core.film import INDUCTION_THRESHOLD
 from core.trace import token_labels
 from dashboard.charts.heatmaps import FONT
 
@@ -112,6 +114,24 @@ def blocked_bars(question, view) -> alt.Chart:
     text = chart.mark_text(align="left", dx=4, font=FONT).encode(text="keys:Q", color=alt.value(style.TEXT_DARK))
     return _finish(alt.layer(chart, text, data=df), "keys each query row may attend to (0 = fully blocked)",
                    "reveal-blocked", max(60, 22 * len(labels)))
+
+
+def film_bars(question) -> alt.Chart:
+    """A "film" question's numbers: the highest final induction score in each layer, the threshold
+    that names an induction head marked."""
+    layers = [f"layer {i + 1}" for i in range(len(question.numbers) - 1)]  # the last number is "no head"'s
+    df = pd.DataFrame({"layer": layers, "score": list(question.numbers[:-1]),
+                       "right": [i in question.answer for i in range(len(layers))]})
+    bars = alt.Chart().mark_bar().encode(
+        y=alt.Y("layer:N", sort=layers, axis=_axis(None, len(layers))),
+        x=alt.X("score:Q", title="highest induction score at the end", scale=alt.Scale(domain=[0, 1])),
+        color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)), tooltip=["layer:N", "score:Q"])
+    text = bars.mark_text(align="left", dx=4, font=FONT).encode(text=alt.Text("score:Q", format=".2f"),
+                                                                 color=alt.value(style.TEXT_DARK))
+    rule = alt.Chart().transform_aggregate(rows="count()").mark_rule(color=style.MASKED, strokeDash=[6, 4]).encode(
+        x=alt.datum(INDUCTION_THRESHOLD))
+    title = f"an induction head: a score of {INDUCTION_THRESHOLD:g} or more"
+    return _finish(alt.layer(bars, text, rule, data=df), title, "reveal-film", 70)
 
 
 def answers_histogram(tally, title: str, top: int = 1) -> alt.LayerChart:

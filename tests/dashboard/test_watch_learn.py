@@ -16,6 +16,7 @@ from core.film import INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, LearnSettings, de
 from core.learn import run, train
 from dashboard.app_pages.learn_questions import SAME_WITHIN
 from dashboard.charts.training import CHANCE
+from dashboard.room import session as room_session
 
 from .conftest import chart, messages, no_exception
 
@@ -179,3 +180,31 @@ def test_a_move_of_the_scrubber_changes_the_charts_data_not_their_specs(films, m
     assert set(before) >= {"learn-loss", "model-view", "film-head", "learn-previous_token", "learn-induction"}
     assert before == after
     assert chart(at, "learn-loss")["at"].iloc[0] == films[2].snapshots[-2]
+
+
+def test_a_teacher_asks_the_room_and_the_reveal_is_the_films_measurement(films, make_app):
+    """The room can ask the page's first question; its answer key is the film's measured layer."""
+    room_session.registry.clear()
+    try:
+        t = make_app()
+        t.text_input(key="room_open_pin_side").input("246810")
+        t.sidebar.button[[b.label for b in t.sidebar.button].index("Open a room")].click().run()
+        key = t.session_state["room_teacher"]
+        s = make_app(query={"code": key.code}, page="room")
+        t.switch_page("app_pages/watch_learn.py").run()
+        no_exception(t)
+        t.button(key="film_q_which_room").click().run()
+        q = room_session.registry().teacher_view(key).current.question
+        assert q.kind == "film" and q.answer == (films[2].induction_head()[0] - 1,)
+        assert q.numbers[:2] == tuple(float(films[2].induction[-1, la].max()) for la in (0, 1))
+        s.run()
+        s.radio[0].set_value(q.answer[0]).run()
+        s.button(key=[b.key for b in s.button if b.key and b.key.startswith("room_send_")][0]).click().run()
+        t.switch_page("app_pages/room.py").run()
+        t.button(key="room_reveal").click().run()
+        s.run()
+        no_exception(s)
+        assert "Right" in " ".join(e.value for e in s.success)
+        assert chart(s, "reveal-film")["score"].tolist() == list(q.numbers[:2])
+    finally:
+        room_session.registry.clear()

@@ -1,0 +1,40 @@
+"""The Watch it learn page's first question as a room can ask it: in which layer does an
+induction head form? Its answer key and its numbers are the film's own measurements.
+
+A `Question` of kind "film": its `lesson` is the run's settings (LearnSettings.to_dict() as JSON,
+not an AttentionConfig), its `numbers` the highest final induction score in each layer (then 0
+for "no head"), its answer the layer of the head with the highest final score, or "no head" when
+no head reached the threshold.
+"""
+
+import json
+
+from classroom.question import Question
+from core.film import INDUCTION_THRESHOLD, Film
+
+LAYER_CHOICES = ("A head of layer 1", "A head of layer 2", "No head: the model learns the task another way")
+PROMPT = ("A tiny Transformer of 2 layers of attention is trained on sequences in which a stretch of letters "
+          "repeats. Which head will become an induction head: one that, in the second copy, looks at the letter "
+          "that came just after the earlier copy of the current letter?")
+
+
+def which_layer_question(film: Film) -> Question:
+    """The question about a two-layer film, with the film's measured answer."""
+    if film.settings.layers != 2:
+        raise ValueError("the question is about a two-layer run")
+    final = film.induction[-1]  # (L, H) at the end of the run
+    best = [float(final[layer].max()) for layer in range(final.shape[0])]
+    found = film.induction_head()
+    answer = 2 if found is None else found[0] - 1
+    if found is None:
+        reason = (f"no head reached an induction score of {INDUCTION_THRESHOLD:g} in this run (highest: layer 1 "
+                  f"{best[0]:.2f}, layer 2 {best[1]:.2f})")
+    else:
+        passing = [f"head {h + 1}" for h in range(final.shape[1]) if final[found[0] - 1, h] >= INDUCTION_THRESHOLD]
+        other = 2 if found[0] == 1 else 1
+        reason = (f"in layer {found[0]}, {', '.join(passing)} reached an induction score of "
+                  f"{INDUCTION_THRESHOLD:g} (highest {best[found[0] - 1]:.2f}); the highest in layer {other} was "
+                  f"{best[other - 1]:.2f}")
+    return Question(kind="film", lesson=json.dumps(film.settings.to_dict(), sort_keys=True), change="", head=0,
+                    query=-1, prompt=PROMPT, choices=LAYER_CHOICES, answer=(answer,), multiple=False, reason=reason,
+                    numbers=(*best, 0.0))

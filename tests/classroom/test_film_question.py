@@ -1,0 +1,47 @@
+"""The Watch it learn question as a room stores it: its answer key is the film's measured layer,
+computed here by hand on films whose final induction scores are chosen."""
+
+import numpy as np
+import pytest
+
+from classroom.film_question import LAYER_CHOICES, which_layer_question
+from classroom.question import Question
+from core.film import Film, LearnSettings
+
+
+def film_with(final_induction, layers=2) -> Film:
+    scores = np.zeros((2, *np.shape(final_induction)), dtype=np.float32)
+    scores[-1] = final_induction
+    T = 4
+    return Film(settings=LearnSettings(layers=layers), loss=np.zeros(3, np.float32), accuracy=np.zeros(3, np.float32),
+                probe=np.zeros(T, np.int64), snapshots=np.array([0, 3]),
+                weights=np.zeros((2, *np.shape(final_induction), T, T), np.float32), previous_token=scores.copy(),
+                induction=scores)
+
+
+@pytest.mark.parametrize("final, answer, best", [
+    ([[0.1, 0.2, 0.05, 0.0], [0.7, 0.3, 0.6, 0.1]], 1, (0.2, 0.7)),  # layer 2 holds the induction heads
+    ([[0.55, 0.2, 0.0, 0.0], [0.1, 0.3, 0.2, 0.1]], 0, (0.55, 0.3)),  # a run where layer 1's head won
+    ([[0.1, 0.2, 0.0, 0.0], [0.45, 0.3, 0.2, 0.1]], 2, (0.2, 0.45)),  # no head reached 0.5
+])
+def test_the_answer_is_the_layer_of_the_measured_induction_head(final, answer, best):
+    q = which_layer_question(film_with(final))
+    assert q.kind == "film" and q.choices == LAYER_CHOICES and q.answer == (answer,)
+    np.testing.assert_allclose(q.numbers, (*best, 0.0), rtol=1e-6)
+    assert f"{max(best):.2f}" in q.truth
+
+
+def test_the_reason_names_every_head_that_passed():
+    q = which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0], [0.7, 0.3, 0.6, 0.5]]))
+    assert "head 1, head 3, head 4 reached" in q.reason and "head 2" not in q.reason
+
+
+def test_it_round_trips_through_json_as_a_room_stores_it():
+    q = which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0], [0.7, 0.3, 0.6, 0.1]]))
+    again = Question.from_json(q.to_json())
+    assert again == q and again.is_correct(1) and not again.is_correct(2)
+
+
+def test_a_one_layer_run_is_not_asked_about():
+    with pytest.raises(ValueError):
+        which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0]], layers=1))
