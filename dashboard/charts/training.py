@@ -13,6 +13,7 @@ import pandas as pd
 
 from animations import style
 from core.film import ALPHABET, INDUCTION_THRESHOLD
+from dashboard.charts import sizing
 from dashboard.charts.lines import finish
 
 CHANCE = math.log(len(ALPHABET))  # the loss of a uniform guess among the 32 symbols
@@ -26,12 +27,13 @@ def _one(chart: alt.Chart) -> alt.Chart:
 
 def _rule(step: int, colour: str, label: str, y: float, total: int) -> list:
     """A vertical rule at `step` with its label at height `y` (in the chart's y units), on the
-    rule's side with more room."""
+    rule's side with more room; labels in the theme's text colour (the rules' are too light for text)."""
     base = _one(alt.Chart())
     left = step > total / 2
     return [base.mark_rule(color=colour, strokeWidth=2).encode(x=alt.datum(step)),
-            base.mark_text(align="right" if left else "left", dx=-4 if left else 4, dy=-4, color=colour,
-                           font=style.FONT, fontSize=13, text=label).encode(x=alt.datum(step), y=alt.datum(y))]
+            base.mark_text(align="right" if left else "left", dx=-4 if left else 4, dy=-4,
+                           font=style.FONT, fontSize=sizing.scaled(14), text=label).encode(
+                x=alt.datum(step), y=alt.datum(y))]
 
 
 def _shown(colour: str = style.KEY) -> alt.Chart:
@@ -45,8 +47,8 @@ def _level(y: float, colour: str, label: str = "") -> list:
     base = _one(alt.Chart())
     layers = [base.mark_rule(color=colour, strokeDash=[6, 4]).encode(y=alt.datum(y))]
     if label:
-        layers.append(base.mark_text(align="right", baseline="bottom", dy=-3, x="width", color=colour,
-                                     font=style.FONT, fontSize=13, text=label).encode(y=alt.datum(y)))
+        layers.append(base.mark_text(align="right", baseline="bottom", dy=-3, x="width",
+                                     font=style.FONT, fontSize=sizing.scaled(14), text=label).encode(y=alt.datum(y)))
     return layers
 
 
