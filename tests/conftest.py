@@ -103,9 +103,25 @@ def pytest_xdist_make_scheduler(config, log):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    config.option.loadscopereorder = False  # the order of pytest_collection_modifyitems below
+
     class ByFile(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             file = nodeid.split("::")[0]
             return SHARED_SET_UP.get(file, file)
 
     return ByFile(config, log)
+
+
+SLOW_MARKS = ("browser", "render", "hall", "slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files with a browser, render, hall or slow test first, then the rest, each in its own
+    order: a worker that draws a long file near the end leaves the other idle (one such file ran
+    alone for the last three minutes of a run), while short files fill the gaps."""
+    files = {item.nodeid.split("::")[0]: False for item in items}
+    for item in items:
+        if any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
+            files[item.nodeid.split("::")[0]] = True
+    items.sort(key=lambda item: not files[item.nodeid.split("::")[0]])
