@@ -30,7 +30,7 @@ def which_layer_question(film: Film) -> Question:
         reason = (f"no head reached an induction score of {INDUCTION_THRESHOLD:g} in this run (highest: layer 1 "
                   f"{best[0]:.2f}, layer 2 {best[1]:.2f})")
     else:
-        passing = [f"head {h + 1}" for h in range(final.shape[1]) if final[found[0] - 1, h] >= INDUCTION_THRESHOLD]
+        passing = [f"head {h}" for la, h in sorted(film.induction_heads()) if la == found[0]]
         other = 2 if found[0] == 1 else 1
         reason = (f"in layer {found[0]}, {', '.join(passing)} reached an induction score of "
                   f"{INDUCTION_THRESHOLD:g} (highest {best[found[0] - 1]:.2f}); the highest in layer {other} was "

@@ -144,16 +144,25 @@ class Film:
         """The index of the last snapshot taken at or before `step`."""
         return max(0, int(np.searchsorted(self.snapshots, step, side="right")) - 1)
 
-    def _best(self, scores: np.ndarray, threshold: float):
-        """(layer, head), 1-based, of the head with the highest final score, if it reaches `threshold`."""
-        layer, head = np.unravel_index(int(np.argmax(scores[-1])), scores[-1].shape)
-        return (int(layer) + 1, int(head) + 1) if scores[-1, layer, head] >= threshold else None
+    @staticmethod
+    def _passing(scores: np.ndarray, threshold: float) -> list[tuple[int, int]]:
+        """(layer, head), 1-based, of every head whose final score reaches `threshold`, highest first."""
+        final = scores[-1]  # (L, H)
+        order = zip(*np.unravel_index(np.argsort(-final, axis=None, kind="stable"), final.shape), strict=True)
+        return [(int(la) + 1, int(h) + 1) for la, h in order if final[la, h] >= threshold]
+
+    def induction_heads(self) -> list[tuple[int, int]]:
+        return self._passing(self.induction, INDUCTION_THRESHOLD)
+
+    def previous_token_heads(self) -> list[tuple[int, int]]:
+        return self._passing(self.previous_token, PREVIOUS_THRESHOLD)
 
     def induction_head(self):
-        return self._best(self.induction, INDUCTION_THRESHOLD)
+        """The induction head with the highest final score, or None."""
+        return next(iter(self.induction_heads()), None)
 
     def previous_token_head(self):
-        return self._best(self.previous_token, PREVIOUS_THRESHOLD)
+        return next(iter(self.previous_token_heads()), None)
 
     def formed_at(self):
         """The first snapshot step at which some head's induction score reached the threshold, or None."""

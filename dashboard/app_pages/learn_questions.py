@@ -69,10 +69,9 @@ def reveal_which_head(film):
     guess = st.session_state.get(WHICH)
     if guess in (None, "skipped") or film.settings.layers != 2:
         return
-    final = film.induction[-1]  # (L, H) at the end of the run
-    heads = [(int(la) + 1, int(h) + 1) for la, h in np.argwhere(final >= INDUCTION_THRESHOLD)]
+    heads = film.induction_heads()
     layers = sorted({la for la, _ in heads})
-    truth = f"layer {film.induction_head()[0]}" if heads else "none"
+    truth = list(LAYER_CHOICES)[film_question.which_layer_question(film).answer[0]]  # the room's answer key
     verdict = "Right" if guess == truth else "Not this time"
     if heads:
         names = ", ".join(f"layer {la} head {h}" for la, h in heads)

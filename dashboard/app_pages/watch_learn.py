@@ -36,20 +36,12 @@ st.caption(
 )
 
 
-def named(scores, threshold: float) -> list[tuple[int, int]]:
-    """(layer, head), 1-based, of every head whose final score reaches `threshold`, best first."""
-    final = scores[-1]
-    found = [(int(la), int(h)) for la, h in np.argwhere(final >= threshold)]
-    return [(la + 1, h + 1) for la, h in sorted(found, key=lambda lh: -final[lh])]
-
-
 def _heads(scores, heads) -> str:
     return ", ".join(f"layer {la} head {h} ({scores[-1, la - 1, h - 1]:.2f})" for la, h in heads)
 
 
 def summary(film):
-    previous = named(film.previous_token, PREVIOUS_THRESHOLD)
-    induction = named(film.induction, INDUCTION_THRESHOLD)
+    previous, induction = film.previous_token_heads(), film.induction_heads()
     said = []
     if previous:
         said.append(f"previous-token score ≥ {PREVIOUS_THRESHOLD:g}: {_heads(film.previous_token, previous)}")
@@ -78,7 +70,7 @@ def film_view(film):
     weights = film.weights[k]  # (L, H, T, T)
     L, H = weights.shape[:2]
     bright = np.zeros((L, H), dtype=bool)
-    for la, h in named(film.previous_token, PREVIOUS_THRESHOLD) + named(film.induction, INDUCTION_THRESHOLD):
+    for la, h in film.previous_token_heads() + film.induction_heads():
         bright[la - 1, h - 1] = True
     st.subheader(f"Every head on the probe sequence at step {step}")
     st.caption("Each thumbnail is one head's weights on the probe (rows: the letter attending, columns: the "
