@@ -23,10 +23,11 @@ from dashboard.video import studio
 st.title("Watch it learn")
 st.markdown(
     "Every other page shows attention with random weights, or with weights someone else trained. Here a tiny "
-    "Transformer **learns in front of the class**: 2 layers of attention only (no feed-forward part), 4 heads each, "
-    "d_model 64, reading sequences of 48 symbols (the 26 letters, the space and . , ' ? !). In each training "
-    "sequence a random stretch of 6 to 19 letters appears twice, at a random place; the model is scored on "
-    "predicting the second copy, which only looking back can do. Nothing tells it how."
+    "Transformer **learns in front of the class**: by default 2 layers of attention only (no feed-forward part), "
+    "4 heads each, d_model 64, reading sequences of 48 symbols (the 26 letters, the space and . , ' ? !). In the "
+    "default task, each training sequence holds a random stretch of 6 to 19 letters twice, at a random place; the "
+    "model is scored on predicting the second copy, which only looking back can do. Nothing tells it how. (The "
+    "settings of the run change the model and the task.)"
 )
 st.caption(
     "What to watch for (Olsson et al. 2022, “In-context Learning and Induction Heads”): the loss sits near chance for "
