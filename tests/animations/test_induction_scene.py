@@ -242,7 +242,7 @@ def test_narrated_a_step_lasts_its_speech_and_a_look(scene, tmp_path, monkeypatc
     scene's rule, tests/animations/test_narration.py), and `look` seconds more for the class to read
     the picture; silent, nothing is added (speech of known lengths stands in for Piper)."""
     import animations.narration as narration_module
-    from animations.narration import LEAD, TAIL, Narration
+    from animations.narration import HOLD, LEAD, TAIL, Narration
     from animations.voice import NARRATOR
 
     from .test_narration import FakeSynthesis
@@ -252,5 +252,5 @@ def test_narrated_a_step_lasts_its_speech_and_a_look(scene, tmp_path, monkeypatc
     cls = type(scene)
     narrated = cls(narration=Narration(scene.captions, scene.section_seconds, NARRATOR, tmp_path))
     narrated.captions.append(scene.captions[0])  # as step() does before it speaks
-    assert narrated._speak(scene.captions[0]) == pytest.approx(LEAD + 20.0 + TAIL + cls.look)
+    assert narrated._speak(scene.captions[0]) == pytest.approx(LEAD + 20.0 + max(TAIL, HOLD * 20.0) + cls.look)
     assert cls(narration=None)._speak(scene.captions[0]) == 0.0

@@ -10,7 +10,7 @@ import pytest
 import animations.narration as narration_module
 import animations.render as render_module
 from animations.media import srt_to_vtt
-from animations.narration import LEAD, MAX_STRETCH, TAIL, Narration
+from animations.narration import HOLD, LEAD, MAX_STRETCH, TAIL, Narration
 from animations.voice import NARRATOR, Speech, Synthesis, Voice, cache_path, voice_from
 from core import PRESETS
 
@@ -64,7 +64,7 @@ def test_a_step_lasts_as_long_as_its_speech_or_its_animation(tmp_path, monkeypat
     assert scene.animations_done == counted.animations_done  # the progress total still holds
     for n, (got, speech, drawn) in enumerate(zip(_section_lengths(scene), lengths, counted.section_seconds,
                                                  strict=True)):
-        need = LEAD + speech + TAIL
+        need = LEAD + speech + max(TAIL, HOLD * speech)  # the picture holds after the voice
         assert got >= need - 1 / 15, (n, got, need)  # the speech is never cut
         assert got >= drawn, (n, got, drawn)  # nor the animation
         timing = scene.timings[n]

@@ -19,8 +19,8 @@ from core.trained import trained_trace
 EXAMPLES = {
     "Q·Kᵀ / √d_k": "Q times K transposed over the square root of d k",
     "divided by √d_k = √4, so it is multiplied by 0.50.": "divided by the square root of d k equals the square root "
-                                                           "of four, so it is multiplied by zero point five zero.",
-    "‘cat’ gives 17% of its attention to ‘on’.": "cat gives 17 percent of its attention to on.",
+                                                           "of four, so it is multiplied by zero point five.",
+    "‘cat’ gives 17% of its attention to ‘on’.": "the word cat gives 17 percent of its attention to the word on.",
     "the score is -1.05 and −0.79": "the score is minus one point zero five and minus zero point seven nine",
     "M_ij = −∞ where j may not be seen, and 0 elsewhere": "M ij equals minus infinity where j may not be seen, "
                                                           "and zero elsewhere",
@@ -28,21 +28,61 @@ EXAMPLES = {
     "a row of 1 × 7 times V, 7 × 4": "a row of one by seven times V, seven by four",
     "W_O, a d_model × d_model matrix": "W O, a d model by d model matrix",
     "about T × w instead of T²": "about T times w instead of T squared",
-    "its Jacobian, diag(p) − p·pᵀ": "its Jacobian, the diagonal matrix of p minus p times p transposed",
-    "a tolerance of 1e-5": "a tolerance of one times ten to the minus 5",
+    "its Jacobian, diag(p) − p·pᵀ": "its Jacobian, the diagonal matrix with p on its diagonal, minus p times p "
+                                   "transposed",
+    "a tolerance of 1e-5": "a tolerance of ten to the minus 5",
     "key j within i − 2 … i ⇒ 0/0": "key j within i minus two and so on i, so zero over zero",
     "F.scaled_dot_product_attention gives 0; nn.MultiheadAttention gives NaN":
-        "F dot scaled dot product attention gives zero; n n dot multi-head attention gives NaN",
-    "the row ‘.’ and ‘’’ and ‘Zoë’ and ‘😀’ and ‘中’": "the row full stop and apostrophe and Zoe and grinning face "
-                                                     "and a symbol",
+        "PyTorch's attention function gives zero; PyTorch's multi-head attention module gives NaN",
+    "the row ‘.’ and ‘’’ and ‘Zoë’ and ‘😀’ and ‘中’": "the row of the full stop and the apostrophe and the word Zoe "
+                                                     "and the grinning face and a symbol",
     "The lab’s weights — random": "The lab's weights, random",
-    "all-MiniLM-L6-v2 adds [CLS] and [SEP]": "all Mini L M L six v two adds C L S and S E P",
+    "all-MiniLM-L6-v2 adds [CLS] and [SEP]": "Mini L M adds the C L S token and the S E P token",
 }
 
 
 @pytest.mark.parametrize("caption", EXAMPLES)
 def test_normaliser_examples(caption):
     assert spoken(caption) == EXAMPLES[caption]
+
+
+# One test per rule of the lecture-hall narrator: a listener hears no quotes and cannot read digits back.
+@pytest.mark.parametrize("caption, said", [
+    ("the query of ‘on’ meeting the key of ‘.’", "the query of the word on meeting the key of the full stop"),
+    ("Row ‘on’ before the mask", "Row of the word on before the mask"),
+    ("the piece ‘animal’ and the word ‘cat’", "the piece animal and the word cat"),
+    ("‘7’ and ‘##ing’ and ‘don’t’", "the token seven and the word piece ing and the word don't"),
+])
+def test_a_quoted_token_is_said_as_a_token(caption, said):
+    assert spoken(caption) == said
+
+
+@pytest.mark.parametrize("caption, said", [
+    ("0.9996 of its weight", "nearly one of its weight"),
+    ("1.0004 in all", "just over one in all"),
+    ("a weight of 0.123", "a weight of about zero point one two"),
+    ("0.50 and 0.90", "zero point five and zero point nine"),
+    ("16.7% of it", "about 17 percent of it"),
+    ("-0.796", "minus about zero point eight"),
+])
+def test_numbers_are_rounded_for_the_ear(caption, said):
+    assert spoken(caption) == said
+
+
+@pytest.mark.parametrize("caption", [
+    "PyTorch's F.scaled_dot_product_attention gives 0", "`torch.nn.functional.scaled_dot_product_attention`",
+    "nn.MultiheadAttention gives NaN", "SDPA returns no weights", "all-MiniLM-L6-v2 reads it",
+])
+def test_no_code_identifier_is_spoken(caption):
+    said = spoken(caption)
+    assert not re.search(r"\b(dot|underscore|F|n n|S D P A|v two)\b", said), said
+    assert said.count("PyTorch") <= 1
+
+
+def test_the_jacobian_is_said_one_way_only():
+    """diag(p) − ppᵀ and diag(p − ppᵀ) are different matrices: the spoken forms differ too."""
+    assert spoken("diag(p) − p·pᵀ") != spoken("diag(p − p·pᵀ)")
+    assert spoken("diag(p) − p·pᵀ").startswith("the diagonal matrix with p on its diagonal, minus")
 
 
 def test_tokens_are_said_by_name_and_never_run_long():
@@ -122,6 +162,7 @@ def test_every_caption_is_spoken_in_characters_piper_reads(counted):
             assert said and SPEAKABLE.fullmatch(said), (n, name, caption, said)
             assert not re.search(r"\d[.,]\d", said), (n, name, said)
             assert "  " not in said and "_" not in said
+            assert not re.search(r"\b(underscore|F dot|n n dot|S D P A)\b", said), (n, name, said)  # no code names
 
 
 NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?%?")

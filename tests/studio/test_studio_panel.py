@@ -55,11 +55,11 @@ def test_narration_toggle_and_rate_reach_the_render(studio_app):
     gate, seen = threading.Event(), []
     gate.set()
     at = studio_app(render_fn=_gated(gate, seen), query=url_params(AttentionConfig(**TINY, seed=5)))
-    at.radio(key="studio_rate").set_value(0.75).run()
+    at.radio(key="studio_rate").set_value(0.7).run()
     at.button(key="studio_render").click().run()
     run_until(at, lambda a: a.get("video"))
-    assert seen[-1][1] is not None and seen[-1][1].rate == 0.75
-    assert any("narrated at 0.75× pace" in t for t in _texts(at))
+    assert seen[-1][1] is not None and seen[-1][1].rate == 0.7
+    assert any("narrated at 0.7× pace" in t for t in _texts(at))
     at.toggle(key="studio_voice").set_value(False).run()
     _set_seed(at, 6)
     at.button(key="studio_render").click().run()
