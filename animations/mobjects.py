@@ -163,6 +163,8 @@ class AttentionGrid(VGroup):
         self.add(self.squares, self.numbers)
         self.row_labels = VGroup(*[label(t, label_size).next_to(self.square_rows[i], LEFT, buff=LABEL_BUFF)
                                    for i, t in enumerate(row_labels)])
+        # one long word stands every label upright: a row of labels half turned reads as a mistake
+        self.upright_labels = any(_upright(label(t, label_size), cell_w) for t in col_labels)
         self.col_labels = VGroup(*[self._col_label(t, j, label_size) for j, t in enumerate(col_labels)])
         self.add(self.row_labels, self.col_labels)
         # the colours as built: a later Transform of this grid into another one changes the squares
@@ -177,7 +179,7 @@ class AttentionGrid(VGroup):
 
     def _col_label(self, text, j, size):
         mob = label(text, size)
-        if _upright(mob, self.cell):
+        if self.upright_labels:
             mob.rotate(math.pi / 2)
         return mob.next_to(self.square_rows[0][j], UP, buff=LABEL_BUFF)
 
@@ -208,7 +210,8 @@ def _shrink_to_fit(col_labels, size, cell_w, cell_h, rows, fit_height) -> float:
     labels = [label(t, size) for t in col_labels]
     shrink = 1.0
     for _ in range(2):  # smaller cells may stand more labels upright: look again once
-        tallest = max(m.width if _upright(m, cell_w * shrink) else m.height for m in labels)
+        upright = any(_upright(m, cell_w * shrink) for m in labels)  # then all stand, as AttentionGrid draws them
+        tallest = max(m.width if upright else m.height for m in labels)
         shrink = min(1.0, (fit_height - tallest - LABEL_BUFF) / (rows * cell_h))
     return shrink
 

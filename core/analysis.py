@@ -52,6 +52,25 @@ def saturation(d_ks, T: int = 16, seeds=range(20), scaled: bool = True) -> dict:
             "uniform_entropy": math.log(T)}
 
 
+def row_flatness(trace, h: int) -> dict | None:
+    """How flat head h's rows are: over the rows that may see at least two keys, the mean span
+    of the scaled scores over the keys they see (largest minus smallest; softmax makes the
+    largest weight e^span times the smallest), the mean largest weight, and the mean number of
+    keys a row sees (1/keys would be a perfectly flat row's weight). None: no such row."""
+    spans, tops, keys = [], [], []
+    for i in range(trace.mask.shape[0]):
+        seen = np.flatnonzero(trace.mask[i])
+        if len(seen) < 2:
+            continue
+        row = trace.scaled[h, i, seen]
+        spans.append(float(row.max() - row.min()))
+        tops.append(float(trace.weights[h, i, seen].max()))
+        keys.append(len(seen))
+    if not spans:
+        return None
+    return {"span": float(np.mean(spans)), "top": float(np.mean(tops)), "keys": float(np.mean(keys))}
+
+
 def positional_table(T: int, d: int) -> np.ndarray:
     """The sinusoidal encoding (T, d) as numpy."""
     return sinusoidal_encoding(T, d).numpy()

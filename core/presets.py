@@ -6,6 +6,9 @@ _IDENTITY = ((1.0, 0.0), (0.0, 1.0))
 
 PRESETS: dict[str, AttentionConfig] = {
     "default": AttentionConfig(),
+    # The default lesson with its scores divided by 0.35: random weights give soft rows (page 1 says
+    # why); this shows peaked, distinct rows, as trained heads often have, and says how it got them.
+    "sharper-rows": AttentionConfig(temperature=0.35),
     # The article's worked example: Q = K = I, V = diag(10, 20) -> weights 0.670 / 0.330.
     "article-2x2": AttentionConfig(source="manual", d_model=2, num_heads=1, q=_IDENTITY,
                                    k=_IDENTITY, v=((10.0, 0.0), (0.0, 20.0))),

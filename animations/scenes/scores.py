@@ -9,6 +9,7 @@ from animations.scenes.base import CONTENT_HEIGHT, LessonScene
 from animations.scenes.words import citation, pct, tok, weights_note
 
 MAX_DIMS = 4  # columns of Q, K, V shown
+SOFT = 0.5  # a row whose largest weight is below this is called soft (random weights give such rows)
 
 
 def _paren(value: float) -> str:
@@ -86,6 +87,7 @@ class ScoresScene(LessonScene):
         self.play(k_box.animate.move_to(k_grid.row(0)), run_time=0.3)
         for j in range(self.n):
             self.play(k_box.animate.move_to(k_grid.row(j)), FadeIn(scores[j]), run_time=0.3)
+        self.play(k_box.animate.move_to(k_grid.row(i)), run_time=0.3)  # back on the key the formula line adds up
         self.hold(1.5)
         self.scores_of_query = scores
 
@@ -142,9 +144,13 @@ class ScoresScene(LessonScene):
         i = self.query
         j = int(tr.weights[h, i].argmax())
         blocked = " A row whose keys are all blocked stays 0 (see the masking video)." if tr.blocked_rows.any() else ""
+        seen = tr.weights[h, i][tr.mask[i]]
+        soft = (f" The row is soft: its weights run from {pct(seen.min())} to {pct(seen.max())}, as random weights "
+                "give; the trained video shows heads that put nearly all of a row's weight on one piece."
+                if seen.max() < SOFT else "")
         self.step("softmax", "Softmax turns each row into weights between 0 and 1 that add up to 1. "
                   f"{tok(self.tokens[i])} gives {pct(tr.weights[h, i, j])} of its attention to "
-                  f"{tok(tr.tokens[j])}, its largest weight.{blocked}",
+                  f"{tok(tr.tokens[j])}, its largest weight.{soft}{blocked}",
                   "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub>)")
         new = self.show(AttentionGrid(tr.weights[h, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
                                       cell=cell_size(self.n), tag=("main", "weights", h), mask=tr.mask,

@@ -77,3 +77,13 @@ def test_a_grid_in_colour_only_is_said_so(scene):
     said = {step for step, texts in scene.layouts if any(COLOUR_ONLY in d.text for d in texts)}
     assert set(scene.colour_only_steps) <= said
     assert said <= set(scene.colour_only_steps)  # and never where every grid shows its numbers
+
+
+def test_column_labels_stand_all_upright_or_none():
+    """One long word stands every column label upright: a row with one label turned reads as a slip."""
+    from animations.mobjects import AttentionGrid
+
+    grid = AttentionGrid(np.full((3, 3), 1 / 3), ["mat", "elephants", "on"], ["mat", "elephants", "on"], cell=0.5)
+    assert all(m.height > m.width for m in grid.col_labels)
+    short = AttentionGrid(np.full((2, 2), 0.5), ["on", "a"], ["on", "a"], cell=0.74)
+    assert not short.upright_labels

@@ -99,3 +99,33 @@ def test_a_link_asking_a_page_for_what_it_lacks_says_so(make_app, page, param):
     at = make_app(query=param, page=page)
     no_exception(at)
     assert "which this page does not have" in messages(at)
+
+
+def _captions(at) -> str:
+    return " ".join(str(c.value) for c in at.caption)
+
+
+def test_page_1_says_why_random_rows_are_flat_with_the_heads_own_numbers(make_app):
+    """The default lesson's random heads give soft rows: the softmax step says why, with numbers a
+    student can check (span of a row's scaled scores, its largest weight, 1/keys); a lesson with
+    peaked rows (the preset sharper-rows) gets no such note."""
+    import numpy as np
+
+    from core import run_trace
+
+    at = make_app(query=url_params(PRESETS["default"]))
+    at.session_state["view_attention_step"] = STEPS[2]
+    at.run()
+    no_exception(at)
+    text = _captions(at)
+    assert "Why these rows are close to flat" in text
+    trace = run_trace(PRESETS["default"])
+    w = trace.weights[0]  # head 1, no mask: every row sees all 7 keys
+    span = np.mean([trace.scaled[0, i].max() - trace.scaled[0, i].min() for i in range(7)])
+    assert f"span {span:.1f} here on average" in text
+    assert f"largest weight is {w.max(axis=1).mean():.2f} on average" in text and "gives each 0.14" in text
+    sharp = make_app(query=url_params(PRESETS["sharper-rows"]))
+    sharp.session_state["view_attention_step"] = STEPS[2]
+    sharp.run()
+    assert "close to flat" not in _captions(sharp)
+    assert min(run_trace(PRESETS["sharper-rows"]).weights.max(axis=2).mean(axis=1)) >= 0.45
