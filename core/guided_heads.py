@@ -56,22 +56,22 @@ EXAMPLE = "The cat sat on the mat because it was tired."
 
 HEADS_WORTH_A_LOOK = (
     HeadNote(1, 3, "Previous word piece",
-             "On average, over 0.99 of each word piece's weight goes to the piece just before it, on every "
+             "On average, at least 0.99 of each word piece's weight goes to the piece just before it, on every "
              "sentence the lab's tests try: the model has learned to look one position back.",
              (Claim("previous", 0.99),)),
     HeadNote(2, 9, "Next word piece",
-             "On average, over half of each word piece's weight goes to the piece just after it, on every "
-             "sentence the lab's tests try (from 0.5 to 0.9 on them; layer 1, head 3 puts over 0.99 one "
+             "On average, at least half of each word piece's weight goes to the piece just after it, on every "
+             "sentence the lab's tests try (from 0.5 to 0.9 on them; layer 1, head 3 puts at least 0.99 one "
              "piece back): a weaker pattern in the other direction.",
              (Claim("next", 0.5), Claim("next", 0.9, at_most=True))),
     HeadNote(1, 4, "The whole sentence",
              "Weight is spread thinly over the whole sentence: a row's entropy is on average at least 0.75 of "
              "ln T, the entropy of a row that weighs every piece equally, on every sentence the lab's tests try, "
-             "and over 0.85 on most sentences (short ones fall below).",
+             "and at least 0.85 on most sentences (short ones fall below).",
              (Claim("spread", 0.75), Claim("spread", 0.85, on_most=True))),
     HeadNote(5, 6, "Parked on [CLS]",
-             "On average, over 0.7 of each word piece's weight goes to [CLS], yet [CLS] supplies at most 0.3 of "
-             "what the head passes on: [CLS]'s value, through W_V and this head's part of W_O, is over 20 times "
+             "On average, at least 0.7 of each word piece's weight goes to [CLS], yet [CLS] supplies at most 0.3 of "
+             "what the head passes on: [CLS]'s value, through W_V and this head's part of W_O, is at least 20 times "
              "shorter than a word piece's (on every sentence the lab's tests try). The weight is parked on "
              "[CLS]; what the head adds comes mostly from the words.",
              (Claim("cls", 0.7), Claim("cls_share", 0.3, at_most=True), Claim("cls_shorter", 20.0)),
