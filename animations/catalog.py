@@ -27,8 +27,8 @@ DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "masking": "A mask blocks keys: −∞ before the softmax, weight 0 after; causal, padding, window.",
     "multihead": "d_model splits into h heads, each with its own weights; concatenated, then mixed by W_O.",
     "scaling": "Why divide by √d_k: without it, softmax saturates into one-hot as d_k grows.",
-    "trained": "A trained model (all-MiniLM-L6-v2) reads a sentence: a head that looks one piece back, "
-               "one that parks on [CLS].",
+    "trained": "A trained, distilled model (all-MiniLM-L6-v2) reads a sentence: a head that looks one piece back, "
+               "one that parks its weight on [CLS] yet takes little from it.",
     "induction": "A tiny Transformer learns to continue repeated characters: its loss drops suddenly as a "
                  "previous-token head and an induction head form (a recorded training run).",
 }

@@ -16,13 +16,16 @@ from .positional import LearnedPositionalEncoding, apply_rotary, sinusoidal_enco
 from .presets import PRESETS
 from .trace import AttentionTrace
 from .trained import TrainedTrace, trained_trace
+from .value_norms import NORM_PATTERNS, contribution_shares, norm_patterns, value_norms, weighted_norms
 
 __all__ = [
     "AttentionConfig", "AttentionTrace", "ConfigError", "Film", "HEADS_WORTH_A_LOOK", "LearnSettings",
-    "LearnedPositionalEncoding", "MAX_TOKENS", "MINILM", "MultiHeadAttention", "PATTERNS", "PRESETS", "TrainedTrace",
-    "TransformerBlock",
-    "apply_rotary", "attention", "available_devices", "blocked_rows", "causal_mask", "embed_tokens",
-    "from_torch_mask", "head_patterns", "lesson_inputs", "lesson_mask", "lesson_module", "padding_mask",
+    "LearnedPositionalEncoding", "MAX_TOKENS", "MINILM", "NORM_PATTERNS", "MultiHeadAttention", "PATTERNS",
+    "PRESETS", "TrainedTrace", "TransformerBlock",
+    "apply_rotary", "attention", "available_devices", "blocked_rows", "causal_mask", "contribution_shares",
+    "embed_tokens",
+    "from_torch_mask", "head_patterns", "lesson_inputs", "lesson_mask", "lesson_module", "norm_patterns",
+    "padding_mask",
     "random_inputs", "run_trace", "sinusoidal_encoding", "to_torch_mask", "tokenize", "train", "trained_trace",
-    "window_mask",
+    "value_norms", "weighted_norms", "window_mask",
 ]

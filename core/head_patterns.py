@@ -14,6 +14,7 @@ PATTERNS = {
     "self": "mean weight a word piece puts on itself",
     "entropy": "mean entropy of a word piece's weights, in nats (0 = all on one piece)",
     "spread": "that entropy divided by ln T, the entropy of a uniform row (1 = evenly spread)",
+    "one_word": "share of word pieces whose largest weight on a word piece goes to the piece most of them pick",
 }
 
 
@@ -27,7 +28,9 @@ def head_patterns(weights: np.ndarray) -> dict[str, np.ndarray]:
     - previous: w[i, i-1] (for the first word piece, the previous piece is [CLS]);
     - next: w[i, i+1] (for the last word piece, the next piece is [SEP]);
     - cls: w[i, 0]; sep: w[i, T-1]; self: w[i, i];
-    - entropy: -Σ_j w[i, j] ln w[i, j] (0 · ln 0 = 0); spread: the mean entropy ÷ ln T.
+    - entropy: -Σ_j w[i, j] ln w[i, j] (0 · ln 0 = 0); spread: the mean entropy ÷ ln T;
+    - one_word: row i's top word piece is argmax_j w[i, j] over j = 1..T-2 ([CLS] and [SEP] aside);
+      the share of rows whose top piece is the one most rows pick (by position; a tie picks the earlier).
     Pass `TrainedTrace.weights`, or one layer's `weights[None]` for a (1, H) result.
     """
     w = np.asarray(weights, dtype=np.float64)
@@ -46,7 +49,22 @@ def head_patterns(weights: np.ndarray) -> dict[str, np.ndarray]:
         "self": w[..., rows, rows].mean(-1),
         "entropy": entropy,
         "spread": entropy / np.log(T),
+        "one_word": _picks(words[..., 1:-1]).max(-1) / len(rows),
     }
+
+
+def _picks(rows: np.ndarray) -> np.ndarray:
+    """(..., n, n) word rows over word columns -> (..., n): how many rows have each column as their top."""
+    top = rows.argmax(-1)  # (..., n)
+    return (top[..., None] == np.arange(rows.shape[-1])).sum(-2)
+
+
+def one_word(weights: np.ndarray, tokens: list) -> tuple[str, int, int]:
+    """For one head's weights (T, T): the word piece most word pieces' rows weigh most ([CLS] and
+    [SEP] aside), how many rows do, and how many rows there are."""
+    picks = _picks(np.asarray(weights)[1:-1, 1:-1])
+    j = int(picks.argmax())
+    return tokens[j + 1], int(picks[j]), len(picks)
 
 
 def top_word(weights: np.ndarray, tokens: list, query: str) -> tuple[str, float]:

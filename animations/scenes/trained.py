@@ -1,6 +1,7 @@
 """Scene 5: trained heads. all-MiniLM-L6-v2, a trained BERT encoder, reads a sentence as word
 pieces; two of its heads, picked from core's guided tour (`core.guided_heads.HEADS_WORTH_A_LOOK`):
-one that looks one piece back, one that parks its weight on [CLS]. Every weight comes from
+one that looks one piece back, one that parks its weight on [CLS] but passes little of [CLS]'s value on
+(`core.value_norms`). Every weight comes from
 `run_trace` of that head's layer, every pattern value from `core.head_patterns`. The lesson's
 sentence is what changes the video; its `layer` does not (the heads are the tour's)."""
 
@@ -11,7 +12,7 @@ from animations.catalog import check_scene
 from animations.mobjects import TEXT_FONT, AttentionGrid, cell_size, label, shown, shown_note
 from animations.scenes.base import LessonScene
 from animations.scenes.words import tok
-from core import HEADS_WORTH_A_LOOK, MINILM, AttentionConfig, trained_trace
+from core import HEADS_WORTH_A_LOOK, MINILM, AttentionConfig, norm_patterns, trained_trace, value_norms
 from core.guided_heads import note_value
 
 SENTENCE = "The cat sat on the mat because it was tired."  # the lesson when run by hand
@@ -20,6 +21,7 @@ BOUND = 1e-4  # a value within this of 0 or 1 is said as a bound: four decimals 
 SENTENCE_CHARS = 60  # characters of the sentence written on screen; a longer one ends in "…"
 MEASURED = {"previous": "mean weight on the previous piece", "cls": "mean weight on [CLS]"}
 AVERAGED = "the rows of the sentence's own pieces ([CLS] and [SEP] left out)"
+CITED = "Jain and Wallace 2019; Wiegreffe and Pinter 2019"  # "attention is not (not) explanation"
 FORMULA = {"previous": "mean<sub>i</sub> w<sub>i, i−1</sub>", "cls": "mean<sub>i</sub> w<sub>i, 0</sub>"}
 
 
@@ -59,7 +61,10 @@ class TrainedScene(LessonScene):
         super().__init__(cfg, **kwargs)
         self.model = trained_trace(self.cfg.text, self.cfg.device)  # every layer: the pattern values
         self.notes = {p: note_for(p) for p in MEASURED}
-        self.measured = {p: note_value(n, self.model.weights, self.model.tokens) for p, n in self.notes.items()}
+        self.measured = {p: note_value(n, self.model.weights) for p, n in self.notes.items()}
+        n = self.notes["cls"]  # what the [CLS] head passes on (Kobayashi et al. 2020): core.value_norms
+        norms = norm_patterns(self.model.weights, value_norms(self.model.layers))
+        self.passed_on = {k: float(norms[k][n.layer - 1, n.head - 1]) for k in ("cls_share", "cls_shorter")}
         self.measure_labels = []  # (pattern, Label) for every pattern value drawn (tests read them)
         self.footnotes = []  # each step's footnote (None: unchanged), for the tests
         for p, n in self.notes.items():  # each head's layer, as the other scenes' traces are made
@@ -90,8 +95,10 @@ class TrainedScene(LessonScene):
         m = MINILM
         self.step("trained-model", f"Unlike the other videos, whose weights are random, this one shows a trained "
                   f"model: {m.name}, a BERT encoder of {m.layers} layers with {m.heads} heads each, d_model = "
-                  f"{m.d_model}. Its weights were learned in training; the lab's own attention code computes every "
-                  "number shown from them.",
+                  f"{m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a small model to match a larger "
+                  "teacher's self-attention, and this one keeps every second of its 12 layers; then it was fine-tuned "
+                  "so that sentences of similar meaning get nearby vectors. The lab's own attention code computes "
+                  "every number shown from its weights.",
                   "softmax(Q·K<sup>T</sup> / √d<sub>k</sub>), trained W",
                   f"{m.name}: {m.layers} layers × {m.heads} heads, trained weights (not random)")
         text = " ".join(self.cfg.text.split())
@@ -219,16 +226,21 @@ class TrainedScene(LessonScene):
         self.hold(2.5)
 
     def caveat(self, value):
-        n = self.notes["cls"]
-        self.step("a-reading", "Why park? A row of weights must add up to 1, so a head with little to take from "
-                  f"the words can leave its weight on a piece that is always there. {n.caveat}",
-                  "Σ<sub>j</sub> w<sub>ij</sub> = 1", "the [CLS] reading is an interpretation, not a measurement")
+        """Weight is not what a head passes on: the [CLS] head's weight against its norm-weighted share."""
+        n, share, shorter = self.notes["cls"], self.passed_on["cls_share"], self.passed_on["cls_shorter"]
+        self.step("passed-on", "But weight is not what a head passes on. Each key passes on its value, through W_V "
+                  f"and this head's part of W_O, and here [CLS]'s is {shorter:.0f} times shorter than a word "
+                  f"piece's on average, so [CLS] supplies only {measure_text(share)} of what this head passes on: "
+                  f"the weight is parked on [CLS], the words supply the rest. {n.caveat} Even so, weights show where "
+                  f"a head looks, not why the model decides: {CITED}.",
+                  "‖w<sub>ij</sub> · f(x<sub>j</sub>)‖", "weight × value length, as Kobayashi et al. (2020) measure it")
         grey = style.MASKED
-        reading = VGroup(label("measured:", TEXT_FONT, color=grey), self.value_label("cls", 32),
-                         label(MEASURED["cls"], 20), label("a reading:", TEXT_FONT, color=grey),
-                         label("little to take from the words,", 20), label("so it parks on [CLS]", 20),
-                         label("as Clark et al. (2019) read", TEXT_FONT, color=grey),
-                         label("BERT's heads on [SEP]", TEXT_FONT, color=grey))
+        share_label = label(measure_text(share), 32, color=style.HIGHLIGHT, bold=True)
+        self.passed_on_labels = [("cls_share", share_label)]
+        reading = VGroup(label("weight on [CLS]:", TEXT_FONT, color=grey), self.value_label("cls", 32),
+                         label("[CLS]'s share of what it passes on:", TEXT_FONT, color=grey), share_label,
+                         label(f"[CLS]'s value is {shorter:.0f}× shorter", 20),
+                         label("than a word piece's", 20))
         reading.arrange(DOWN, aligned_edge=LEFT, buff=0.18).next_to(self.info[0], DOWN, buff=0.3, aligned_edge=LEFT)
         self.play(FadeOut(self.info[1:]), FadeOut(value), FadeIn(reading), run_time=1.0)
         self.hold(3.0)

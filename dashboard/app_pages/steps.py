@@ -84,8 +84,8 @@ def softmax(cfg, trace, view):
     h, labels, every = view.h, view.labels, not view.same
     shown = _predicted_first(cfg, h)
     if cfg.source == "trained":  # no mask: "after the mask" would repeat step 2's scaled scores
-        st.caption("The trained model blocks no key (it has no mask), so the softmax reads step 2's scaled scores "
-                   "as they are and turns each row into weights that sum to 1.")
+        st.caption("For one unpadded sentence the trained model's attention mask blocks nothing, so the softmax "
+                   "reads step 2's scaled scores as they are and turns each row into weights that sum to 1.")
         if shown:
             view.show(charts.weights_heatmap(trace, h, head_in_spec=every), "weights", cfg,
                       labelled(trace.weights[h], labels, labels))

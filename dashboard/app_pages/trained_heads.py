@@ -8,29 +8,30 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigError
-from core.guided_heads import IT_TO_SUBJECT, note_value
 from dashboard import controls
-from dashboard.app_pages import steps, trained
+from dashboard.app_pages import steps, trained, trained_norms
 from dashboard.app_pages.word_pieces import NOTES, chip
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
 from dashboard.charts.model_view import PICK, model_view
 from dashboard.lesson import rerun
-from dashboard.text import plain
 from dashboard.video import studio
 
 st.title("Trained heads")
 st.markdown(
     "Every other page computes attention with random W matrices. This page is the only one whose weights are "
     f"**learned**: those of **{MINILM.name}**, a BERT encoder of {MINILM.layers} layers × {MINILM.heads} heads "
-    f"(d_model {MINILM.d_model}, d_k {MINILM.d_model // MINILM.heads}), pre-trained, then fine-tuned by "
-    "sentence-transformers on over a billion sentence pairs so that sentences of similar meaning get nearby "
-    "vectors (licence Apache-2.0). The lab runs it with its own attention code, from the weights its package ships. "
+    f"(d_model {MINILM.d_model}, d_k {MINILM.d_model // MINILM.heads}). It is **distilled**: MiniLM (Wang et al. "
+    "2020) trained a small model to match a larger teacher's self-attention, and this one keeps every second of "
+    "its 12 layers; sentence-transformers then **fine-tuned** it on over a billion sentence pairs so that "
+    "sentences of similar meaning get nearby vectors (licence Apache-2.0). The lab runs it with its own attention "
+    "code, from the weights its package ships. "
     "Every pattern below is **measured on the sentence shown, and only on it**: another sentence can give other "
     "numbers."
 )
 st.caption("Of the sidebar's settings only its sentence reaches this page: the trained model has its own sizes, "
-           "no mask, its own learned positions, ÷√d_k and temperature 1.")
+           "its own learned positions, ÷√d_k and temperature 1, and for one unpadded sentence its attention mask "
+           "blocks nothing.")
 
 MEASURES = {"previous": "mean weight on the previous piece", "next": "mean weight on the next piece",
             "cls": "mean weight on [CLS]", "sep": "mean weight on [SEP]", "self": "mean weight on itself",
@@ -98,36 +99,23 @@ def _picked(key: str):
         st.session_state["trained_grid_n"] = st.session_state.get("trained_grid_n", 0) + 1
 
 
-def guided(text, tokens, weights):
+def guided(text):
     st.subheader("Heads worth a look")
-    st.caption("The lab's tests check each note on a dozen or more varied sentences; the value under it is "
-               "measured on yours.")
+    st.caption("Each note is a set of measured claims. The lab's tests check them on 24 sentences chosen to "
+               "refute them (passives, “it” that refers to the object, subjects that are not the first noun, "
+               "questions, lists, long clauses, short sentences), with transformers' own BERT; a claim that fails "
+               "on some says “on most sentences”. Under each note: its claims measured on your sentence.")
+    st.caption(trained_norms.NOT_EXPLANATION)
     for note in HEADS_WORTH_A_LOOK:
         with st.container(border=True):
             words, button = st.columns([5, 1], vertical_alignment="center")
             with words:
                 st.markdown(f"**Layer {note.layer}, head {note.head}: {note.name}.** {note.explanation}")
-                st.caption(_measured(note, weights, tokens))
+                st.caption(trained_norms.claims_caption(note, text))
                 if note.caveat:
                     st.caption(f":orange[**Caveat:**] {note.caveat}")
             button.button("Open this head", key=f"trained_open_{note.layer}_{note.head}", on_click=trained.open_head,
                           args=(note.layer, note.head))
-            if note.pattern == IT_TO_SUBJECT and "it" not in tokens and text != trained.DEFAULT_SENTENCE:
-                st.button(f"Read “{trained.DEFAULT_SENTENCE}”", key="trained_read_default",
-                          on_click=trained.use_default_sentence)
-
-
-def _measured(note, weights, tokens) -> str:
-    if note.pattern == IT_TO_SUBJECT:
-        if "it" not in tokens:
-            return "Your sentence has no “it”, so there is nothing to measure."
-        piece, weight = note_value(note, weights, tokens)
-        which = "the first “it”" if tokens.count("it") > 1 else "“it”"
-        return (f"On your sentence, {which} weighs “{plain(piece)}” most of the word pieces ([CLS] and [SEP] "
-                f"aside): {weight:.2f}.")
-    value = note_value(note, weights, tokens)
-    verdict = "" if value >= note.threshold else f": below {note.threshold:g}, so the note does not hold here"
-    return f"On your sentence, its {MEASURES[note.pattern]} is {value:.2f}{verdict}."
 
 
 def one_head(text: str, measured: dict, picked: int | None):
@@ -147,6 +135,7 @@ def one_head(text: str, measured: dict, picked: int | None):
     if picked is not None:
         piece_row(trace, head, picked)
     steps.step_tabs(cfg, trace, head - 1, same_charts=True)
+    trained_norms.norm_view(text, layer, head)
 
 
 def piece_row(trace, head: int, n: int):
@@ -159,7 +148,10 @@ def piece_row(trace, head: int, n: int):
 def table(measured: dict):
     st.subheader("Every head's measured patterns")
     st.caption("Measured by core on this sentence only: the mean over the rows of the sentence's word pieces "
-               "([CLS]'s and [SEP]'s rows left out). Click a column's name to sort by it.")
+               "([CLS]'s and [SEP]'s rows left out). Click a column's name to sort by it. The columns can "
+               "overlap: the first word piece's previous piece is [CLS] and the last one's next piece is [SEP], so "
+               "layer 1, head 3's first word piece puts its weight (almost all of it) on [CLS] and that row counts in "
+               "both its “previous” and its “[CLS]” columns: about 1 ÷ n of the “[CLS]” mean, for n word pieces.")
     L, H = measured["previous"].shape
     rows = pd.DataFrame({"layer": [la + 1 for la in range(L) for _ in range(H)], "head": list(range(1, H + 1)) * L})
     for name, column in TABLE_COLUMNS.items():
@@ -200,7 +192,7 @@ def page():
     picked = pieces(whole.tokens)
     grid(text, whole.tokens, whole.weights, measured)
     rerun.part(one_head, text, measured, picked)  # the layer, the head and the step rerun it alone
-    guided(text, whole.tokens, whole.weights)
+    guided(text)
     table(measured)
     video(text)
 

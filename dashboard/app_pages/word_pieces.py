@@ -26,8 +26,9 @@ def chip(tokens, n: int) -> str:
 
 
 NOTES = {
-    "[CLS]": "**[CLS]** (“classification”) is put first in every input by BERT's tokenizer: in BERT, the "
-             "last layer's vector at [CLS] is what a classifier reads. This model's sentence vector is instead "
+    "[CLS]": "**[CLS]** (“classification”) is put first in every input by BERT's tokenizer. A BERT classifier "
+             "reads the pooler's tanh(W·h + b), where h is the last layer's vector at [CLS], not that raw vector. "
+             "This model's file keeps a pooler, but sentence-transformers does not use it: its sentence vector is "
              "the mean of every piece's last-layer vector, [CLS] and [SEP] included, scaled to length 1 (its "
              "pooling setting).",
     "[SEP]": "**[SEP]** (“separator”) ends every input; BERT was pre-trained on pairs of sentences, and [SEP] "

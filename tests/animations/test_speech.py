@@ -11,8 +11,19 @@ import pytest
 from animations.catalog import SCENES, scenes_for
 from animations.mobjects import MAX_SHOWN
 from animations.scenes.scaling import SEEDS
+from animations.scenes.trained import CITED
 from animations.speech import SPEAKABLE, spoken, token_words
-from core import HEADS_WORTH_A_LOOK, MINILM, PRESETS, AttentionConfig, ConfigError, head_patterns, run_trace
+from core import (
+    HEADS_WORTH_A_LOOK,
+    MINILM,
+    PRESETS,
+    AttentionConfig,
+    ConfigError,
+    head_patterns,
+    norm_patterns,
+    run_trace,
+    value_norms,
+)
 from core.analysis import saturation, score_row
 from core.trained import trained_trace
 
@@ -208,6 +219,10 @@ def _trained_candidates(scene, decimals: set, wholes: set):
     values = [*weights.ravel(), *(v for p in head_patterns(weights).values() for v in p.ravel())]
     decimals |= {f"{v:.{d}f}" for v in values for d in (2, 3, 4)} | {"0.9999", "0.0001"}  # the bounds past 4
     decimals |= {f"{n.threshold:g}" for n in HEADS_WORTH_A_LOOK}
+    passed_on = norm_patterns(weights, value_norms(trained_trace(scene.cfg.text).layers))  # what a head passes on
+    decimals |= {f"{v:.{d}f}" for v in passed_on["cls_share"].ravel() for d in (2, 3, 4)}
+    wholes |= {f"{v:.0f}" for v in passed_on["cls_shorter"].ravel()}
+    wholes |= set(NUMBER.findall(CITED))  # the years of the papers it cites
     wholes |= {str(v) for v in (MINILM.layers, MINILM.heads, MINILM.d_model)}
     wholes |= {w for n in HEADS_WORTH_A_LOOK for w in NUMBER.findall(n.caveat + " " + n.explanation)}
 

@@ -107,6 +107,22 @@ def test_measured_pattern_is_the_mean_of_the_drawn_head(scene):
 
 
 @needs_model
+def test_what_the_cls_head_passes_on_is_measured_against_bert_modules(cat):
+    """The norm-weighted share drawn and said: from transformers' BertModel modules (tests/core/conftest.py)."""
+    from core.value_norms import norm_patterns
+    from tests.core.conftest import load_reference, reference_run
+
+    n = _note("cls")
+    tokens, weights, norms = reference_run(load_reference(), [SENTENCE])[SENTENCE]
+    expected = norm_patterns(weights, norms)
+    share, shorter = expected["cls_share"][n.layer - 1, n.head - 1], expected["cls_shorter"][n.layer - 1, n.head - 1]
+    ((_, drawn),) = cat.passed_on_labels
+    assert _within(drawn.text, share) and share < 0.3 < 0.7 < cat.measured["cls"]
+    said = dict(zip(cat.section_names, cat.captions, strict=True))["passed-on"]
+    assert f"{shorter:.0f} times shorter" in said and f"only {drawn.text} of what this head passes on" in said
+
+
+@needs_model
 def test_the_word_pieces_and_what_is_left_out(cat):
     assert cat.model.tokens == WORD_PIECES
     texts = [part.text for box in cat.pieces for part in box.get_family() if hasattr(part, "text")]
@@ -115,7 +131,7 @@ def test_the_word_pieces_and_what_is_left_out(cat):
     assert "This sentence becomes 13 pieces" in said["word-pieces"]
     notes = dict(zip(cat.section_names, cat.footnotes, strict=True))
     assert notes["word-pieces"] == f"first {MAX_SHOWN} of 13 word pieces shown"
-    assert notes["a-reading"] == "the [CLS] reading is an interpretation, not a measurement"
+    assert notes["passed-on"] == "weight × value length, as Kobayashi et al. (2020) measure it"
 
 
 @needs_model
@@ -159,7 +175,9 @@ def test_it_says_trained_not_random_and_what_the_model_reads(cat):
     assert "layer 1, head 3 “Previous word piece”" in said
     n = _note("cls")
     assert f"layer {n.layer}, head {n.head} “{n.name}”" in said
-    assert n.caveat in cat.captions[-1] and "a reading, not something the weights alone prove" in n.caveat
+    assert n.caveat in cat.captions[-1] and "Kobayashi" in n.caveat
+    assert "distilled: MiniLM (Wang et al. 2020)" in cat.captions[0] and "fine-tuned" in cat.captions[0]
+    assert "Jain and Wallace 2019" in cat.captions[-1]
     assert "the piece ‘cat’ gives 0.9999 of its attention to ‘the’" in said  # the row of 'cat', rounded to 4 places
     w = trained_trace(SENTENCE).weights[0, 2, 2, 1]
     assert 0.99985 <= w < 0.99995

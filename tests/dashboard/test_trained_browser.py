@@ -70,7 +70,7 @@ def test_the_page_renders_and_a_thumbnail_click_opens_that_head(server, browser)
         # The open head's 23 x 23 weights: on a Canvas too (sizing.SVG_UP_TO), redrawn faster than
         # 529 SVG cells on every head move.
         charts = page.locator("[data-testid=stVegaLiteChart]")
-        assert charts.count() == 2, "the model view and the open head's weights"
+        assert charts.count() == 4, "the model view, the open head's weights, its weights beside its norm shares"
         weights = charts.nth(1)
         assert weights.locator("canvas").count() == 1 and weights.locator("svg path").count() == 0
         # Rows and columns in the sentence's order (the scales' domain), 10 after 9, not after 1:
