@@ -9,7 +9,7 @@ from manim import DOWN, LEFT, RIGHT, Create, FadeIn, FadeOut, LaggedStart, Recta
 
 from animations import style
 from animations.catalog import check_scene
-from animations.mobjects import TEXT_FONT, AttentionGrid, cell_size, label, shown, shown_note
+from animations.mobjects import TEXT_FONT, AttentionGrid, cell_size, label
 from animations.scenes.base import LessonScene
 from animations.scenes.words import tok
 from core import HEADS_WORTH_A_LOOK, MINILM, AttentionConfig, norm_patterns, trained_trace, value_norms
@@ -17,6 +17,10 @@ from core.guided_heads import note_value
 
 SENTENCE = "The cat sat on the mat because it was tired."  # the lesson when run by hand
 SPECIAL = ("[CLS]", "[SEP]")
+# A sentence's point is often at its end ("… because it was tired"): this video shows up to 16 pieces,
+# more than the other scenes' 8, in colour only where numbers would not fit (the footnote says so).
+PIECES_SHOWN = 16
+PIECES_A_LINE = 8  # the word-piece boxes, in lines of this many
 BOUND = 1e-4  # a value within this of 0 or 1 is said as a bound: four decimals would round it to 0 or 1
 SENTENCE_CHARS = 60  # characters of the sentence written on screen; a longer one ends in "…"
 MEASURED = {"previous": "mean weight on the previous piece", "cls": "mean weight on [CLS]"}
@@ -72,7 +76,8 @@ class TrainedScene(LessonScene):
 
     def construct(self):
         T = len(self.model.tokens)
-        self.n, self.tokens = shown(T), self.model.tokens[: shown(T)]
+        self.n = min(T, PIECES_SHOWN)
+        self.tokens = self.model.tokens[: self.n]
         self.introduce()
         self.word_pieces()
         self.mark_previous(*self.head_grid("previous", self.previous_caption()))
@@ -87,7 +92,8 @@ class TrainedScene(LessonScene):
     def footnote(self, extra=""):
         """Never empty: an empty footnote would leave the frame's footnote without outlines."""
         T = len(self.model.tokens)
-        parts = [shown_note(T, "word pieces") or f"all {T} word pieces shown", extra]
+        parts = [f"first {PIECES_SHOWN} of {T} word pieces shown" if T > PIECES_SHOWN else f"all {T} word pieces shown",
+                 extra]
         return " · ".join(p for p in parts if p)
 
     # -- the model and its word pieces -----------------------------------------------------
@@ -147,7 +153,10 @@ class TrainedScene(LessonScene):
             boxes.add(VGroup(box, text))
         if T > self.n:
             boxes.add(label("…", 28))
-        self.pieces = self.place(boxes.arrange(RIGHT, buff=0.2))
+        lines = VGroup(*[VGroup(*boxes[i:i + PIECES_A_LINE]).arrange(RIGHT, buff=0.2)
+                         for i in range(0, len(boxes), PIECES_A_LINE)]).arrange(DOWN, buff=0.35)
+        self.place(lines)
+        self.pieces = boxes
         self.play(LaggedStart(*[FadeIn(b) for b in boxes], lag_ratio=0.15), run_time=1.5)
         self.hold(2.0)
 
@@ -169,7 +178,7 @@ class TrainedScene(LessonScene):
         self.clear_stage()
         h = n.head - 1
         grid = self.show(AttentionGrid(tr.weights[h, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
-                                       cell=cell_size(self.n, 5.4), tag=(pattern, "weights", h)))
+                                       cell=cell_size(self.n, 5.4 if self.n <= 8 else 4.6), tag=(pattern, "weights", h)))
         value = self.value_label(pattern)
         info = VGroup(label(f"layer {n.layer}, head {n.head}", 24, bold=True), label(n.name, 22),
                       label(MEASURED[pattern], 20), value,

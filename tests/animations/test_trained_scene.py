@@ -12,8 +12,8 @@ from animations import legibility
 from animations.__main__ import main as cli
 from animations.catalog import FILMS, LECTURE, SCENES, TRAINED, check_scene, scenes_for
 from animations.legibility import MIN_CONTRAST, MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast
-from animations.mobjects import MAX_SHOWN
 from animations.render import render
+from animations.scenes.trained import PIECES_SHOWN
 from animations.scenes.words import RANDOM_WEIGHTS
 from core import HEADS_WORTH_A_LOOK, PRESETS, AttentionConfig, ConfigError, run_trace, trained_trace
 from core.config import INSTALL_HINT
@@ -22,7 +22,7 @@ from tests.core.conftest import needs_model
 from .conftest import ARTIFACTS
 from .test_scenes import FRAME_HALF_H, FRAME_HALF_W, _overlap, as_text, source_array
 
-SENTENCE = "The cat sat on the mat because it was tired."  # 13 word pieces: the first 8 are shown
+SENTENCE = "The cat sat on the mat because it was tired."  # 13 word pieces, all shown
 WORD_PIECES = ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired", ".", "[SEP]"]
 TEXTS = {"cat": SENTENCE, "hi": "Hi!"}  # the second: two word pieces between [CLS] and [SEP]
 _rendered: dict = {}
@@ -68,7 +68,10 @@ def test_drawn_weights_are_core_s_for_the_guided_heads(scene):
     drawn = {}
     for grid in scene.grids:
         expected = source_array(scene, grid)
-        assert grid.show_numbers and grid.texts() == [[as_text(v) for v in row] for row in expected], grid.tag
+        if grid.show_numbers:  # a short sentence: its numbers fit the cells
+            assert grid.texts() == [[as_text(v) for v in row] for row in expected], grid.tag
+        else:  # the whole of a longer one, in colour only, and the footnote says so (base scene)
+            assert grid.numbers_dropped and len(expected) > 8, grid.tag
         np.testing.assert_array_equal(grid.values, expected)
         variant, field, head = grid.tag
         layer = scene.variants[variant].layer
@@ -77,7 +80,7 @@ def test_drawn_weights_are_core_s_for_the_guided_heads(scene):
     assert drawn == {"previous": (1, 3), "cls": (_note("cls").layer, _note("cls").head)}  # core's list says which
     assert (_note("previous").layer, _note("previous").head) == (1, 3)  # the head: layer 1, head 3
     T = len(model.tokens)
-    assert all(g.values.shape == (min(T, MAX_SHOWN),) * 2 for g in scene.grids)
+    assert all(g.values.shape == (min(T, PIECES_SHOWN),) * 2 for g in scene.grids)
 
 
 def _within(text: str, value: float) -> bool:
@@ -126,11 +129,11 @@ def test_what_the_cls_head_passes_on_is_measured_against_bert_modules(cat):
 def test_the_word_pieces_and_what_is_left_out(cat):
     assert cat.model.tokens == WORD_PIECES
     texts = [part.text for box in cat.pieces for part in box.get_family() if hasattr(part, "text")]
-    assert texts == WORD_PIECES[:MAX_SHOWN] + ["…"]
+    assert texts == WORD_PIECES  # the whole sentence: its point ("because it was tired") is at its end
     said = dict(zip(cat.section_names, cat.captions, strict=True))
     assert "This sentence becomes 13 pieces" in said["word-pieces"]
     notes = dict(zip(cat.section_names, cat.footnotes, strict=True))
-    assert notes["word-pieces"] == f"first {MAX_SHOWN} of 13 word pieces shown"
+    assert notes["word-pieces"] == "all 13 word pieces shown"
     assert notes["passed-on"] == "weight × value length, as Kobayashi et al. (2020) measure it"
 
 
@@ -161,7 +164,8 @@ def test_every_text_is_projector_sized_and_contrasts_with_what_it_is_read_on(sce
     faint = [f"{step}: '{d.text}' {d.color} on {d.backdrop}: {contrast(d.color, d.backdrop):.2f}"
              for step, texts in scene.layouts for d in texts if contrast(d.color, d.backdrop) < MIN_CONTRAST]
     assert not faint, faint
-    assert any(d.tier == "number" for _, texts in scene.layouts for d in texts)  # the weights were checked too
+    if any(g.show_numbers for g in scene.grids):  # the weights were checked too (a long sentence: colour only)
+        assert any(d.tier == "number" for _, texts in scene.layouts for d in texts)
 
 
 # -- what is said -----------------------------------------------------------------------------
