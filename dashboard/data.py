@@ -15,18 +15,16 @@ import threading
 from collections import OrderedDict
 
 import numpy as np
-import streamlit as st
 
 from core import AttentionConfig, ConfigError, analysis, run_trace
 from core.views import stage_summary
+from dashboard.process import Held
 
 SATURATION_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 BUDGET_BYTES = int(float(os.environ.get("ATTENTION_LAB_LESSON_CACHE_MB", "256")) * 1024**2)
 
 
-@st.cache_resource(show_spinner=False)
-def memo() -> "MemoryLRU":
-    return MemoryLRU(BUDGET_BYTES)
+memo = Held(lambda: MemoryLRU(BUDGET_BYTES))  # one per process, as dashboard/process.py says why
 
 
 def trace(cfg: AttentionConfig):
