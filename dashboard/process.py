@@ -9,8 +9,12 @@ its limits. Nothing a browser sends reaches these; `stop()` (dashboard/serve.py,
 stops) shuts down the ones that run work.
 """
 
+import ctypes
+import ctypes.util
 import gc
+import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -19,6 +23,8 @@ T = TypeVar("T")
 _LOCK = threading.Lock()
 _FROZEN = False
 _HELD: list["Held"] = []  # every holder, for stop()
+TRIM_EVERY = 5.0  # seconds between two give_back_memory() walks of the heap, at most
+_trimmed = [0.0]  # when memory was last given back (a list: set under _LOCK)
 
 
 class Held(Generic[T]):
@@ -76,3 +82,28 @@ def freeze_loaded_objects():
             gc.collect()
             gc.freeze()
             _FROZEN = True
+
+
+def _libc_trim():
+    """glibc's malloc_trim, or None where the C library has none (musl, macOS)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _libc_trim() if os.name == "posix" else None
+
+
+def give_back_memory():
+    """At the end of a run, at most every TRIM_EVERY seconds: hand the memory the runs freed back to the
+    system. A large lesson's arrays, charts and messages are freed once sent, but glibc keeps the freed
+    pages in its heaps (one per thread that allocated them), so the process stayed at its largest size
+    for good (docs/performance.md, issue 28); malloc_trim(0) returns them."""
+    if _TRIM is None or time.monotonic() - _trimmed[0] < TRIM_EVERY:
+        return
+    with _LOCK:
+        if time.monotonic() - _trimmed[0] < TRIM_EVERY:
+            return
+        _trimmed[0] = time.monotonic()
+    _TRIM(0)
