@@ -50,6 +50,8 @@ class RenderBackend(Protocol):
 
     def queue_length(self) -> int: ...
 
+    def waiting(self, job: RenderJob) -> int: ...  # renders before `job`; a page's poll: someone still waits for it
+
     def shutdown(self, wait: bool = True) -> None: ...
 
 

@@ -54,6 +54,21 @@ RENDER_SECONDS = {
     "class": {"scores": 85, "masking": 135, "multihead": 68, "scaling": 114, "trained": 61, "induction": 411},
 }
 
+
+
+def render_seconds(scene: str, quality: str) -> float:
+    """The measured seconds of one render (a scene not measured: its quality's mean; 0: none measured)."""
+    known = RENDER_SECONDS.get(quality, {})
+    return known.get(scene) or (sum(known.values()) / len(known) if known else 0.0)
+
+
+def duration_text(seconds: float) -> str:
+    """'about 40 s', 'about 4.5 min' (to the half minute): a wait as a person says it."""
+    if seconds < 55:
+        return f"about {max(10, int(seconds / 10 + 0.5) * 10)} s"
+    return f"about {int(seconds / 30 + 0.5) / 2:g} min"
+
+
 QUALITIES = {  # "low" is the quick default; "class" is for a projector
     "low": Quality(854, 480, 15, "fast (480p, 15 fps)"),
     "class": Quality(1920, 1080, 30, "class (1080p, 30 fps)"),

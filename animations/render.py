@@ -33,6 +33,10 @@ DEFAULT_MEDIA = Path("media")
 DEFAULT_TIMEOUT = 600.0  # seconds; the longest scene renders in well under a minute at 480p
 LOG_LINES = 40  # lines of manim's log a RenderError carries
 PACKAGE_DIR = Path(__file__).resolve().parent
+WORKER = ["-m", "animations._worker"]  # what a render runs, after the interpreter (tests put a stand-in here)
+
+_live: set[subprocess.Popen] = set()  # this process's render workers now running, for stop_renders()
+_live_lock = threading.Lock()
 
 
 class RenderError(RuntimeError):
@@ -147,18 +151,19 @@ def _run_worker(work: Path, name, cfg, quality, on_progress, timeout, voice, tts
            "voice": {"name": voice.name, "rate": voice.rate} if voice else None}
     job_path = work / "job.json"
     job_path.write_text(json.dumps(job), encoding="utf-8")
-    argv = [sys.executable, "-m", "animations._worker", str(job_path)]
+    argv = [sys.executable, *WORKER, str(job_path)]
     log: deque[str] = deque(maxlen=LOG_LINES)
+    # Its own process group (start_new_session), so that a kill reaches manim's ffmpeg too; for the same
+    # reason a Ctrl+C at the terminal does not reach it: the server stops it (stop_renders).
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             cwd=PACKAGE_DIR.parent, start_new_session=True, errors="replace")
+    with _live_lock:
+        _live.add(proc)
     timed_out = threading.Event()
 
     def kill():
         timed_out.set()
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # manim and any ffmpeg it started
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
 
     timer = threading.Timer(timeout, kill)
     timer.start()
@@ -172,10 +177,29 @@ def _run_worker(work: Path, name, cfg, quality, on_progress, timeout, voice, tts
         if proc.poll() is None:
             kill()
             proc.wait()
+        with _live_lock:
+            _live.discard(proc)
     if timed_out.is_set():
         raise RenderError(f"Rendering {name} took longer than {timeout:g} s and was stopped.", "\n".join(log))
     if code != 0:
         raise RenderError(f"Rendering {name} failed (exit status {code}).", "\n".join(log))
+
+
+def _kill_group(proc: subprocess.Popen):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # manim and any ffmpeg it started
+    except ProcessLookupError:
+        pass
+
+
+def stop_renders() -> int:
+    """Kill every render worker this process is running now (and what each started); their renders
+    fail. For a server that stops. Returns how many there were."""
+    with _live_lock:
+        running = list(_live)
+    for proc in running:
+        _kill_group(proc)
+    return len(running)
 
 
 def _event(line: str, on_progress) -> bool:

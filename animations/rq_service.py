@@ -33,8 +33,9 @@ from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job as RQJob
 from rq.serializers import JSONSerializer
 
+from animations.cache_index import CacheIndex
 from animations.render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, cache_dir, checked_request, render_key
-from animations.service import DEFAULT_CAP_BYTES, CacheIndex, QueueFull, QueueUnavailable
+from animations.service import DEFAULT_CAP_BYTES, QueueFull, QueueUnavailable
 from animations.voice import NARRATOR, Voice
 from classroom.redis_client import UNAVAILABLE, connect
 
@@ -256,6 +257,11 @@ class RQRenderService:
             return self.queue.count + self.queue.started_job_registry.get_job_count(cleanup=False)
         except UNAVAILABLE:
             return 0
+
+    def waiting(self, job) -> int:
+        """Renders before this one, at most: the hall's whole queue less this job while it waits (the hall
+        does not yet drop a job whose page was closed: its workers render it)."""
+        return max(0, self.queue_length() - 1) if job.state == "queued" else 0
 
     def shutdown(self, wait: bool = True):
         self.redis.close()

@@ -37,9 +37,9 @@ from rq import Queue, Worker, get_current_job
 from rq.serializers import JSONSerializer
 
 from animations.backend import cap_bytes, media_dir
+from animations.cache_index import CacheIndex
 from animations.render import DEFAULT_TIMEOUT, RenderError, code_version, render
 from animations.rq_service import CRASHED, QUEUE
-from animations.service import CacheIndex
 from animations.voice import Voice
 from classroom.films.rq_service import QUEUE as FILM_QUEUE
 from classroom.redis_client import REDIS_URL_ENV, UNAVAILABLE, connect

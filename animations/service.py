@@ -4,22 +4,26 @@
   render and all get its video.
 - At most `workers` renders run at once (default: cores - 1, at least 1); each has a timeout.
 - Renders land in a disk cache under `media_dir/renders/` whose total size is capped: the
-  least recently used renders are evicted first. The cap holds for whatever is in the folder:
-  before evicting, the index is reconciled with the folders on disk (renders made by
-  `make lecture` or the CLI count too). The index (`index.json`) survives a restart and is
-  rebuilt from the folders when it is missing or corrupt.
+  least recently used renders are evicted first (animations/cache_index.py).
 - Limits keep one session from starving the rest: jobs waiting per session, and in total;
-  finished jobs are forgotten beyond MAX_FINISHED_JOBS (least recently asked for first).
+  finished jobs are forgotten beyond MAX_FINISHED_JOBS (least recently asked for first). A full
+  queue says how long its work will take (the measured render times, catalog.RENDER_SECONDS).
+- A queued job nobody is waiting for any more is not rendered: the page that asked for it calls
+  `waiting(job)` while it shows the job's progress; a job not asked after for `abandon_after`
+  seconds (its tab closed, its session ended) is dropped when its turn comes, or as soon as the
+  queue is full.
+- `shutdown()` stops at once: queued jobs are dropped, running renders killed (their whole
+  process group), and no render starts afterwards (dashboard/serve.py calls it as the server stops).
 - A failure is logged with its traceback (logging); a failure of the cache's bookkeeping
   after a good render does not fail the video.
 
-No Streamlit here: the dashboard holds one service with `st.cache_resource`.
+No Streamlit here: the dashboard holds one service per process (dashboard/process.py), not in a
+Streamlit cache, which any visitor can clear.
 """
 
-import json
+import itertools
 import logging
 import os
-import shutil
 import threading
 import time
 from collections import OrderedDict
@@ -27,6 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from animations.cache_index import CacheIndex
+from animations.catalog import duration_text, render_seconds
 from animations.render import (
     DEFAULT_MEDIA,
     DEFAULT_TIMEOUT,
@@ -35,6 +41,7 @@ from animations.render import (
     checked_request,
     render,
     render_key,
+    stop_renders,
 )
 from animations.voice import NARRATOR, Voice
 from core import AttentionConfig
@@ -42,6 +49,9 @@ from core import AttentionConfig
 log = logging.getLogger(__name__)
 DEFAULT_CAP_BYTES = 2 * 1024**3
 MAX_FINISHED_JOBS = 200  # finished jobs remembered (their videos stay in the cache); active ones always are
+ABANDON_AFTER = 180.0  # seconds: a page polls every second, but a browser slows a hidden tab's timers to once a minute
+STOPPING = "The server is stopping; this video was not made."
+ABANDONED = "Nobody was waiting for this video any more (its page was closed), so it was not made."
 
 
 class QueueFull(RuntimeError):
@@ -50,81 +60,6 @@ class QueueFull(RuntimeError):
 
 class QueueUnavailable(QueueFull):
     """The hall's render queue (Redis) does not answer: pages say so as they say the queue is full."""
-
-
-def _folder_size(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
-class CacheIndex:
-    """Size and last use of every finished render folder; evicts the least recently used."""
-
-    def __init__(self, root: Path, cap_bytes: int):
-        self.root, self.cap_bytes = Path(root), cap_bytes
-        self.path = self.root / "index.json"
-        self._lock = threading.Lock()
-        self.entries = self._load()
-
-    def _load(self) -> dict:
-        try:
-            entries = json.loads(self.path.read_text(encoding="utf-8"))
-            if isinstance(entries, dict) and all(isinstance(e, dict) and {"size", "last_used"} <= e.keys()
-                                                 for e in entries.values()):
-                return {name: e for name, e in entries.items() if (self.root / name).is_dir()}
-        except (OSError, ValueError):
-            pass
-        return self._rebuild()
-
-    def _rebuild(self) -> dict:
-        """The index from the folders on disk; temporary folders (a leading dot) are not renders."""
-        return {d.name: {"size": _folder_size(d), "last_used": d.stat().st_mtime} for d in self._folders()}
-
-    def _folders(self) -> list[Path]:
-        if not self.root.is_dir():
-            return []
-        return [d for d in self.root.iterdir() if d.is_dir() and not d.name.startswith(".")]
-
-    def reconcile(self):
-        """Make the index match the disk: folders written behind the service's back (the CLI,
-        `make lecture`) are added with their size and time, vanished ones dropped. Call with the lock."""
-        on_disk = {d.name: d for d in self._folders()}
-        self.entries = {n: e for n, e in self.entries.items() if n in on_disk}
-        for name, folder in on_disk.items():
-            if name not in self.entries:
-                self.entries[name] = {"size": _folder_size(folder), "last_used": folder.stat().st_mtime}
-
-    def _save(self):
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".index-{os.getpid()}-{threading.get_ident()}.json")
-        tmp.write_text(json.dumps(self.entries, indent=1), encoding="utf-8")
-        os.replace(tmp, self.path)
-
-    def touch(self, folder: Path):
-        """Record a use of `folder` (a new render, or a cache hit)."""
-        with self._lock:
-            entry = self.entries.get(folder.name) or {"size": _folder_size(folder)}
-            entry["last_used"] = time.time()
-            self.entries[folder.name] = entry
-            self._save()
-
-    def evict(self, keep=()) -> list[str]:
-        """Remove least recently used renders until the total fits the cap; returns their names."""
-        removed = []
-        with self._lock:
-            self.reconcile()
-            by_age = sorted(self.entries, key=lambda n: self.entries[n]["last_used"])
-            for name in by_age:
-                if self.total_bytes() <= self.cap_bytes:
-                    break
-                if name not in keep:
-                    shutil.rmtree(self.root / name, ignore_errors=True)
-                    removed.append(name)
-                    del self.entries[name]
-            self._save()
-        return removed
-
-    def total_bytes(self) -> int:
-        return sum(e["size"] for e in self.entries.values())
 
 
 @dataclass(eq=False)
@@ -141,6 +76,8 @@ class Job:
     path: Path | None = None
     error: str = ""
     log: str = ""
+    asked: float = 0.0  # when a page last showed this job (the service's clock): see RenderService.waiting
+    order: int = 0  # place in the queue: renders start in the order they were asked for
     finished: threading.Event = field(default_factory=threading.Event)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -150,15 +87,22 @@ class Job:
     def active(self) -> bool:
         return self.state in ("queued", "running")
 
+    def end(self, state: str, error: str = ""):
+        self.state, self.error = state, error
+        self.finished.set()
+
 
 class RenderService:
     def __init__(self, media_dir=DEFAULT_MEDIA, workers: int | None = None, cap_bytes: int = DEFAULT_CAP_BYTES,
                  timeout: float = DEFAULT_TIMEOUT, max_per_session: int = 3, max_queued: int = 40,
-                 render_fn=render):
+                 render_fn=render, abandon_after: float = ABANDON_AFTER, clock=time.monotonic):
         self.media_dir = Path(media_dir)
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
         self.timeout, self.render_fn = timeout, render_fn
         self.max_per_session, self.max_queued = max_per_session, max_queued
+        self.abandon_after, self.clock = abandon_after, clock
+        self.closed = False
+        self._asked = itertools.count()
         self.index = CacheIndex(self.media_dir / "renders", cap_bytes)
         try:  # what the CLI or an older server left may already be over the cap
             self.index.evict()
@@ -191,9 +135,12 @@ class RenderService:
         name, cfg, voice = checked_request(scene, cfg, quality, voice)
         key = self.job_key(name, cfg, quality, voice)
         with self._lock:
+            if self.closed:
+                raise QueueFull(STOPPING)
             job = self._jobs.get(key)
             if job is not None and (job.active or (job.state == "done" and job.path.is_file())):
                 self._jobs.move_to_end(key)
+                job.asked = self.clock()
                 return job
             hit = self._hit(name, cfg, quality, voice)
             if hit is not None:  # rendered before, perhaps before a restart: no queue, no worker
@@ -201,9 +148,19 @@ class RenderService:
                 job.finished.set()
                 return job
             self._check_limits(session)
-            job = self._remember(Job(key, name, cfg, quality, session, voice))
+            job = self._remember(Job(key, name, cfg, quality, session, voice, asked=self.clock(),
+                                     order=next(self._asked)))
         self._pool.submit(self._run, job)
         return job
+
+    def waiting(self, job: Job) -> int:
+        """How many renders come before `job` (queued or running); the page showing the job calls it on
+        every poll, and that is what keeps a queued job wanted."""
+        with self._lock:
+            job.asked = self.clock()
+            if job.state != "queued":
+                return 0
+            return sum(other.active and other.order < job.order for other in self._jobs.values())
 
     def _remember(self, job: Job) -> Job:
         """Keep `job` as the newest; forget the oldest finished jobs beyond MAX_FINISHED_JOBS. Call with the lock."""
@@ -217,15 +174,41 @@ class RenderService:
         for key in finished[: max(0, len(finished) - MAX_FINISHED_JOBS)]:
             del self._jobs[key]
 
+    def _abandoned(self, job: Job) -> bool:
+        return job.state == "queued" and self.clock() - job.asked > self.abandon_after
+
     def _check_limits(self, session: str):
+        """Raise QueueFull past the limits, saying how long the queue's work will take. Call with the lock."""
         active = [j for j in self._jobs.values() if j.active]
         if len(active) >= self.max_queued:
-            raise QueueFull(f"The render queue is full ({self.max_queued} videos waiting); try again in a minute.")
+            for job in active:  # places held by pages that were closed are given back first
+                if self._abandoned(job):
+                    job.end("failed", ABANDONED)
+            active = [j for j in active if j.active]
+        if len(active) >= self.max_queued:
+            raise QueueFull(self._full(active))
         if session and sum(j.session == session for j in active) >= self.max_per_session:
             raise QueueFull(f"You already have {self.max_per_session} videos rendering; wait for one to finish.")
 
+    def _full(self, active: list[Job]) -> str:
+        """The full queue's message: how long until a place frees, and how long its work takes in all."""
+        left = [render_seconds(j.scene, j.quality) * (1 - (j.done / j.total if j.total else 0.0)) for j in active]
+        first = min(s for s, j in zip(left, active, strict=True) if j.state == "running") if any(
+            j.state == "running" for j in active) else min(left)
+        work = sum(left) / self.workers
+        renderers = f"{self.workers} renderer{'s' * (self.workers > 1)}"
+        return (f"The render queue is full: {len(active)} videos, {duration_text(work)} of rendering for "
+                f"{renderers}. A place frees in {duration_text(first)}; a video asked for then starts after "
+                f"{duration_text(max(0.0, work - first))} more.")
+
     def _run(self, job: Job):
-        job.state = "running"
+        with self._lock:  # its turn: not if the server is stopping, nor if nobody waits for it any more
+            if not job.active:
+                return
+            if self.closed or self._abandoned(job):
+                job.end("failed", STOPPING if self.closed else ABANDONED)
+                return
+            job.state = "running"
 
         def progress(done, total):
             job.done, job.total = done, total
@@ -263,4 +246,14 @@ class RenderService:
             return sum(j.active for j in self._jobs.values())
 
     def shutdown(self, wait: bool = True):
-        self._pool.shutdown(wait=wait, cancel_futures=not wait)
+        """Stop: queued jobs fail with a sentence, running renders are killed, nothing starts afterwards.
+        `wait`: until the render threads have ended."""
+        with self._lock:
+            self.closed = True
+            for job in self._jobs.values():
+                if job.state == "queued":
+                    job.end("failed", STOPPING)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        stop_renders()
+        if wait:
+            self._pool.shutdown(wait=True)

@@ -1,32 +1,33 @@
 """Cached calls into `core`, keyed on plain values (`cfg.key()`, ints), never on tensors.
 
-One cache per server shared by every session (sessions are threads), bounded by memory, not by
-entries: ATTENTION_LAB_LESSON_CACHE_MB, default 256 (docs/performance.md measures how many lessons
-that holds). Streamlit's own caches bound the number of entries, not their size, and one client
-loading many of the largest lessons could drive the server's memory up by gigabytes: here every
-entry is weighed (numpy arrays by their bytes) and the least recently used ones leave once the
-total passes the budget. Losing the cache (a restart, Streamlit's "clear cache") costs only
-recomputation.
+One cache per process shared by every session (sessions are threads; dashboard/process.py holds
+it, so a visitor's "clear cache" cannot empty it), bounded by memory, not by entries:
+ATTENTION_LAB_LESSON_CACHE_MB, default 64 (three of the largest lessons, thousands of classroom-sized
+ones; docs/performance.md measures what a process takes with it). Streamlit's own caches bound the
+number of entries, not their size, and one client loading many of the largest lessons could drive
+the server's memory up by gigabytes: here every entry is weighed (numpy arrays by their bytes) and
+the least recently used ones leave once the total passes the budget. Losing the cache (a restart)
+costs only recomputation.
 """
 
+import contextlib
 import dataclasses
 import os
 import threading
 from collections import OrderedDict
 
 import numpy as np
-import streamlit as st
 
 from core import AttentionConfig, ConfigError, analysis, run_trace
 from core.views import stage_summary
+from dashboard.process import Held
 
 SATURATION_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
-BUDGET_BYTES = int(float(os.environ.get("ATTENTION_LAB_LESSON_CACHE_MB", "256")) * 1024**2)
+COMPUTING = 2  # lessons computed at once (the others wait their turn); a lab process uses about one core
+BUDGET_BYTES = int(float(os.environ.get("ATTENTION_LAB_LESSON_CACHE_MB", "64")) * 1024**2)
 
 
-@st.cache_resource(show_spinner=False)
-def memo() -> "MemoryLRU":
-    return MemoryLRU(BUDGET_BYTES)
+memo = Held(lambda: MemoryLRU(BUDGET_BYTES, computing=COMPUTING))  # one per process, as dashboard/process.py says why
 
 
 def trace(cfg: AttentionConfig):
@@ -112,19 +113,45 @@ class MemoryLRU:
     """Values by key, least recently used out first once their arrays pass `budget` bytes (or
     their number passes `max_items`)."""
 
-    def __init__(self, budget: float, max_items: float = float("inf")):
+    def __init__(self, budget: float, max_items: float = float("inf"), computing: int | None = None):
         self.budget, self.max_items = budget, max_items
         self._items: OrderedDict = OrderedDict()  # key -> (value, bytes)
         self._bytes = 0
         self._lock = threading.Lock()
+        # At most `computing` values made at once: one of the largest lessons' blocks takes ~100 MB while
+        # it is computed, and six clients asking at once drove a server past 1.8 GB (docs/performance.md).
+        self._turns = threading.BoundedSemaphore(computing) if computing else None
+        self._inside = threading.local()  # a value made from another (trained patterns from the trace) takes no turn
 
-    def get_or_make(self, key, make):
-        """The cached value for `key`, or `make()`'s (computed outside the lock: other sessions go on)."""
+    @contextlib.contextmanager
+    def _turn(self):
+        if self._turns is None or getattr(self._inside, "making", False):
+            yield
+            return
+        with self._turns:
+            self._inside.making = True
+            try:
+                yield
+            finally:
+                self._inside.making = False
+
+    def _hit(self, key):
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                return self._items[key][0]
-        value = _freeze(make())
+                return True, self._items[key][0]
+        return False, None
+
+    def get_or_make(self, key, make):
+        """The cached value for `key`, or `make()`'s (computed outside the lock: other sessions go on)."""
+        found, value = self._hit(key)
+        if found:
+            return value
+        with self._turn():
+            found, value = self._hit(key)  # made by another session while this one waited its turn
+            if found:
+                return value
+            value = _freeze(make())
         size = nbytes(value)
         with self._lock:
             if key not in self._items:

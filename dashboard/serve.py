@@ -15,8 +15,18 @@ instead: the page is redrawn from its address (the lesson and the page's view ar
 first move itself is not applied (the new process never saw the widget). Later in a session,
 Streamlit's own handling stays: there an unknown fragment is one a full run has just removed.
 
-The other internal (`opening_query_string`): the address's `embed_options`, which Streamlit
-keeps out of `st.query_params`, tells which theme a link forces (display.py).
+The other internals. `opening_query_string`: the address's `embed_options`, which Streamlit
+keeps out of `st.query_params`, tells which theme a link forces (display.py). `net_util`: the lab
+never reaches outside the machine, and Streamlit would: told no `browser.serverAddress`, it asks
+checkip.amazonaws.com for this machine's external address to print it at start, and it asks again
+whenever a websocket comes from a page of another origin (its allowed-origins check). `main` gives
+Streamlit the address to print (`offline`; .streamlit/config.toml has one too, for a server started
+some other way), and `install` answers the origins check's question with "unknown", as Streamlit
+itself does when the lookup fails.
+
+As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
+the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
+would otherwise keep starting renders for nobody before Python could exit.
 """
 
 import socket
@@ -36,11 +46,14 @@ _installed = []  # one entry once install() ran in this process
 def check() -> list[str]:
     """What this Streamlit lacks of the internals the lab uses (empty when all is there)."""
     import streamlit
+    from streamlit import net_util
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime import scriptrunner
     from streamlit.runtime.app_session import AppSession
 
     missing = [f"AppSession.{name}" for name in ("request_rerun", "has_fragment") if not hasattr(AppSession, name)]
+    if not hasattr(net_util, "get_external_ip"):
+        missing.append("net_util.get_external_ip")
     if "fragment_id" not in ClientState.DESCRIPTOR.fields_by_name:
         missing.append("ClientState.fragment_id")
     if not hasattr(scriptrunner, "get_script_run_ctx"):
@@ -62,9 +75,13 @@ def install():
         if missing:
             warnings.warn("attention-lab: this Streamlit lacks " + ", ".join(missing) + ", so after a restart of "
                           "the server a page's controls inside its lesson view do nothing until the sidebar is "
-                          f"touched, and a link's theme is not read. Install streamlit=={PINNED} "
+                          "touched, a link's theme is not read, and a websocket from another origin may make the "
+                          f"server look up its external address online. Install streamlit=={PINNED} "
                           "(requirements.txt).", RuntimeWarning, stacklevel=2)
             return
+        from streamlit import net_util
+
+        net_util.get_external_ip = _no_external_ip
         from streamlit.proto.ClientState_pb2 import ClientState
 
         answered = weakref.WeakSet()  # sessions that have had a rerun request
@@ -82,6 +99,30 @@ def install():
 
         first_request_runs_whole.lab_first_request_runs_whole = True
         AppSession.request_rerun = first_request_runs_whole
+
+
+def _no_external_ip() -> None:
+    """Streamlit's external-address lookup, answered without the internet: unknown."""
+    return None
+
+
+def offline(args: list[str]) -> list[str]:
+    """`streamlit run` options with an address for Streamlit to print, so that it asks no web service
+    for one: the address given with --server.address, or this machine's on the local network when it
+    listens on every interface (unset, 0.0.0.0 or ::); options that name one are kept as they are."""
+    if any(a.startswith("--browser.serverAddress") for a in args):
+        return list(args)
+    address = None
+    for i, arg in enumerate(args):
+        if arg == "--server.address" and i + 1 < len(args):
+            address = args[i + 1]
+        elif arg.startswith("--server.address="):
+            address = arg.partition("=")[2]
+    if address in (None, "", "0.0.0.0", "::"):
+        from classroom.rooms.address import lan_address
+
+        address = lan_address()
+    return [*args, "--browser.serverAddress", address]
 
 
 def opening_query_string() -> str:
@@ -108,7 +149,12 @@ def main(argv: list[str] | None = None):
     install()
     from streamlit.web import cli
 
-    cli.main(["run", str(APP), *(sys.argv[1:] if argv is None else argv)], prog_name="streamlit")
+    from dashboard import process
+
+    try:
+        cli.main(["run", str(APP), *offline(sys.argv[1:] if argv is None else argv)], prog_name="streamlit")
+    finally:
+        process.stop()
 
 
 if __name__ == "__main__":

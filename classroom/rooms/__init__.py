@@ -1,7 +1,7 @@
 """Classroom rooms: a teacher asks the class a question about the lesson, students answer on
 their phones, everyone sees the reveal (peer instruction: Crouch et al., Am. J. Phys. 72:835,
-2004). Plain Python, no Streamlit: pages hold one registry per server with
-`st.cache_resource(make_registry)` and call only `RoomRegistry`'s public methods.
+2004). Plain Python, no Streamlit: pages hold one registry per process (`make_registry()`, held by
+dashboard/process.py, not in a Streamlit cache) and call only `RoomRegistry`'s public methods.
 
 - `make_registry()`: rooms in this process, or in Redis when ATTENTION_LAB_REDIS_URL is set
   (the hall: several lab processes behind HAProxy).

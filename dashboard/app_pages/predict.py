@@ -26,6 +26,7 @@ from dashboard.charts import questions as qc
 from dashboard.charts.draw import spec_without_data
 from dashboard.data import MemoryLRU
 from dashboard.lesson import links
+from dashboard.process import Held
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
@@ -36,9 +37,7 @@ KINDS = {"focus": "Which key gets the most weight?", "change": "What happens aft
          "blocked": "Which rows are fully blocked?"}
 
 
-@st.cache_resource(show_spinner=False)
-def _questions() -> MemoryLRU:
-    return MemoryLRU(budget=float("inf"), max_items=MAX_QUESTIONS)  # questions hold no arrays: count them
+_questions = Held(lambda: MemoryLRU(budget=float("inf"), max_items=MAX_QUESTIONS))  # no arrays: counted
 
 
 # -- the switch and the question ------------------------------------------------------------

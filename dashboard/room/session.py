@@ -20,14 +20,13 @@ from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
 from dashboard.lesson import state
+from dashboard.process import Held
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
 
 
-@st.cache_resource(show_spinner=False)
-def registry() -> RoomRegistry:
-    return make_registry()
+registry: Held[RoomRegistry] = Held(make_registry)  # not a Streamlit cache (dashboard/process.py)
 
 
 def session_id() -> str:

@@ -18,10 +18,19 @@ from pathlib import Path
 import streamlit as st
 
 from animations.backend import RenderBackend, make_service
-from animations.catalog import DESCRIPTIONS, FILMS, LECTURE, QUALITIES, RENDER_SECONDS, TRAINED
+from animations.catalog import (
+    DESCRIPTIONS,
+    FILMS,
+    LECTURE,
+    QUALITIES,
+    TRAINED,
+    duration_text,
+    render_seconds,
+)
 from animations.service import QueueFull
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
+from dashboard.process import Held
 from dashboard.video import player
 
 POLL_SECONDS = 1.0
@@ -40,9 +49,7 @@ def videos_available() -> str:
     return ""
 
 
-@st.cache_resource(show_spinner=False)
-def service() -> RenderBackend:
-    return make_service()
+service: Held[RenderBackend] = Held(make_service)  # not a Streamlit cache (dashboard/process.py)
 
 
 def session_id() -> str:
@@ -64,13 +71,8 @@ def chosen_quality() -> str:
 
 def wait_text(scene: str, quality: str) -> str:
     """The expected wait for one render, from the benchmark's figures, e.g. 'about 4 min'."""
-    known = RENDER_SECONDS.get(quality, {})
-    seconds = known.get(scene) or (sum(known.values()) / len(known) if known else 0)  # a scene not measured: a mean
-    if not seconds:
-        return "time not measured"
-    if seconds < 60:
-        return f"about {int(seconds / 10 + 0.5) * 10} s"
-    return f"about {int(seconds / 30 + 0.5) / 2:g} min"  # to the half minute
+    seconds = render_seconds(scene, quality)
+    return duration_text(seconds) if seconds else "time not measured"
 
 
 def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False, voice: Voice | None = NARRATOR,
@@ -170,7 +172,7 @@ def _progress(slot: str):
     job = st.session_state.get(f"studio_job_{slot}")
     if job is None or not job.active:
         st.rerun()  # finished: redraw the whole panel with the video or the error
-    waiting = service().queue_length() - 1
+    waiting = service().waiting(job)  # also tells the service this page still waits for the job
     text = ("Waiting for a free renderer" + (f" ({waiting} ahead)" if waiting > 0 else "") + "…"
             if job.state == "queued" else f"Rendering {job.scene} ({QUALITIES[job.quality].height}p, "
             f"{wait_text(job.scene, job.quality)} in all): {job.done}/{job.total or '?'} animations")

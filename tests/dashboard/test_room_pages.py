@@ -1,5 +1,5 @@
 """The classroom room as its users meet it: a teacher and students as separate AppTest sessions
-of the real app, sharing the one registry a server holds (st.cache_resource is per process).
+of the real app, sharing the one registry a server holds (dashboard.process.Held: one per process).
 
 Ask, answer, reveal; ask again; follow, detach and re-attach; and the secrets: the teacher's
 key never reaches the URL or the screen, and a student's session cannot run the room."""

@@ -57,8 +57,8 @@ def studio_app(tmp_path, monkeypatch):
         return at.run()
 
     yield make
-    if studio.service.__wrapped__ is not None:  # leave no worker threads behind
-        studio.service().shutdown(wait=True)
+    if studio.service.held() is not None:  # leave no worker threads behind
+        studio.service.held().shutdown(wait=True)
     studio.service.clear()
 
 

@@ -1,0 +1,69 @@
+"""The real lab server (`dashboard.serve.main`) with a room and renders set up inside it, for tests
+that attack a running server (tests/dashboard/test_hostile_server.py); run as a script:
+
+    python tests/dashboard/lab_harness.py STREAMLIT_OPTIONS...
+
+Environment: LAB_TEST_RENDERS (renders to queue at start, all from one session, default 0),
+LAB_TEST_STARTS (the file each render's stand-in worker, slow_worker.py, records its start in).
+It opens a room with PIN 246810 and prints one JSON line {"code": ...} once set up. Each line "check"
+on stdin is answered with one JSON line: whether the room opened at start is still there and
+whether the render queue still refuses a 4th render of the session that asked for 3.
+"""
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+from animations import render
+from core import PRESETS
+from dashboard import serve
+from dashboard.room import session
+from dashboard.video import studio
+
+render.WORKER = [str(Path(__file__).with_name("slow_worker.py"))]  # no manim: a render that never ends
+LESSON = PRESETS["default"]
+SCENES = ("scores", "masking", "multihead", "scaling")
+
+
+def lessons():
+    seed = 1000
+    while True:
+        seed += 1
+        yield LESSON.replace(seed=seed)
+
+
+def check(key, made):
+    try:
+        session.registry().teacher_view(key)
+        room = "open"
+    except Exception as err:  # what a page would say: the room is gone
+        room = f"gone: {err}"
+    try:
+        studio.service().submit("scores", next(made), session="greedy", voice=None)
+        limit = "broken: a 4th render of one session was queued"
+    except Exception as err:
+        limit = f"held: {err}"
+    return {"room": room, "limit": limit}
+
+
+def main():
+    key = session.registry().open("246810", LESSON.to_json())
+    made = lessons()
+    for i in range(int(os.environ.get("LAB_TEST_RENDERS", "0"))):
+        studio.service().submit(SCENES[i % len(SCENES)], next(made), session="greedy" if i < 3 else f"s{i}",
+                                voice=None)
+    print(json.dumps({"code": key.code}), flush=True)
+
+    def answer():
+        for line in sys.stdin:
+            if line.strip() == "check":
+                print(json.dumps(check(key, made)), flush=True)
+
+    threading.Thread(target=answer, daemon=True).start()
+    serve.main(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""A hostile visitor against the real lab server (`dashboard.serve`, as `make run` starts it), and
+Ctrl+C under a full render queue.
+
+The server runs tests/dashboard/lab_harness.py: the lab with a room opened and renders queued in it
+(one renderer; each render a stand-in that never ends, tests/dashboard/slow_worker.py, so no manim).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from websockets.sync.client import connect
+
+from dashboard.serve import free_port
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+HARNESS = Path(__file__).with_name("lab_harness.py")
+
+
+class Lab:
+    def __init__(self, tmp_path: Path, renders: int):
+        self.port, self.starts = free_port(), tmp_path / "starts.txt"
+        self.starts.touch()
+        env = {**os.environ, "ATTENTION_LAB_MEDIA": str(tmp_path / "media"), "ATTENTION_LAB_RENDER_WORKERS": "1",
+               "LAB_TEST_RENDERS": str(renders), "LAB_TEST_STARTS": str(self.starts), "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HARNESS), "--server.headless", "true", "--server.address", "127.0.0.1",
+             "--server.port", str(self.port)], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True)
+        self.code = json.loads(self._line())["code"]
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_stcore/health", timeout=1)
+                return
+            except OSError:
+                assert self.proc.poll() is None, "the lab exited at start"
+                time.sleep(0.3)
+        raise AssertionError("the lab never answered")
+
+    def _line(self) -> str:
+        line = self.proc.stdout.readline()
+        while line and not line.startswith("{"):  # Streamlit's own start-up lines
+            line = self.proc.stdout.readline()
+        assert line, "the lab exited"
+        return line
+
+    def check(self) -> dict:
+        self.proc.stdin.write("check\n")
+        self.proc.stdin.flush()
+        return json.loads(self._line())
+
+    def started(self) -> list[list[int]]:
+        """(worker pid, its child's pid) of every render that started."""
+        return [[int(p) for p in line.split()] for line in self.starts.read_text().splitlines() if line]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for pids in self.started():
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+
+@pytest.fixture
+def lab(tmp_path):
+    made = []
+
+    def start(renders: int) -> Lab:
+        made.append(Lab(tmp_path, renders))
+        return made[-1]
+
+    yield start
+    for one in made:
+        one.stop()
+
+
+def wait_for(condition, what: str, limit: float = 60.0):
+    """A hang guard, not a speed check."""
+    end = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < end, f"never: {what}"
+        time.sleep(0.1)
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+def test_the_clear_cache_message_leaves_rooms_and_render_limits_in_place(lab):
+    """Streamlit's `clear_cache` BackMsg (two bytes, sendable from any browser's console) empties
+    st.cache_resource for every session: the room and the render queue must not live there."""
+    server = lab(renders=3)  # one session's 3 renders: its limit; one renderer, so one runs
+    wait_for(lambda: len(server.started()) == 1, "the first render started")
+    before = server.check()
+    assert before["room"] == "open" and before["limit"].startswith("held"), before
+    attack = BackMsg(clear_cache=True).SerializeToString()
+    assert attack == bytes([40, 1])
+    with connect(f"ws://127.0.0.1:{server.port}/_stcore/stream", subprotocols=["streamlit"]) as ws:
+        ws.send(BackMsg(rerun_script={"query_string": f"code={server.code}"}).SerializeToString())
+        ws.send(attack)
+        ws.send(attack)
+        time.sleep(1.0)  # the session's messages are handled in order; give the server a moment
+    after = server.check()
+    assert after["room"] == "open", after["room"]
+    assert after["limit"].startswith("held"), after["limit"]
+    time.sleep(1.0)
+    assert len(server.started()) == 1, "a second render ran beside the first with one renderer"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_the_lab_and_its_renders_with_a_full_queue(lab, sig):
+    server = lab(renders=6)  # one running, five queued behind it
+    wait_for(lambda: len(server.started()) == 1, "the first render started")
+    server.proc.send_signal(sig)
+    try:
+        server.proc.wait(timeout=60)  # a hang guard: before the fix, this never ended
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the lab was still running 60 s after {sig.name}")
+    started = server.started()
+    wait_for(lambda: not any(alive(pid) for pids in started for pid in pids), "the render processes ended", 10)
+    time.sleep(0.5)
+    assert server.started() == started and len(started) == 1, "a queued render started after the signal"
