@@ -134,3 +134,18 @@ def test_block_page_shows_each_stage_size(make_app):
     norms = chart(at, "norms-pre-LN")
     assert list(norms["stage"]) == list(stages)
     np.testing.assert_allclose(norms["norm"], [np.linalg.norm(s, axis=-1).mean() for s in stages.values()], rtol=1e-5)
+
+
+def test_worked_example_shows_the_articles_listings_and_pitfalls(make_app):
+    at = make_app(page="worked_example")
+    no_exception(at)
+    text = " ".join(str(m.value) for m in at.markdown)
+    saturated = run_trace(PRESETS["article-4x8"]).weights[0].max(-1).mean()
+    assert saturated > 0.9 and f"**{saturated:.2f}**" in text  # N(0, 1) weights: the article's softmax saturates
+    assert "mask == 0" in text and "triu(ones, 1)" in text  # both polarities, named
+    causal = [df for meta, df in chart_data(at) if meta.get("lab") == "weights" and meta.get("head") is None]
+    assert len(causal) == 1
+    np.testing.assert_allclose(grid(causal[0], "weight", 4)[np.tril_indices(4)],
+                               [1, 1 / 2, 1 / 2, 1 / 3, 1 / 3, 1 / 3, 1 / 4, 1 / 4, 1 / 4, 1 / 4], rtol=1e-6)
+    table = at.dataframe[-1].value
+    assert list(table.iloc[0, 1:]) == ["NaN"] * 4 and list(table.iloc[1, 1:]) == ["0.000"] * 4
