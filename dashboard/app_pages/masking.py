@@ -89,7 +89,7 @@ def explain_blocked(trace, labels):
         f"**Fully blocked row{'s' if len(rows) > 1 else ''}: {', '.join(rows)}.** This query may attend to no key: "
         "every score in its row is −∞, and a softmax of only −∞ would be 0 / 0 = NaN. The lab gives such a row "
         "weights of 0 and an output of 0, and marks it, instead of spreading NaN through the rest of the model. "
-        f"PyTorch {TORCH} does not agree with itself here: `F.scaled_dot_product_attention` returns no weights, and "
+        f"In PyTorch {TORCH}, `F.scaled_dot_product_attention` returns no weights, and "
         "its output for such a row is 0 (since PyTorch 2.5; earlier versions gave NaN); `nn.MultiheadAttention` "
         "gives NaN for the row when it returns its weights (`need_weights=True`, its default) and, with "
         "`need_weights=False`, 0 before its output projection W_O."
