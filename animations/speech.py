@@ -36,6 +36,9 @@ NAMES = [
     (r"√\s*(\d+)", r" the square root of \1 "),
     (r"√", " the square root of "),
     (r"(\d+|d_model|d_k)\s*×\s*(\d+|d_model|d_k)", r"\1 by \2"),  # a shape: "7 × 4" is "7 by 4"
+    # diag(p) − p·pᵀ said so that it cannot be heard as diag(p − p·pᵀ)
+    (r"\bdiag\((\w)\)\s*(?:−|-)\s*\1\s*·\s*\1ᵀ",
+     r" the diagonal matrix with \1 on its diagonal, minus the outer product of \1 with itself "),
     # diag(p − ppᵀ) would sound the same as diag(p) − ppᵀ: say where the diagonal ends
     (r"\bdiag\(([^)]*)\)\s*(?:−|-)", r" the diagonal matrix with \1 on its diagonal, minus "),
     (r"\bdiag\(([^)]*)\)", r" the diagonal matrix with \1 on its diagonal "),

@@ -95,6 +95,22 @@ def _summary(cfg_a, cfg_b, a, b, T, per_head, cell, before, after, largest) -> s
     where = (f"head {h + 1}, query “{labels[q]}”, key “{labels[k]}”" if per_head
              else f"query “{labels[q]}”, key “{labels[k]}” averaged over heads (A has {a.num_heads}, "
                   f"B has {b.num_heads})")
-    d = after - before
+    shown_a, shown_b, d = _shown(before, after)
     sign = "+" if d > 0 else "−"
-    return f"{lead}, the weight that changes most is {where}: {before:.3f} → {after:.3f} ({sign}{abs(d):.3f})."
+    change = f"{sign}{abs(d):.{_digits(shown_a)}f}"
+    return f"{lead}, the weight that changes most is {where}: {shown_a} → {shown_b} ({change})."
+
+
+def _digits(text: str) -> int:
+    return len(text.partition(".")[2])
+
+
+def _shown(before: float, after: float) -> tuple[str, str, float]:
+    """Both weights as printed, and their difference computed from the printed numbers, so that a student can check
+    it (0.277 → 0.996 is +0.719, even when the exact difference rounds to 0.720). Three decimals, or more when the
+    rounded weights would not differ."""
+    for digits in range(3, 8):
+        a, b = f"{before:.{digits}f}", f"{after:.{digits}f}"
+        if a != b:
+            break
+    return a, b, round(float(b) - float(a), digits)

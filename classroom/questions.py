@@ -86,22 +86,40 @@ def _focus(cfg: AttentionConfig, trace, h: int, q: int) -> Question:
     return Question(
         kind="focus", lesson=cfg.to_json(), change="", head=h, query=q,
         prompt=f"In head {h + 1}, which key does query “{labels[q]}” attend to most?",
-        choices=tuple(labels), answer=answer, multiple=False, reason=_focus_reason(labels, row, answer, h, q),
+        choices=tuple(labels), answer=answer, multiple=False,
+        reason=_focus_reason(labels, row, answer, h, q, trace.k[h]),
         numbers=tuple(float(w) for w in row))
 
 
-def _focus_reason(labels, row, answer, h: int, q: int) -> str:
+def _focus_reason(labels, row, answer, h: int, q: int, keys) -> str:
     where = f"in head {h + 1}, query “{labels[q]}”"
     if len(answer) > 1:
-        keys = join_words([f"“{labels[i]}” ({row[i]:.3f})" for i in answer])
-        return f"{where} gives its largest weights to {keys}, equal to within {TIE}, so each of them is right"
+        named = join_words([f"“{labels[i]}” ({row[i]:.3f})" for i in answer])
+        return (f"{where} gives its largest weights to {named}, equal to within {TIE}, so each of them is right"
+                + _shared_vectors(labels, keys, answer))
     top = answer[0]
     text = f"{where} gives its largest weight, {row[top]:.3f}, to key “{labels[top]}”"
     rest = np.delete(np.arange(len(row)), top)
     if (row[rest] == 0).all():
         return text + ", and 0 to every other key"
-    second = rest[np.argmax(row[rest])]
-    return text + f"; the next largest, {row[second]:.3f}, goes to “{labels[second]}”"
+    second = rest[row[rest] >= row[rest].max() - TIE]  # every key tied for second place
+    named = join_words([f"“{labels[i]}”" for i in second])
+    return (text + f"; the next largest, {row[second[0]]:.3f}, goes to {named}"
+            + (f", equal to within {TIE}" if len(second) > 1 else "") + _shared_vectors(labels, keys, second))
+
+
+def _shared_vectors(labels, keys, tied) -> str:
+    """Why keys tie when they are the same vector: keys with one key vector (to float rounding) get the same
+    weight from every query. "The" and "the" are one: a word's vector ignores case."""
+    groups = []
+    for i in tied:
+        group = next((g for g in groups if np.allclose(keys[g[0]], keys[i], rtol=1e-5, atol=1e-6)), None)
+        (group.append(int(i)) if group is not None else groups.append([int(i)]))
+    same = [g for g in groups if len(g) > 1]
+    if not same:
+        return ""
+    parts = "; ".join(join_words([f"“{labels[i]}”" for i in g]) for g in same)
+    return f" ({parts} have the same key vector in this head, so every query gives them the same weight)"
 
 
 def change_bucket(delta: float) -> int:
@@ -141,6 +159,9 @@ def _change_reason(before, after, h: int, q: int) -> str:
         text += f"so it stays within 0.01 (it changes by {_amount(d)})"
     else:
         text += f"{'up' if d > 0 else 'down'} by {_amount(d)}"
+    renormalised = _renormalised(before, after, h, q)
+    if renormalised:
+        return text + renormalised
     gaps = [_gap(t, h, q) for t in (before, after)]
     if None not in gaps:
         return text + (f"; among the keys it may attend to, the gap between the two largest scaled scores goes "
@@ -148,6 +169,42 @@ def _change_reason(before, after, h: int, q: int) -> str:
     if gaps[1] is None:
         return text + f", since “{lb[int(wb.argmax())]}” is the only key it may attend to after the change"
     return text + f", since “{la[int(wa.argmax())]}” was the only key it could attend to before the change"
+
+
+def _renormalised(before, after, h: int, q: int) -> str:
+    """The reason when the change only blocks or unblocks keys of this row (a mask): the scores of the keys seen
+    before and after are unchanged, and the softmax shares the row's whole 1 among the keys it may see."""
+    n = min(len(before.tokens), len(after.tokens))
+    if list(before.tokens[:n]) != list(after.tokens[:n]):
+        return ""
+    T = max(len(before.tokens), len(after.tokens))
+    seen_b, seen_a = np.zeros(T, bool), np.zeros(T, bool)
+    seen_b[: len(before.tokens)], seen_a[: len(after.tokens)] = before.mask[q], after.mask[q]
+    both, lost, gained = seen_b & seen_a, seen_b & ~seen_a, seen_a & ~seen_b
+    sb, sa = before.scaled[h, q].astype(float), after.scaled[h, q].astype(float)
+    common = np.flatnonzero(both)
+    if not common.size or not np.allclose(sb[common], sa[common], rtol=1e-6, atol=1e-6):  # the scores moved
+        return ""
+    if not (lost.any() or gained.any()):
+        added = len(after.tokens) - len(before.tokens)
+        return ("; it may attend to the same keys as before, with the same scores"
+                + (f" (the {added} tokens added are blocked for it)" if added > 0 else ""))
+    la, lb = token_labels(before.tokens), token_labels(after.tokens)
+    wb, wa = before.weights[h, q].astype(float), after.weights[h, q].astype(float)
+    held, holds = wb[common].sum(), wa[common].sum()  # the share of the keys seen both times, before and after
+    j = int(wa.argmax())
+    text = "; the mask leaves the score of every key the query still sees as it was"
+    if lost.any():
+        text += f": it blocks {join_words([f'“{la[i]}”' for i in np.flatnonzero(lost)])}"
+    if gained.any():
+        seen = join_words([f"“{lb[i]}”" for i in np.flatnonzero(gained)])
+        text += f"{' and' if lost.any() else ':'} it lets the query see {seen}"
+    text += (f", and the softmax shares the whole 1 among the keys it may see. The keys it sees both times held "
+             f"{held:.3f} of its weight and now hold {holds:.3f}")
+    if both[j]:
+        return text + (f", so each of their weights is multiplied by {holds:.3f} / {held:.3f}: “{lb[j]}” gets "
+                       f"{wb[j]:.3f} × {holds:.3f} / {held:.3f} ≈ {wa[j]:.3f}")
+    return text + f", and the largest weight now goes to “{lb[j]}”, a key it could not see before"
 
 
 def _gap(trace, h: int, q: int):

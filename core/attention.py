@@ -10,7 +10,8 @@ def attention(q, k, v, mask=None, scale=None, steps=None):
 
     `mask` is a keep-mask broadcastable to (..., T_q, T_k): True (or 1) = may attend.
     `scale` multiplies the scores; by default 1/√d_k. A query whose keys are all blocked
-    gets weights 0 and output 0 (as `F.scaled_dot_product_attention` does), never NaN.
+    gets weights 0 and output 0, never NaN (`F.scaled_dot_product_attention`, which returns no
+    weights, gives such a row output 0 too, since PyTorch 2.5).
     `steps`: a dict that receives the tensors this call used, by the trace's names: `scores`,
     `scaled` and `masked` (what is shown is what went into the softmax, bit for bit).
     """

@@ -1,6 +1,6 @@
 """A Transformer encoder block: attention and a feed-forward network, each wrapped in a
 residual connection and LayerNorm (after the sum, post-LN as in the 2017 paper, or before the
-sub-layer, pre-LN as in GPT-2 and most models since)."""
+sub-layer, pre-LN as in GPT-2 and most large decoders since; BERT-style encoders are post-LN)."""
 
 import torch.nn.functional as F
 from torch import nn

@@ -77,7 +77,7 @@ def unfilled(cls, *args, **kwargs):
 
 
 def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
-    """W_Q, W_K, W_V, W_O drawn N(0, 1/D) from the seed (no biases, as in the article).
+    """W_Q, W_K, W_V, W_O drawn N(0, 1/D) from the seed, with no biases (the article draws N(0, 1): PRESETS).
 
     With inputs of unit variance, q·k then has variance d_k: exactly what ÷√d_k undoes.
     Weights are drawn on the CPU, so every device starts from the same numbers.

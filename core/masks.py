@@ -1,7 +1,8 @@
 """Keep-masks: True means "this query may attend to this key".
 
-That is the article's polarity (`mask == 0 -> -inf`) and the one of
-`F.scaled_dot_product_attention`. `nn.MultiheadAttention` uses the opposite (True =
+That is the polarity of `F.scaled_dot_product_attention`, and of the article's `attention()`
+(`mask == 0 -> -inf`, fed `tril(ones)` by its MultiHead). The article's masking listing uses the
+opposite (`triu(ones, 1)` marks the blocked cells), as does `nn.MultiheadAttention` (True =
 blocked); the two helpers at the bottom are the one place where we convert.
 """
 

@@ -23,6 +23,8 @@ from animations.scenes.base import CONTENT_HEIGHT, LessonScene
 from animations.scenes.words import citation, pct, tok, weights_note
 from core.lesson import with_mask
 
+SDPA_ZERO_SINCE = "2.5"  # the PyTorch version whose SDPA first gave a fully blocked row 0, not NaN
+
 WHY = {  # one sentence per mask kind, for the step where the lesson's own mask arrives
     "causal": "A causal mask hides the future: each token sees itself and the tokens before it.",
     "padding": "A padding mask hides the padded keys, which carry no meaning.",
@@ -89,7 +91,7 @@ class MaskingScene(LessonScene):
         start = cover.copy().shift(LEFT * (grid.cell * self.n + 1.5)).set_opacity(0)
         self.play(ReplacementTransform(start, cover), run_time=1.5)
         self.hold(1.0)
-        self.step("minus-infinity", "Blocked cells get the score −∞, which no finite score can beat: the mask M "
+        self.step("minus-infinity", "Blocked cells get the score −∞, lower than every finite score: the mask M "
                   "is −∞ where key j may not be seen by query i, and 0 elsewhere, added to the scores.",
                   "M<sub>ij</sub> = −∞ where j may not be seen, 0 elsewhere")
         new = self.grid("masked", "masked")
@@ -171,9 +173,12 @@ class MaskingScene(LessonScene):
         tr = self.blocked_demo()
         i = int(tr.blocked_rows[: MAX_SHOWN].argmax())
         self.step("blocked-row", f"A query that may see no key at all, here the query of {tok(tr.tokens[i])}: "
-                  "softmax of a row of −∞ would be 0/0. PyTorch's F.scaled_dot_product_attention gives it weights 0 "
-                  "and output 0, and so does the lab; nn.MultiheadAttention gives NaN. This row adds up to 0, not 1.",
-                  "all of row i blocked ⇒ weights 0, output 0 (as SDPA)")
+                  "softmax of a row of −∞ would be 0/0. The lab gives it weights 0 and output 0. "
+                  "PyTorch's F.scaled_dot_product_attention returns no weights; its output for this row is 0 "
+                  f"(since PyTorch {SDPA_ZERO_SINCE}; NaN before). nn.MultiheadAttention gives NaN when it returns "
+                  "its weights, its default; without them, 0 before its output projection. This row adds up to 0, "
+                  "not 1.",
+                  "all of row i blocked ⇒ weights 0, output 0")
         new = self.grid("blocked", "weights")
         self.play(ReplacementTransform(grid, new), run_time=1.2)
         box = SurroundingRectangle(new.row(i), color=style.HIGHLIGHT, buff=0.04)

@@ -1,6 +1,8 @@
-"""Scene 4: why √d_k. The same random query and keys at growing d_k, softmaxed with and
+"""Scene 4: why √d_k. A random query and keys (a new draw at each size) at growing d_k, softmaxed with and
 without the scale: without it the weights saturate into one-hot. Every number comes from
 core.analysis (score_row, saturation)."""
+
+import math
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, ReplacementTransform, VGroup
 
@@ -12,6 +14,11 @@ from core.analysis import saturation, score_row
 
 BAR_WIDTH = 5.2
 SEEDS = range(20)
+
+
+def _root(d_k: int) -> str:
+    r = math.sqrt(d_k)
+    return f"√{d_k} = {r:g}" if r.is_integer() else f"√{d_k} (about {r:.2f})"
 
 
 class ScalingScene(LessonScene):
@@ -44,14 +51,15 @@ class ScalingScene(LessonScene):
         if first:
             return (f"One query against {self.T} keys, every entry drawn at random: independent, with mean 0 and "
                     "variance 1, and no trained model. Then a dot product has mean 0 and variance d_k, a spread of "
-                    f"about √d_k: here d_k = {d_k}, a spread of about √{d_k}. {weights}")
-        return (f"d_k = {d_k}: unscaled, the scores spread about √{d_k} times as wide as scaled ones, whose "
-                f"spread stays about 1. {weights}")
+                    f"about √d_k: here d_k = {d_k}, a spread of about √{d_k}. {weights} This is a single random "
+                    f"draw, so its figures jump from size to size; the table at the end averages {len(SEEDS)}.")
+        return (f"d_k = {d_k}: the unscaled scores are the scaled ones multiplied by {_root(d_k)}, the same numbers "
+                f"spread exactly √{d_k} times as wide; the scaled ones spread about 1. {weights}")
 
     def show_size(self, d_k, old, first):
         self.step(f"d_k-{d_k}", self.size_caption(d_k, first),
                   "softmax(q·k<sup>T</sup>)  vs  softmax(q·k<sup>T</sup> / √d<sub>k</sub>)",
-                  f"the same seed ({self.cfg.seed}) at every size · {self.T} keys")
+                  f"one random draw per size (seed {self.cfg.seed}; new vectors at each size) · {self.T} keys")
         new = self.bars(d_k)
         self.play(FadeIn(new) if old is None else ReplacementTransform(old, new), run_time=1.2)
         self.hold(2.5 if first else 2.0)
@@ -62,8 +70,9 @@ class ScalingScene(LessonScene):
         scaled = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=True)["max_weight"]
         self.step("saturation", f"Averaged over {len(SEEDS)} random draws of 16 keys, the largest weight of a row: "
                   f"without the scale it climbs to {fmt(raw[-1])} at d_k = {self.d_ks[-1]}; with it, it stays near "
-                  f"{fmt(scaled[-1])}. A saturated softmax passes almost no gradient: its Jacobian, diag(p) − p·pᵀ, "
-                  "goes to 0 for every score, the winner's too.",
+                  f"{fmt(scaled[-1])}. A saturated softmax passes almost no gradient to the scores, so W_Q and W_K "
+                  "stop learning: its Jacobian, diag(p) − p·pᵀ, goes to 0 in every entry. The values still learn: "
+                  "output i is Σ p_ij v_j, so its derivative with respect to v_j is p_ij, which reaches W_V and W_O.",
                   "mean largest weight in a row", f"{len(SEEDS)} seeds × 16 keys at every size")
         self.clear_stage()
         cells = [label("d_k", 24, bold=True), label("without ÷√d_k", 24, color=style.KEY),

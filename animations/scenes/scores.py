@@ -43,7 +43,8 @@ class ScoresScene(LessonScene):
         return " · ".join(p for p in parts if p)
 
     def project_caption(self) -> str:
-        roles = "its query Q (what it looks for), key K (what it offers) and value V (what it passes on)."
+        roles = ("its query q (what it looks for), key k (what it offers) and value v (what it passes on): "
+                 "token i's query is row q_i of Q, and likewise for K and V.")
         if self.cfg.source == "manual":
             lead = "Each token has three vectors, entered by hand: "
         else:

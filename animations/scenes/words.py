@@ -34,6 +34,9 @@ def citation(cfg: AttentionConfig) -> str:
 
 def weights_note(cfg: AttentionConfig) -> str:
     """Once per video: where Q, K and V come from, and that nothing here was trained."""
+    if article_example(cfg) == "article-4x8":
+        return (" Q, K and V are the article's x·W_Q, x·W_K and x·W_V, with x and every W drawn at random, N(0, 1), "
+                "and nothing trained.")
     if cfg.source == "manual":
         return " Q, K and V were entered by hand: no weight matrix and no training is involved."
     return " " + RANDOM_WEIGHTS

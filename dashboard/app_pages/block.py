@@ -14,13 +14,29 @@ st.markdown(
     "Attention is one half of a Transformer block. Its output is **added back** to its input (the residual), "
     "normalised (**LayerNorm**), passed through a **feed-forward** network of two layers (d_model → "
     "d_ff = 4·d_model → d_model), added back and normalised again. The 2017 paper normalises after each "
-    "residual (post-LN); most models since normalise before each sub-layer (pre-LN), which leaves the residual "
-    "path untouched, and a stack of pre-LN blocks then needs one more LayerNorm after its last block, since "
-    "nothing else normalises the stack's output."
+    "residual (post-LN), and so do BERT-style encoders, the lab's trained MiniLM included. GPT-2 moved the "
+    "LayerNorm before each sub-layer (pre-LN), as most large decoders since do: that leaves the residual path "
+    "untouched, and a stack of pre-LN blocks then needs one more LayerNorm after its last block, since nothing "
+    "else normalises the stack's output."
 )
+st.latex(r"\begin{aligned} &\text{post-LN:} && x \leftarrow \mathrm{LN}\big(x + \mathrm{Attn}(x)\big), "
+         r"&& x \leftarrow \mathrm{LN}\big(x + \mathrm{FFN}(x)\big) \\ "
+         r"&\text{pre-LN:} && x \leftarrow x + \mathrm{Attn}\big(\mathrm{LN}(x)\big), "
+         r"&& x \leftarrow x + \mathrm{FFN}\big(\mathrm{LN}(x)\big) \end{aligned}")
+st.markdown("**LayerNorm** works on each token on its own, across its d_model features: it subtracts the "
+            "token's mean μ, divides by its standard deviation, then scales and shifts every feature k by a "
+            "learned γ_k and β_k (ε keeps the division safe).")
+st.latex(r"\mathrm{LN}(x)_k = \gamma_k \, \frac{x_k - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta_k, \qquad "
+         r"\mu = \frac{1}{d}\sum_{k=1}^{d} x_k, \quad \sigma^2 = \frac{1}{d}\sum_{k=1}^{d} (x_k - \mu)^2")
+st.markdown("The **feed-forward network** also works on each token on its own, with an activation φ between "
+            "its two layers: ReLU in the lab's random block, GELU in the trained MiniLM.")
+st.latex(r"\mathrm{FFN}(x) = \varphi(x W_1 + b_1)\, W_2 + b_2, \qquad "
+         r"\mathrm{ReLU}(z) = \max(0, z), \quad \mathrm{GELU}(z) = z\,\Phi(z)")
 untrained_note()
 st.caption("The attention here is this lesson's own (its weights, mask, ÷√d_k, temperature and positions), "
-           "the same as on the other pages; the feed-forward weights are random too, drawn from the seed.")
+           "the same as on the other pages; the feed-forward weights are random too, drawn from the seed. Like "
+           "the lesson's attention, this block has no biases: b₁ = b₂ = 0 and β = 0, and γ = 1. For the trained "
+           "model, the block is its own layer (post-LN, GELU, with its learned biases, γ and β).")
 
 
 def parameters(cfg):

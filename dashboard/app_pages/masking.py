@@ -1,6 +1,7 @@
 """Page 3: the same scores before the mask, after it, and after the softmax, for each mask kind."""
 
 import streamlit as st
+import torch
 
 from core import ConfigError
 from core.config import MASKS
@@ -13,11 +14,23 @@ from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
 from dashboard.lesson.sidebar import MASK_LABELS
 
+TORCH = torch.__version__.split("+")[0]  # the version whose behaviour the note states (tests/core/test_torch_claims.py)
+
 st.title("Masking")
 st.markdown(
     "A mask says which keys each query may look at. Blocked scores become −∞ before the softmax, so their "
     "weights are exactly 0 and the row's other weights share the whole 1. Pick a mask kind below to compare "
     "it with the lesson's; the sidebar sets the lesson's own mask (and its custom grid)."
+)
+st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
+         r"\qquad M_{ij} = \begin{cases} 0 & \text{query } i \text{ may attend to key } j \\ -\infty & "
+         r"\text{otherwise} \end{cases}")
+st.markdown(
+    "**What the causal mask is for in training.** A decoder learns to predict every next token of a text at "
+    "once: position i is given the true tokens 1 … i (*teacher forcing*) and predicts token i + 1. The causal "
+    "mask keeps position i from seeing tokens i + 1 … T, so one forward pass over T tokens computes all T "
+    "predictions in parallel, each exactly as it would be made when generating, where nothing later exists yet. "
+    "An RNN has to step through the positions one after another; generation itself still runs one token at a time."
 )
 untrained_note()
 
@@ -74,9 +87,12 @@ def explain_blocked(trace, labels):
         return
     st.info(
         f"**Fully blocked row{'s' if len(rows) > 1 else ''}: {', '.join(rows)}.** This query may attend to no key: "
-        "every score in its row is −∞, and a softmax of only −∞ would be 0 / 0 = NaN. Like PyTorch's "
-        "`F.scaled_dot_product_attention`, the lab gives such a row weights of 0 and an output of 0, and marks it, "
-        "instead of spreading NaN through the rest of the model (`nn.MultiheadAttention` returns NaN there)."
+        "every score in its row is −∞, and a softmax of only −∞ would be 0 / 0 = NaN. The lab gives such a row "
+        "weights of 0 and an output of 0, and marks it, instead of spreading NaN through the rest of the model. "
+        f"In PyTorch {TORCH}, `F.scaled_dot_product_attention` returns no weights, and "
+        "its output for such a row is 0 (since PyTorch 2.5; earlier versions gave NaN); `nn.MultiheadAttention` "
+        "gives NaN for the row when it returns its weights (`need_weights=True`, its default) and, with "
+        "`need_weights=False`, 0 before its output projection W_O."
     )
 
 

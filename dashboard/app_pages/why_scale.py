@@ -13,11 +13,20 @@ st.title("Why divide by √d_k")
 st.markdown(
     "If the entries of q and k are independent, with mean 0 and variance 1, their dot product "
     "q·k, a sum of d_k products qᵢkᵢ, has mean 0 and variance d_k: a spread (standard deviation) of √d_k. Without the "
-    "scale the scores grow with d_k and the softmax **saturates**: one key takes almost all the weight. A "
-    "saturated softmax also stops learning: its Jacobian diag(p) − p·pᵀ tends to 0 in every entry, the "
-    "winner's included, as p becomes one-hot, so almost no gradient reaches any score. Dividing by √d_k brings "
-    "the spread back to 1 for every d_k."
+    "scale the scores grow with d_k and the softmax **saturates**: one key takes almost all the weight. Dividing by "
+    "√d_k brings the spread back to 1 for every d_k."
 )
+st.latex(r"p = \operatorname{softmax}(s), \quad p_j = \frac{e^{s_j}}{\sum_{l} e^{s_l}}, \qquad "
+         r"s_j = \frac{q \cdot k_j}{\sqrt{d_k}}, \qquad "
+         r"\frac{\partial p}{\partial s} = \operatorname{diag}(p) - p\,p^\top")
+st.markdown(
+    "A saturated softmax also stops the **scores** from learning: its Jacobian, the diagonal matrix with p on "
+    "its diagonal minus the outer product of p with itself, tends to 0 in every entry as p becomes one-hot, so "
+    "almost no gradient reaches the scores, nor through them W_Q and W_K. The **values** still learn: output i "
+    "is a weighted sum of the values, so its derivative with respect to v_j is p_ij (times the identity), and "
+    "the gradient still reaches W_V and W_O."
+)
+st.latex(r"\mathrm{out}_i = \sum_j p_{ij}\, v_j, \qquad \frac{\partial\, \mathrm{out}_i}{\partial v_j} = p_{ij}\, I")
 
 
 def predicted_first(cfg) -> bool:

@@ -5,6 +5,7 @@ import streamlit as st
 
 from core import PRESETS
 from dashboard import data
+from dashboard.app_pages import article_listings
 from dashboard.app_pages.ui import ARTICLE, dim_labels
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
@@ -12,11 +13,14 @@ from dashboard.lesson import rerun, state
 
 st.title("The article's worked example")
 st.markdown(
-    f"The article {ARTICLE} ends with a small example: two tokens, one head, d_k = 2, with Q = K = the identity "
-    "and V = diag(10, 20). Each token matches itself (score 1) better than the other (score 0); after ÷√2 and "
-    "the softmax that becomes **0.670 / 0.330**, so token 1's output is 0.670·(10, 0) + 0.330·(0, 20) = "
-    "**(6.70, 6.60)**."
+    f"Near its end, the article {ARTICLE} works a small example: two tokens, one head, d_k = 2, with Q = K = the "
+    "identity and V = diag(10, 20). Each token matches itself (score 1) better than the other (score 0); after ÷√2 "
+    "and the softmax that becomes **0.670 / 0.330**, so token 1's output is 0.670·(10, 0) + 0.330·(0, 20) = "
+    "**(6.70, 6.60)**. The article prints the weights, `tensor([[0.670, 0.330], [0.330, 0.670]])`; its listing "
+    "also prints W·V, but that line of its output is left out (`...`), so the outputs below are core's alone."
 )
+st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V,"
+         r"\qquad \operatorname{softmax}(s)_j = \frac{e^{s_j}}{\sum_{l} e^{s_l}}")
 
 cfg = PRESETS["article-2x2"]
 trace = data.trace(cfg)
@@ -38,13 +42,16 @@ with right:
          "article_output", cfg, labelled(trace.output, labels, dims))
 
 w, out = trace.weights[0], trace.output
-st.success(f"core computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}** and outputs "
-           f"**{out[0, 0]:.2f} {out[0, 1]:.2f}** / **{out[1, 0]:.2f} {out[1, 1]:.2f}**, as in the article.")
+st.success(f"core computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}**, as the article prints, and outputs "
+           f"**{out[0, 0]:.2f} {out[0, 1]:.2f}** / **{out[1, 0]:.2f} {out[1, 1]:.2f}**, the line its printout "
+           "leaves out.")
+article_listings.listings()
 
 
 def load_button(_lesson):
     """The example is the same whatever the lesson; this button makes it the lesson."""
     st.button("Load this example into the sidebar", key="article_load", on_click=state.set_lesson, args=(cfg,))
+    article_listings.load_buttons()
 
 
 rerun.view(load_button, with_trace=False)

@@ -90,8 +90,11 @@ def _reset():
 
 def preset_controls():
     st.selectbox("Preset", [NO_PRESET, *PRESETS], key="ctl_preset", on_change=_apply_preset,
-                 help="Ready-made lessons; the ones named 'article' reproduce the examples of the article "
-                      "\"Transformer Architecture and the Self-Attention Mechanism\" (Ashok Kumar Yadav).")
+                 help="Ready-made lessons. The ones named 'article' reproduce the listings of the article "
+                      "\"Transformer Architecture and the Self-Attention Mechanism\" (Ashok Kumar Yadav) as "
+                      "hand-entered Q, K, V: 2x2, its worked example; 4x8, its first listing after "
+                      "torch.manual_seed(0) (x and W drawn N(0, 1), no W_O); causal, its masking listing (zero "
+                      "scores under a causal mask). The Worked example page shows them.")
     st.button("Reset to the default lesson", key="ctl_reset", on_click=_reset, width="stretch")
 
 

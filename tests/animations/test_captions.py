@@ -41,12 +41,20 @@ def test_mixing_draws_a_row_of_weights_times_v(dry_scene):
     assert "a row of 1 × 7, times V, 7 × 4, give its output, 1 × 4" in caption
 
 
+def test_a_tokens_query_is_a_row_of_q(dry_scene):
+    said = dict(zip(*(lambda s: (s.section_names, s.captions))(dry_scene("scores", "default")), strict=True))
+    assert "token i's query is row q_i of Q" in said["project"] and "query Q (" not in said["project"]
+
+
 def test_masking_sentences(dry_scene):
     scene = dry_scene("masking", "default")
     said = dict(zip(scene.section_names, scene.captions, strict=True))
     assert "and 0 elsewhere" in said["minus-infinity"]
-    assert "F.scaled_dot_product_attention gives it weights 0 and output 0" in said["blocked-row"]
-    assert "nn.MultiheadAttention gives NaN" in said["blocked-row"] and "adds up to 0, not 1" in said["blocked-row"]
+    assert "lower than every finite score" in said["minus-infinity"]  # −∞ loses to every score, never wins
+    blocked = said["blocked-row"]  # each PyTorch claim is checked against PyTorch in tests/core/test_torch_claims.py
+    assert "F.scaled_dot_product_attention returns no weights; its output for this row is 0" in blocked
+    assert "since PyTorch 2.5" in blocked and "gives NaN when it returns its weights" in blocked
+    assert "0 before its output projection" in blocked and "adds up to 0, not 1" in blocked
     window = said["window"]
     assert "banded or sparse kernel" in window and "all 7 × 7 scores are still computed" in window
 
@@ -66,7 +74,21 @@ def test_masking_demos_follow_the_pages_rule(dry_scene):
 def test_scaling_states_its_assumptions_and_the_jacobian(dry_scene):
     captions = dry_scene("scaling", "default").captions
     assert "independent, with mean 0 and variance 1" in captions[0] and "a spread of about √d_k" in captions[0]
-    assert "diag(p) − p·pᵀ, goes to 0 for every score, the winner's too" in captions[-1]
+    assert "a single random draw, so its figures jump from size to size" in captions[0]
+    assert "multiplied by √16 = 4, the same numbers spread exactly √16 times as wide" in captions[1]
+    assert "almost no gradient to the scores, so W_Q and W_K stop learning" in captions[-1]
+    assert "diag(p) − p·pᵀ, goes to 0 in every entry" in captions[-1] and "reaches W_V and W_O" in captions[-1]
+
+
+def test_scaling_footnote_says_each_size_is_a_new_draw(monkeypatch):
+    from animations.scenes.scaling import ScalingScene
+
+    notes, step = [], ScalingScene.step
+    monkeypatch.setattr(ScalingScene, "step", lambda self, name, caption, markup=None, note=None:
+                        (notes.append((name, note)), step(self, name, caption, markup, note))[1])
+    ScalingScene.counted(LESSONS["default"])
+    sizes = [note for name, note in notes if name.startswith("d_k-")]
+    assert sizes and all("one random draw per size" in n and "new vectors at each size" in n for n in sizes)
 
 
 @pytest.mark.parametrize("name", SCENES[:3])

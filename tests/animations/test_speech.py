@@ -10,6 +10,7 @@ import pytest
 
 from animations.catalog import SCENES, scenes_for
 from animations.mobjects import MAX_SHOWN
+from animations.scenes.masking import SDPA_ZERO_SINCE
 from animations.scenes.scaling import SEEDS
 from animations.scenes.trained import CITED
 from animations.speech import SPEAKABLE, spoken, token_words
@@ -39,8 +40,9 @@ EXAMPLES = {
     "a row of 1 × 7 times V, 7 × 4": "a row of one by seven times V, seven by four",
     "W_O, a d_model × d_model matrix": "W O, a d model by d model matrix",
     "about T × w instead of T²": "about T times w instead of T squared",
-    "its Jacobian, diag(p) − p·pᵀ": "its Jacobian, the diagonal matrix with p on its diagonal, minus p times p "
-                                   "transposed",
+    "its Jacobian, diag(p) − p·pᵀ, goes": "its Jacobian, the diagonal matrix with p on its diagonal, minus the outer "
+                                          "product of p with itself, goes",
+    "diag(x)": "the diagonal matrix with x on its diagonal",
     "a tolerance of 1e-5": "a tolerance of ten to the minus 5",
     "key j within i − 2 … i ⇒ 0/0": "key j within i minus two and so on i, so zero over zero",
     "F.scaled_dot_product_attention gives 0; nn.MultiheadAttention gives NaN":
@@ -195,6 +197,7 @@ def _candidates(scene, cfg) -> tuple[set, set, set]:
         percents |= {f"{round(100 * w)}%" for w in tr.weights.ravel()}
         decimals |= {f"{tr.scale:.2f}", f"{cfg.temperature:g}"}
     wholes = {"0", "1", str(MAX_SHOWN), str(len(SEEDS)), "16", f"{cfg.temperature:g}", str(cfg.seed)}
+    decimals.add(SDPA_ZERO_SINCE)  # a PyTorch version, said by the masking scene
     for tr in traces:
         T, D, h = len(tr.tokens), tr.x.shape[1], tr.num_heads
         wholes |= {str(v) for v in (T, D, tr.d_k, T - 1, *range(1, h + 1))}  # head 1 … head h
@@ -203,8 +206,9 @@ def _candidates(scene, cfg) -> tuple[set, set, set]:
                    str(min(c.window, c.num_tokens) - 1)}
     if cfg.source == "trained":  # the trained scene: core's head patterns and its guided tour's notes
         _trained_candidates(scene, decimals, wholes)
-    if hasattr(scene, "d_ks"):  # the scaling scene: core.analysis's numbers
-        wholes |= {str(d) for d in scene.d_ks}
+    if hasattr(scene, "d_ks"):  # the scaling scene: core.analysis's numbers, and each √d_k
+        wholes |= {str(d) for d in scene.d_ks} | {f"{math.sqrt(d):g}" for d in scene.d_ks}
+        decimals |= {f"{math.sqrt(d):.2f}" for d in scene.d_ks}
         for d_k in scene.d_ks:
             for scaled in (False, True):
                 percents |= {f"{round(100 * w)}%" for w in score_row(d_k, scene.T, cfg.seed, scaled)}

@@ -21,7 +21,24 @@ def test_diff_is_b_minus_a_and_the_summary_names_the_largest_cell():
     tokens = A.tokens
     assert c.summary == (f"From A to B (temperature 1 → 0.1), the weight that changes most is head {h + 1}, "
                          f"query “{q + 1} {tokens[q]}”, key “{k + 1} {tokens[k]}”: {wa[h, q, k]:.3f} → "
-                         f"{wb[h, q, k]:.3f} (+{wb[h, q, k] - wa[h, q, k]:.3f}).")
+                         f"{wb[h, q, k]:.3f} (+{float(f'{wb[h, q, k]:.3f}') - float(f'{wa[h, q, k]:.3f}'):.3f}).")
+
+
+@pytest.mark.parametrize("b_cfg", [A.replace(temperature=0.1), A.replace(scale=False), A.replace(seed=4),
+                                   A.replace(mask="causal"), AttentionConfig(temperature=0.1)])
+def test_the_printed_change_is_the_difference_of_the_printed_weights(b_cfg):
+    import re
+
+    a_cfg = A if b_cfg.text == A.text else AttentionConfig()
+    summary = compare(a_cfg, b_cfg).summary
+    before, after, sign, change = re.search(r"(\d\.\d+) → (\d\.\d+) \(([+−])(\d\.\d+)\)\.$", summary).groups()
+    assert f"{abs(float(after) - float(before)):.3f}" == change and (sign == "+") == (float(after) > float(before))
+
+
+def test_the_default_lessons_colder_compare_no_longer_prints_0_720():
+    # On main this printed 0.277 → 0.996 (+0.720): the exact difference, not the one of the shown numbers.
+    summary = compare(AttentionConfig(), AttentionConfig(temperature=0.1)).summary
+    assert "0.277 → 0.996 (+0.719)" in summary
 
 
 def test_different_head_counts_compare_the_head_means():

@@ -69,6 +69,44 @@ def test_equal_keys_tie_and_either_is_right():
     assert "“1 the” (0.500) and “2 the” (0.500)" in q.truth and "each of them is right" in q.truth
 
 
+def test_a_tie_for_second_place_names_every_key_and_why():
+    cfg = AttentionConfig()  # "The cat sat on the mat.": "The" and "the" share one vector (case is ignored)
+    q = focus_question(cfg, 0, 0)
+    row = run_trace(cfg).weights[0, 0]
+    assert row[0] == pytest.approx(row[4], abs=1e-6) and q.answer == (int(np.argmax(row)),)
+    assert "the next largest, 0.120, goes to “1 The”, “3 sat” and “5 the”, equal to within 0.005" in q.truth
+    assert "(“1 The” and “5 the” have the same key vector in this head, so every query gives them the same weight)" \
+        in q.truth
+
+
+def test_a_tie_for_first_place_says_when_the_keys_share_a_vector():
+    q = focus_question(AttentionConfig(), 0, 5)
+    assert q.answer == (0, 4) and "have the same key vector in this head" in q.truth
+    sinusoidal = AttentionConfig(positional="sinusoidal")  # positions make "The" and "the" two vectors
+    assert all("same key vector" not in focus_question(sinusoidal, h, r).truth for h in range(4) for r in range(7)
+               if not run_trace(sinusoidal).blocked_rows[r])
+
+
+def test_a_mask_change_is_explained_by_renormalisation_not_by_an_unchanged_gap():
+    cfg = AttentionConfig(mask="causal")
+    q = change_question(cfg, "mask:window", 0, 5)  # row "mat": the window blocks "The", "cat" and "sat"
+    before, after = run_trace(cfg), run_trace(cfg.replace(mask="window"))
+    kept = after.mask[5]
+    held = before.weights[0, 5][kept].sum()  # by hand: the share the keys left held before
+    by_hand = np.exp(before.scaled[0, 5][kept]) / np.exp(before.scaled[0, 5][kept]).sum()
+    np.testing.assert_allclose(after.weights[0, 5][kept], by_hand, rtol=1e-5)
+    assert "gap" not in q.truth and "it blocks “1 The”, “2 cat” and “3 sat”" in q.truth
+    assert f"held {held:.3f} of its weight and now hold 1.000" in q.truth
+    j = int(after.weights[0, 5].argmax())
+    assert f"{before.weights[0, 5, j]:.3f} × 1.000 / {held:.3f} ≈ {after.weights[0, 5, j]:.3f}" in q.truth
+
+
+def test_a_padding_change_that_leaves_a_row_alone_says_so():
+    q = change_question(AttentionConfig(), "mask:padding", 0, 3)
+    assert "the same keys as before, with the same scores (the 2 tokens added are blocked for it)" in q.truth
+    assert "gap" not in q.truth
+
+
 def test_a_fully_blocked_row_is_not_asked_and_says_why():
     grid = ((False, False, False), (True, True, False), (True, True, True))
     cfg = AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1, mask="custom", custom_mask=grid)
@@ -119,7 +157,10 @@ def test_change_answer_is_the_range_of_the_largest_weights_difference(cfg, chang
     assert q.choices[q.answer[0]] == expected_range(b - a) and not q.multiple
     assert f"{a:.3f}" in q.truth and f"{b:.3f}" in q.truth
     gaps = [np.diff(np.sort(t.scaled[head, query][t.mask[query]]))[-1:] for t in (before, after)]
-    allowed = [a, b, abs(b - a), *np.concatenate(gaps)]
+    wa, wb = before.weights[head, query], after.weights[head, query]
+    n = min(len(wa), len(wb))
+    both = before.mask[query][:n] & after.mask[query][:n]  # a mask change: the shares of the keys seen both times
+    allowed = [a, b, abs(b - a), *np.concatenate(gaps), *wa, *wb, wa[:n][both].sum(), wb[:n][both].sum()]
     for x in decimals(q.truth):
         assert any(abs(x - v) <= 0.0005 + 1e-9 for v in allowed) or x == 0.01, (x, q.truth)
     if change == "temperature*0.1":  # a colder softmax never lowers a row's largest weight

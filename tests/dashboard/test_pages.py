@@ -109,7 +109,10 @@ def test_a_fully_blocked_row_is_explained_not_nan(make_app):
     assert not np.isnan(weights).any()
     np.testing.assert_array_equal(weights[0], 0)
     np.testing.assert_allclose(weights[1:].sum(axis=1), 1, rtol=1e-5)
-    assert any("Fully blocked row" in str(i.value) for i in at.info)
+    note = next(str(i.value) for i in at.info if "Fully blocked row" in str(i.value))
+    # each claim about PyTorch is checked against PyTorch in tests/core/test_torch_claims.py
+    assert "`F.scaled_dot_product_attention` returns no weights" in note and "since PyTorch 2.5" in note
+    assert "`need_weights=True`, its default" in note and "0 before its output projection W_O" in note
 
 
 def test_why_scale_plots_core_saturation(make_app):
@@ -130,7 +133,47 @@ def test_block_page_shows_each_stage_size(make_app):
 
     at = make_app(page="block")
     no_exception(at)
+    text = " ".join(str(m.value) for m in at.markdown)
+    assert "and so do BERT-style encoders, the lab's trained MiniLM included" in text  # post-LN, not "most models"
     stages = block_stages(PRESETS["default"], norm_first=True)
     norms = chart(at, "norms-pre-LN")
     assert list(norms["stage"]) == list(stages)
     np.testing.assert_allclose(norms["norm"], [np.linalg.norm(s, axis=-1).mean() for s in stages.values()], rtol=1e-5)
+
+
+def test_worked_example_shows_the_articles_listings_and_pitfalls(make_app):
+    at = make_app(page="worked_example")
+    no_exception(at)
+    text = " ".join(str(m.value) for m in at.markdown)
+    saturated = run_trace(PRESETS["article-4x8"]).weights[0].max(-1).mean()
+    assert saturated > 0.9 and f"**{saturated:.2f}**" in text  # N(0, 1) weights: the article's softmax saturates
+    assert "mask == 0" in text and "triu(ones, 1)" in text  # both polarities, named
+    causal = [df for meta, df in chart_data(at) if meta.get("lab") == "weights" and meta.get("head") is None]
+    assert len(causal) == 1
+    np.testing.assert_allclose(grid(causal[0], "weight", 4)[np.tril_indices(4)],
+                               [1, 1 / 2, 1 / 2, 1 / 3, 1 / 3, 1 / 3, 1 / 4, 1 / 4, 1 / 4, 1 / 4], rtol=1e-6)
+    table = at.dataframe[-1].value
+    assert list(table.iloc[0, 1:]) == ["NaN"] * 4 and list(table.iloc[1, 1:]) == ["0.000"] * 4
+
+
+@pytest.mark.parametrize("page, parts", [
+    ("masking", [r"\frac{QK^\top}{\sqrt{d_k}} + M", r"-\infty"]),
+    ("why_scale", [r"\operatorname{diag}(p) - p\,p^\top", r"\frac{e^{s_j}}{\sum_{l} e^{s_l}}"]),
+    ("multi_head", [r"XW_i^Q", r"XW_i^V", r"W^O \in"]),
+    ("block", [r"\gamma_k", r"\beta_k", r"\mathrm{ReLU}(z) = \max(0, z)", r"\mathrm{GELU}(z)"]),
+    ("worked_example", [r"\operatorname{softmax}"]),
+])
+def test_pages_typeset_their_formulas(make_app, page, parts):
+    at = make_app(page=page)
+    no_exception(at)
+    typeset = " ".join(str(x.value) for x in at.latex)
+    assert all(part in typeset for part in parts), typeset
+
+
+def test_multi_head_cost_panel_counts_this_lessons_work(make_app):
+    at = make_app(page="multi_head")  # the default lesson: T = 7, d = 16
+    text = " ".join(str(m.value) for m in at.markdown)
+    assert "4·T·d² multiply-adds, O(T·d²) time (here 7,168)" in text  # 4 · 7 · 16²
+    assert "2·T²·d multiply-adds, O(T²·d) time (here 1,568)" in text  # 2 · 7² · 16
+    assert "O(T²) memory" in text and "T·w scores" in text and "KV cache" in text and "O(1)" in text
+    assert "Michel et al. 2019" in text and "Voita et al. 2019" in text and "come to track" not in text

@@ -80,8 +80,10 @@ def run_until(at: AppTest, done, seconds: float = 120.0) -> AppTest:
 
 
 BLOCKED = ("A query that may see no key at all, here the query of ‘The’: softmax of a row of −∞ would be 0/0. "
-           "PyTorch's F.scaled_dot_product_attention gives it weights 0 and output 0, and so does the lab; "
-           "nn.MultiheadAttention gives NaN. This row adds up to 0, not 1.")  # the lecture's longest caption
+           "The lab gives it weights 0 and output 0. PyTorch's F.scaled_dot_product_attention returns no weights; "
+           "its output for this row is 0 (since PyTorch 2.5; NaN before). nn.MultiheadAttention gives NaN when it "
+           "returns its weights, its default; without them, 0 before its output projection. This row adds up to 0, "
+           "not 1.")  # one of the lecture's longest captions (the saturation step's is a few characters longer)
 CUES = [(0.0, 2.0, "The scaled scores of every query (row) with every key (column), before any mask."),
         (2.0, 4.0, BLOCKED)]
 

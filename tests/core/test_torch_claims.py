@@ -1,0 +1,66 @@
+"""What the pages and videos say PyTorch does, checked against the installed PyTorch itself, so that a
+sentence breaks when PyTorch changes: the fully blocked row (Masking page, masking video) and the
+softmax's gradient (Why √d_k page, scaling video)."""
+
+import torch
+import torch.nn.functional as F
+
+from core import attention
+
+
+def _blocked_first_row(T: int = 3, d: int = 4):
+    gen = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, T, d, generator=gen) for _ in range(3))
+    keep = torch.ones(T, T, dtype=torch.bool)
+    keep[0] = False  # query 1 may attend to no key
+    return q, k, v, keep
+
+
+def test_sdpa_returns_no_weights_and_zero_for_a_fully_blocked_row():
+    q, k, v, keep = _blocked_first_row()
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+    assert isinstance(out, torch.Tensor)  # one tensor: the output, no weights
+    assert torch.equal(out[0, 0], torch.zeros(4))
+    assert torch.isfinite(out).all()
+
+
+def test_multihead_attention_gives_nan_with_weights_and_zero_before_w_o_without():
+    q, k, v, keep = _blocked_first_row()
+    mha = torch.nn.MultiheadAttention(4, 1, batch_first=True)
+    with torch.no_grad():
+        mha.out_proj.bias.fill_(0.5)  # so "0 before W_O" shows as the bias after it
+        out, w = mha(q, k, v, attn_mask=~keep, need_weights=True)  # its polarity: True = blocked
+        assert torch.isnan(out[0, 0]).all() and torch.isnan(w[0, 0]).all()
+        assert torch.isfinite(out[0, 1:]).all()
+        out, w = mha(q, k, v, attn_mask=~keep, need_weights=False)
+    assert w is None
+    torch.testing.assert_close(out[0, 0], mha.out_proj.bias)  # W_O · 0 + b: the row was 0 before W_O
+
+
+def test_the_article_softmax_gives_nan_where_the_lab_gives_zero():
+    q, k, v, keep = _blocked_first_row()
+    scores = (q @ k.transpose(-2, -1)).masked_fill(keep == 0, float("-inf"))
+    assert torch.isnan(F.softmax(scores, dim=-1)[0, 0]).all()
+    out, w = attention(q, k, v, mask=keep)
+    assert torch.equal(w[0, 0], torch.zeros(3)) and torch.equal(out[0, 0], torch.zeros(4))
+
+
+def test_softmax_jacobian_is_diag_p_minus_outer_p_and_vanishes_when_saturated():
+    s = torch.tensor([1.0, 0.5, -0.3], dtype=torch.float64)
+    p = torch.softmax(s, 0)
+    jac = torch.autograd.functional.jacobian(lambda x: torch.softmax(x, 0), s)
+    torch.testing.assert_close(jac, torch.diag(p) - torch.outer(p, p))
+    saturated = torch.autograd.functional.jacobian(lambda x: torch.softmax(x, 0), s * 40)
+    assert saturated.abs().max() < 1e-8 < jac.abs().max() / 10  # almost no gradient reaches the scores
+
+
+def test_saturated_softmax_still_passes_the_gradient_to_the_values():
+    q = torch.tensor([[4.0, 0.0]], dtype=torch.float64) * 20  # one query, saturating its row
+    k = torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], dtype=torch.float64, requires_grad=True)
+    v = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    p = torch.softmax(q @ k.T, -1)  # (1, 3)
+    out = p @ v  # (1, 2)
+    out[0, 0].backward()
+    assert k.grad.abs().max() < 1e-10  # the scores, so W_Q and W_K, learn nothing
+    torch.testing.assert_close(v.grad[:, 0], p[0].detach())  # ∂out_i/∂v_j = p_ij
+    assert v.grad[0, 0] > 0.99
