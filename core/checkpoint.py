@@ -51,7 +51,7 @@ class Shape:
         return 4 * (self.layers * block + tables)
 
 
-def _fail(folder: Path, what: str):
+def refuse(folder: Path, what: str):
     raise ConfigError(f"The model folder “{folder.name}” {what} {CAN_RUN}", "model")
 
 
@@ -59,20 +59,20 @@ def read_shape(folder: Path) -> Shape:
     """The architecture config.json describes, or a ConfigError saying why the lab cannot run it."""
     path = folder / "config.json"
     if not path.is_file():
-        _fail(folder, "has no config.json, so the lab cannot tell what model it holds.")
+        refuse(folder, "has no config.json, so the lab cannot tell what model it holds.")
     try:
         cfg = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        _fail(folder, "has a config.json that is not readable JSON.")
+        refuse(folder, "has a config.json that is not readable JSON.")
     if not isinstance(cfg, dict):
-        _fail(folder, "has a config.json that is not a JSON object.")
+        refuse(folder, "has a config.json that is not a JSON object.")
     kind = cfg.get("model_type")
     if kind not in FAMILIES:
-        _fail(folder, f"holds a model of type “{kind}”, which the lab cannot run.")
+        refuse(folder, f"holds a model of type “{kind}”, which the lab cannot run.")
     try:
         return _bert_shape(cfg) if kind == "bert" else _gpt2_shape(cfg)
     except (KeyError, TypeError, ValueError) as err:
-        _fail(folder, f"has a config.json that lacks or mistypes a size ({err}).")
+        refuse(folder, f"has a config.json that lacks or mistypes a size ({err}).")
 
 
 def _bert_shape(cfg: dict) -> Shape:
@@ -104,12 +104,12 @@ def weight_files(folder: Path) -> list[Path]:
             try:
                 shards = sorted(set(json.loads(path.read_text(encoding="utf-8"))["weight_map"].values()))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
-                _fail(folder, f"has an unreadable {name}.")
+                refuse(folder, f"has an unreadable {name}.")
             # The index names files; only plain names in this folder are read (no paths elsewhere).
             if not shards or any(not isinstance(s, str) or Path(s).name != s for s in shards):
-                _fail(folder, f"has a {name} that names files outside the folder.")
+                refuse(folder, f"has a {name} that names files outside the folder.")
             return [folder / s for s in shards]
-    _fail(folder, "has no weights (model.safetensors or pytorch_model.bin).")
+    refuse(folder, "has no weights (model.safetensors or pytorch_model.bin).")
 
 
 def read_tensors(folder: Path) -> dict:
@@ -126,9 +126,9 @@ def read_tensors(folder: Path) -> dict:
             else:  # the older pickle format: weights_only refuses anything but tensors
                 part = torch.load(str(path), map_location="cpu", weights_only=True)
         except Exception:  # noqa: BLE001  (a truncated or foreign file fails in many ways, all one answer)
-            _fail(folder, f"has a {path.name} that cannot be read (truncated, or not a weights file).")
+            refuse(folder, f"has a {path.name} that cannot be read (truncated, or not a weights file).")
         if not isinstance(part, dict):
-            _fail(folder, f"has a {path.name} that holds no table of tensors.")
+            refuse(folder, f"has a {path.name} that holds no table of tensors.")
         tensors |= {k: v.float() for k, v in part.items() if isinstance(v, torch.Tensor) and v.is_floating_point()}
     return tensors
 
@@ -137,14 +137,14 @@ def read_tokenizer(folder: Path):
     """The folder's tokenizer.json, read by `tokenizers` (never truncated: long texts are refused by the lab)."""
     path = folder / "tokenizer.json"
     if not path.is_file():
-        _fail(folder, "has no tokenizer.json, so the lab cannot turn a sentence into its word pieces "
+        refuse(folder, "has no tokenizer.json, so the lab cannot turn a sentence into its word pieces "
                       "(tokenizer.save_pretrained(folder) writes one).")
     from tokenizers import Tokenizer
 
     try:
         tok = Tokenizer.from_file(str(path))
     except Exception:  # noqa: BLE001
-        _fail(folder, "has a tokenizer.json that `tokenizers` cannot read.")
+        refuse(folder, "has a tokenizer.json that `tokenizers` cannot read.")
     tok.no_truncation()
     tok.no_padding()
     return tok

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .checkpoint import FAMILIES, Shape, read_shape, read_tensors, read_tokenizer, size_on_disk, weight_files
+from .checkpoint import FAMILIES, Shape, read_shape, read_tensors, read_tokenizer, refuse, size_on_disk, weight_files
 from .config import MINILM, ConfigError
 
 BUILT_IN, FROM_ENV, FROM_CACHE = "built in", "ATTENTION_LAB_MODELS", "Hugging Face cache"
@@ -178,9 +178,11 @@ def _build(info: ModelInfo, shape: Shape):
     tensors = read_tensors(info.folder)
     try:
         return cls.from_weights(tensors, shape)
-    except (KeyError, RuntimeError) as err:  # a missing tensor, or one of the wrong shape
-        raise ConfigError(f"The model folder “{info.folder.name}” has weights that do not match its config.json "
-                          f"({str(err).splitlines()[0][:120]}).", "model") from None
+    except KeyError as err:  # config.json promises a tensor that the file lacks
+        what = f"lacks the tensor {err.args[0]}"
+    except RuntimeError:  # a tensor of another shape than config.json's sizes
+        what = "holds tensors of other sizes"
+    refuse(info.folder, f"has weights that do not match its config.json (the file {what}).")
 
 
 _TOKENIZER_LOCK = threading.Lock()

@@ -5,6 +5,7 @@ why a folder it cannot run is refused.
 The models are tiny random ones that tests/checkpoints.py makes (no download), built once here.
 """
 
+import math
 import socket
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from core import AttentionConfig, ConfigError, run_trace, trained_trace
 from core import models as found
 from core.checkpoint import CAN_RUN
 from core.config import MAX_ATTENTION_CELLS, MAX_TOKENS
+from core.head_patterns import causal_patterns
 from core.trained import encode
 from tests import checkpoints
 
@@ -236,3 +238,20 @@ def test_parameter_bytes_counts_the_models_own_parameters(folders):
     for name in ("tiny-bert", "tiny-gpt2"):
         model = found.load(found.find(name), torch.device("cpu"))
         assert found.shape_of(found.find(name)).parameter_bytes == 4 * sum(p.numel() for p in model.parameters())
+
+
+def test_causal_patterns_by_hand():
+    """Rows 1 and 2 of one head (row 0 sees only itself and is left out), computed by hand."""
+    w = np.array([[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.5, 0.25, 0.25]])[None, None]  # (1, 1, 3, 3)
+    got = {k: float(v[0, 0]) for k, v in causal_patterns(w).items()}
+    h1 = -(0.25 * math.log(0.25) + 0.75 * math.log(0.75))
+    h2 = -(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25))
+    assert got == pytest.approx({"previous": 0.25, "first": (0.25 + 0.5) / 2, "self": (0.75 + 0.25) / 2,
+                                 "entropy": (h1 + h2) / 2, "spread": (h1 / math.log(2) + h2 / math.log(3)) / 2})
+    with pytest.raises(ValueError, match="two tokens"):
+        causal_patterns(np.ones((1, 1, 1, 1)))
+
+
+def test_one_gpt2_token_is_refused_in_words(folders):
+    with pytest.raises(ConfigError, match="makes one token, which can attend only to itself: type at least two"):
+        AttentionConfig.trained("The", model="tiny-gpt2")
