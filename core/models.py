@@ -46,7 +46,8 @@ class ModelInfo:
 
     def label(self) -> str:
         """ "gpt2 · GPT-2 · 12 layers × 12 heads · 548 MB" """
-        size = f"{self.size_bytes / 1e9:.1f} GB" if self.size_bytes >= 1e9 else f"{self.size_bytes / 1e6:.0f} MB"
+        b = self.size_bytes
+        size = f"{b / 1e9:.1f} GB" if b >= 1e9 else f"{b / 1e6:.0f} MB" if b >= 1e6 else f"{b / 1e3:.0f} kB"
         return f"{self.name} · {FAMILIES[self.family]} · {self.layers} layers × {self.heads} heads · {size}"
 
 

@@ -80,7 +80,8 @@ def make_gpt2(folder: Path) -> Path:
     tok = _byte_bpe()
     s = SIZES
     config = transformers.GPT2Config(vocab_size=tok.get_vocab_size(), n_embd=s["width"], n_layer=s["layers"],
-                                     n_head=s["heads"], n_positions=s["positions"])
+                                     n_head=s["heads"], n_positions=s["positions"],
+                                     bos_token_id=0, eos_token_id=0)  # <|endoftext|> is id 0 here
     torch.manual_seed(0)
     model = _spread(transformers.GPT2LMHeadModel(config), seed=2)
     model.save_pretrained(folder)

@@ -46,7 +46,7 @@ def sentence_box() -> str:
 
 def pieces(tokens) -> int | None:
     """The word pieces as pills; the one picked (from 1), if any, is followed in the open head."""
-    st.subheader(f"The {len(tokens)} word pieces the model reads")
+    st.subheader(f"The {len(tokens)} {'tokens' if trained_model.info().causal else 'word pieces'} the model reads")
     picked = controls.choice(st.pills, "Pick a word piece to see where it looks in the head open below",
                              list(range(1, len(tokens) + 1)), "piece", None, format_func=partial(chip, tokens))
     shown = [NOTES[piece] for piece in NOTES if piece != "[UNK]" or piece in tokens]

@@ -157,7 +157,7 @@ def test_discovery_lists_minilm_the_folders_and_the_cache(folders):
     assert cached.source == found.FROM_CACHE and cached.folder == folders["cached"] and not cached.problem
     on_disk = sum(f.stat().st_size for f in folders["gpt2"].iterdir())
     assert cached.size_bytes == gpt2.size_bytes == on_disk
-    assert "tiny-gpt2 · GPT-2 · 2 layers × 4 heads" in gpt2.label()
+    assert gpt2.label() == f"tiny-gpt2 · GPT-2 · 2 layers × 4 heads · {on_disk / 1e3:.0f} kB"
     assert "acme/llama" not in listed  # the cache's models that cannot run are left out of the list
 
 
