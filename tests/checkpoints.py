@@ -58,11 +58,11 @@ def _spread(model, seed: int, std: float = 0.3):
     return model
 
 
-def make_bert(folder: Path) -> Path:
+def make_bert(folder: Path, sizes: dict = SIZES) -> Path:
     import transformers
 
     tok = _wordpiece()
-    s = SIZES
+    s = sizes
     config = transformers.BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=s["width"],
                                      num_hidden_layers=s["layers"], num_attention_heads=s["heads"],
                                      intermediate_size=s["d_ff"], max_position_embeddings=s["positions"])
@@ -73,14 +73,14 @@ def make_bert(folder: Path) -> Path:
     return folder
 
 
-def make_gpt2(folder: Path) -> Path:
+def make_gpt2(folder: Path, sizes: dict = SIZES) -> Path:
     """Saved from GPT2LMHeadModel, so its names carry the "transformer." prefix, as a language model's do."""
     import transformers
 
     tok = _byte_bpe()
-    s = SIZES
+    s = sizes
     config = transformers.GPT2Config(vocab_size=tok.get_vocab_size(), n_embd=s["width"], n_layer=s["layers"],
-                                     n_head=s["heads"], n_positions=s["positions"],
+                                     n_head=s["heads"], n_positions=s["positions"], n_inner=s["d_ff"],
                                      bos_token_id=0, eos_token_id=0)  # <|endoftext|> is id 0 here
     torch.manual_seed(0)
     model = _spread(transformers.GPT2LMHeadModel(config), seed=2)

@@ -20,6 +20,7 @@ from core.config import MAX_ATTENTION_CELLS, MAX_TOKENS
 from core.head_patterns import causal_patterns
 from core.trained import encode
 from tests import checkpoints
+from tests.core.conftest import needs_model
 
 transformers = pytest.importorskip("transformers", reason="transformers (requirements-dev.txt) is the reference")
 TOL = {"atol": 1e-5, "rtol": 1e-5}  # float32
@@ -255,3 +256,14 @@ def test_causal_patterns_by_hand():
 def test_one_gpt2_token_is_refused_in_words(folders):
     with pytest.raises(ConfigError, match="makes one token, which can attend only to itself: type at least two"):
         AttentionConfig.trained("The", model="tiny-gpt2")
+
+
+@needs_model
+def test_minilm_keeps_its_keys_and_a_local_model_round_trips_through_a_link(folders):
+    text = "The cat sat."
+    minilm = AttentionConfig.trained(text, layer=2)
+    assert AttentionConfig.trained(text, layer=2, model="all-MiniLM-L6-v2").key() == minilm.key()
+    assert "model" not in minilm.to_dict() and AttentionConfig(text=text, model="tiny-gpt2").model == ""
+    gpt2 = AttentionConfig.trained(text, layer=2, model="tiny-gpt2")
+    assert gpt2.to_dict()["model"] == "tiny-gpt2" and gpt2.mask == "causal" and gpt2.num_heads == 4
+    assert AttentionConfig.from_dict(gpt2.to_dict()) == gpt2 and gpt2.key() != minilm.key()
