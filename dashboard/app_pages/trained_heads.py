@@ -32,7 +32,7 @@ def sentence_box() -> str:
     if st.session_state.get(trained.ERROR):
         st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
     typed = st.text_input("Sentence the trained model reads", key=trained.BOX, on_change=trained.typed,
-                          help="At most 64 word pieces, [CLS] and [SEP] included.")
+                          help=trained_model.length_help())
     lesson_text, where = trained.offered()
     if typed != text:
         st.caption("Not in use: the page shows the last sentence that worked.")

@@ -8,9 +8,12 @@ one of the listed models (core never reads a name as a path). Models are loaded 
 process, in its memory-bounded LRU; the discovery itself is rescanned by core every half minute.
 """
 
+import math
+
 import streamlit as st
 
-from core import MINILM, PATTERNS, AttentionConfig
+from core import MAX_TOKENS, MINILM, PATTERNS, AttentionConfig
+from core.config import MAX_ATTENTION_CELLS
 from core.head_patterns import CAUSAL_PATTERNS, strongest
 from core.models import FROM_CACHE, FROM_ENV, ModelInfo, discover
 from dashboard.lesson import links
@@ -152,6 +155,17 @@ def piece_notes(tokens) -> list[str]:
     if any(t.startswith("##") for t in tokens):
         notes.append("**##** marks a piece that continues the word before it.")
     return notes
+
+
+def length_help() -> str:
+    """The sentence box's help: how long a sentence this model may read, and why."""
+    m = info()
+    most = min(MAX_TOKENS, math.isqrt(MAX_ATTENTION_CELLS // (m.layers * m.heads)))
+    pieces = "tokens" if m.causal else "word pieces, [CLS] and [SEP] included"
+    why = "" if most == MAX_TOKENS else (
+        f" (the lab computes at most {MAX_ATTENTION_CELLS:,} attention weights per sentence, layers × heads × T², "
+        f"and this model has {m.layers} × {m.heads} heads)")
+    return f"At most {most} {pieces}{why}."
 
 
 def check(text: str) -> None:

@@ -22,7 +22,7 @@ TEXT = "The cat sat on the mat because it was tired."
 def models(tmp_path_factory):
     root = tmp_path_factory.mktemp("page-models")
     bert, gpt2 = checkpoints.make_bert(root / "tiny-bert"), checkpoints.make_gpt2(root / "tiny-gpt2")
-    huge = checkpoints.with_config(gpt2, root / "huge", n_layer=48, n_head=25, n_embd=1600)  # 5.9 GB in float32
+    huge = checkpoints.with_config(gpt2, root / "huge", n_layer=48, n_head=25, n_embd=1600, n_inner=6400)  # 5.9 GB
     mismatch = checkpoints.with_config(gpt2, root / "mismatch", n_layer=3)  # its file holds 2 layers
     llama = checkpoints.with_config(bert, root / "llama", model_type="llama")
     checkpoints.hub_layout(gpt2, root / "hub", "acme/tiny-gpt2")
@@ -127,3 +127,12 @@ def test_a_model_that_cannot_load_is_one_sentence(name, says, make_app):
     (error,) = at.error
     assert plain(says) in error.value
     assert at.selectbox(key=PICKER).value == name  # the teacher can pick another model from here
+
+
+def test_the_sentence_box_states_the_models_bound(make_app):
+    at = open_page(make_app, {"model": "huge", "sentence": "Hi there."})  # 48 × 25 heads: at most 22 tokens
+    assert at.text_input(key="trained_box").help == (
+        "At most 22 tokens (the lab computes at most 589,824 attention weights per sentence, layers × heads × T², "
+        "and this model has 48 × 25 heads).")
+    at = open_page(make_app, {"model": "tiny-bert"})
+    assert at.text_input(key="trained_box").help == "At most 64 word pieces, [CLS] and [SEP] included."
