@@ -70,28 +70,49 @@ def read_shape(folder: Path) -> Shape:
     if kind not in FAMILIES:
         refuse(folder, f"holds a model of type “{kind}”, which the lab cannot run.")
     try:
-        return _bert_shape(cfg) if kind == "bert" else _gpt2_shape(cfg)
+        shape = _bert_shape(cfg) if kind == "bert" else _gpt2_shape(cfg)
+    except _Unsupported as err:
+        refuse(folder, f"holds a {FAMILIES[kind]} with {err}, which the lab cannot run.")
     except (KeyError, TypeError, ValueError) as err:
         refuse(folder, f"has a config.json that lacks or mistypes a size ({err}).")
+    sizes = (shape.layers, shape.heads, shape.d_model, shape.d_ff, shape.vocab_size, shape.max_positions)
+    if min(sizes) < 1 or shape.d_model % shape.heads:
+        refuse(folder, f"has a config.json whose sizes cannot make a model ({shape.layers} layers, {shape.heads} "
+                       f"heads, d_model {shape.d_model}: each head needs an equal share of d_model).")
+    return shape
+
+
+class _Unsupported(Exception):
+    """A setting of a supported family that core does not implement (its message says which)."""
 
 
 def _bert_shape(cfg: dict) -> Shape:
-    if cfg.get("position_embedding_type", "absolute") != "absolute" or cfg.get("is_decoder"):
-        raise ValueError("only absolute positions and an encoder are supported")
-    act = BERT_ACTIVATIONS[cfg.get("hidden_act", "gelu")]
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise _Unsupported(f"position embeddings “{cfg['position_embedding_type']}” (the lab reads absolute ones)")
+    if cfg.get("is_decoder"):
+        raise _Unsupported("is_decoder set (the lab reads BERT as an encoder)")
+    act = _activation(cfg.get("hidden_act", "gelu"))
     return Shape("bert", int(cfg["num_hidden_layers"]), int(cfg["num_attention_heads"]), int(cfg["hidden_size"]),
                  int(cfg["intermediate_size"]), int(cfg["vocab_size"]), int(cfg["max_position_embeddings"]),
                  float(cfg.get("layer_norm_eps", 1e-12)), act, type_vocab_size=int(cfg.get("type_vocab_size", 2)))
 
 
 def _gpt2_shape(cfg: dict) -> Shape:
-    if cfg.get("add_cross_attention") or not cfg.get("scale_attn_weights", True):
-        raise ValueError("only GPT-2 without cross-attention, with scores divided by √d_k, is supported")
-    act = BERT_ACTIVATIONS[cfg.get("activation_function", "gelu_new")]
+    if cfg.get("add_cross_attention"):
+        raise _Unsupported("cross-attention")
+    if not cfg.get("scale_attn_weights", True):
+        raise _Unsupported("scores not divided by √d_k")
+    act = _activation(cfg.get("activation_function", "gelu_new"))
     D = int(cfg["n_embd"])
     return Shape("gpt2", int(cfg["n_layer"]), int(cfg["n_head"]), D, int(cfg.get("n_inner") or 4 * D),
                  int(cfg["vocab_size"]), int(cfg["n_positions"]), float(cfg.get("layer_norm_epsilon", 1e-5)), act,
                  scale_by_layer=bool(cfg.get("scale_attn_by_inverse_layer_idx", False)))
+
+
+def _activation(name) -> str:
+    if name not in BERT_ACTIVATIONS:
+        raise _Unsupported(f"the activation “{name}” (the lab has {', '.join(BERT_ACTIVATIONS)})")
+    return BERT_ACTIVATIONS[name]
 
 
 def weight_files(folder: Path) -> list[Path]:

@@ -267,3 +267,19 @@ def test_minilm_keeps_its_keys_and_a_local_model_round_trips_through_a_link(fold
     gpt2 = AttentionConfig.trained(text, layer=2, model="tiny-gpt2")
     assert gpt2.to_dict()["model"] == "tiny-gpt2" and gpt2.mask == "causal" and gpt2.num_heads == 4
     assert AttentionConfig.from_dict(gpt2.to_dict()) == gpt2 and gpt2.key() != minilm.key()
+
+
+@pytest.mark.parametrize("changes, says", [
+    ({"hidden_act": "silu"}, "holds a BERT with the activation “silu” (the lab has gelu, relu, gelu_new, "
+                             "gelu_pytorch_tanh), which the lab cannot run."),
+    ({"position_embedding_type": "relative_key"}, "holds a BERT with position embeddings “relative_key”"),
+    ({"num_attention_heads": 5}, "whose sizes cannot make a model (2 layers, 5 heads, d_model 32"),
+    ({"num_hidden_layers": "two"}, "has a config.json that lacks or mistypes a size"),
+])
+def test_a_config_the_lab_cannot_build_is_one_sentence(changes, says, folders, tmp_path):
+    from core.checkpoint import read_shape
+
+    folder = checkpoints.with_config(folders["bert"], tmp_path / "odd", **changes)
+    with pytest.raises(ConfigError) as err:
+        read_shape(folder)
+    assert says in str(err.value) and str(err.value).endswith(CAN_RUN)
