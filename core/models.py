@@ -48,6 +48,7 @@ class ModelInfo:
         """ "gpt2 · GPT-2 · 12 layers × 12 heads · 548 MB" """
         b = self.size_bytes
         size = f"{b / 1e9:.1f} GB" if b >= 1e9 else f"{b / 1e6:.0f} MB" if b >= 1e6 else f"{b / 1e3:.0f} kB"
+        size = "not installed" if self.problem and self.built_in else size
         return f"{self.name} · {FAMILIES[self.family]} · {self.layers} layers × {self.heads} heads · {size}"
 
 

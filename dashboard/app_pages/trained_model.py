@@ -36,8 +36,9 @@ CAUSAL_COLUMNS = {"previous": "previous", "first": "first", "self": "itself", "e
 
 
 def listed() -> list[ModelInfo]:
-    """The models the page can open, MiniLM first."""
-    return [m for m in discover() if not m.problem]
+    """The models the page can open, MiniLM first (listed even when its package is missing: the page then
+    says how to install it)."""
+    return [m for m in discover() if not m.problem or m.built_in]
 
 
 def name() -> str:
