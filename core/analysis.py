@@ -153,6 +153,8 @@ def shuffle_demo(cfg: AttentionConfig, order) -> dict:
 
 def _trained_block(cfg, d_ff, norm_first, activation, device) -> TransformerBlock:
     """The model's own block; a different block shape asked for is refused, not ignored."""
+    if cfg.model:
+        raise ConfigError("The block view runs the built-in MiniLM only.", "model")
     if norm_first or activation not in (None, "gelu") or d_ff not in (None, MINILM.d_ff):
         raise ConfigError(f"The trained model's blocks are its own: LayerNorm after each sub-layer, GELU, "
                           f"d_ff {MINILM.d_ff}.", "source")

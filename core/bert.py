@@ -1,4 +1,4 @@
-"""all-MiniLM-L6-v2, a BERT encoder, run by core's own pieces.
+"""BERT encoders (all-MiniLM-L6-v2 built in, and local BERT checkpoints), run by core's own pieces.
 
 BERT (Devlin et al. 2019) adds a learned vector per word piece, per position and per segment,
 normalises the sum, then runs post-LN encoder blocks with GELU: exactly `TransformerBlock`
@@ -12,9 +12,11 @@ import torch
 from torch import nn
 
 from .block import TransformerBlock
+from .checkpoint import Shape
 from .config import MINILM
 from .device import resolve_device
 from .pretrained import model_dir, read_weights
+from .trace import AttentionTrace
 
 
 class Embeddings(nn.Module):
@@ -35,24 +37,35 @@ class Embeddings(nn.Module):
         return self.norm(x + self.position.weight[:T])  # (B, T, D)
 
 
-class MiniLM(nn.Module):
-    """Embeddings, then `MINILM.layers` post-LN GELU blocks."""
+def minilm_shape(vocab_size: int) -> Shape:
+    m = MINILM
+    return Shape("bert", m.layers, m.heads, m.d_model, m.d_ff, vocab_size, m.max_positions, m.layer_norm_eps, "gelu",
+                 type_vocab_size=2)
 
-    def __init__(self, vocab_size: int):
+
+class Bert(nn.Module):
+    """Embeddings, then post-LN blocks: any BERT-family encoder of the given shape (MiniLM is one)."""
+
+    causal = False
+
+    def __init__(self, shape: Shape):
         super().__init__()
-        m = MINILM
-        self.embeddings = Embeddings(vocab_size)
-        self.blocks = nn.ModuleList(TransformerBlock(m.d_model, m.heads, m.d_ff, activation="gelu",
-                                                     layer_norm_eps=m.layer_norm_eps) for _ in range(m.layers))
+        s = self.shape = shape
+        self.embeddings = Embeddings(s.vocab_size, s.d_model, s.max_positions, s.type_vocab_size, s.eps)
+        self.blocks = nn.ModuleList(TransformerBlock(s.d_model, s.heads, s.d_ff, activation=s.activation,
+                                                     layer_norm_eps=s.eps) for _ in range(s.layers))
 
     @classmethod
-    def from_weights(cls, tensors: dict) -> "MiniLM":
-        """The model holding `tensors` (safetensors names, e.g. "encoder.layer.0.attention.self.query.weight")."""
-        state = _rename(tensors)
+    def from_weights(cls, tensors: dict, shape: Shape | None = None) -> "Bert":
+        """The model holding `tensors` (safetensors names, e.g. "encoder.layer.0.attention.self.query.weight",
+        with or without a "bert." prefix); `shape` defaults to MiniLM's."""
+        tensors = {_plain(k): v for k, v in tensors.items()}
+        shape = shape or minilm_shape(tensors["embeddings.word_embeddings.weight"].shape[0])
+        state = _rename(tensors, shape.layers)
         # Built on the meta device (no memory, no random draws), then handed the file's tensors:
         # building on the CPU draws 23 M random numbers only to overwrite them (0.3 s of a 0.6 s load).
         with torch.device("meta"):
-            model = cls(vocab_size=state["embeddings.word.weight"].shape[0])
+            model = cls(shape)
         model.load_state_dict(state, strict=True, assign=True)
         return model.eval().requires_grad_(False)
 
@@ -72,13 +85,26 @@ class MiniLM(nn.Module):
             weights.append(s["weights"])  # (B, H, T, T)
         return hidden, weights
 
+    def trace_layer(self, i: int, x: torch.Tensor, tokens) -> AttentionTrace:
+        """Layer i's attention (from 0) on its input x (T, D): post-LN, so the attention reads x itself."""
+        return self.blocks[i].attn.trace(x, tokens=tokens)
 
-def _rename(t: dict) -> dict:
-    """safetensors names -> MiniLM's parameter names; W_Q, W_K, W_V stacked as `in_proj`."""
+
+MiniLM = Bert  # the built-in model is a BERT of MiniLM's shape
+
+
+def _plain(name: str) -> str:
+    """A task model's names (BertForMaskedLM: "bert.encoder...") and old ones (LayerNorm.gamma) as BertModel's."""
+    name = name.removeprefix("bert.")
+    return name.replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias")
+
+
+def _rename(t: dict, layers: int = MINILM.layers) -> dict:
+    """safetensors names -> Bert's parameter names; W_Q, W_K, W_V stacked as `in_proj`."""
     state = {f"embeddings.{ours}.weight": t[f"embeddings.{theirs}_embeddings.weight"]
              for ours, theirs in (("word", "word"), ("position", "position"), ("token_type", "token_type"))}
     state |= {f"embeddings.norm.{p}": t[f"embeddings.LayerNorm.{p}"] for p in ("weight", "bias")}
-    for i in range(MINILM.layers):
+    for i in range(layers):
         src, dst = f"encoder.layer.{i}.", f"blocks.{i}."
         for p in ("weight", "bias"):
             qkv = [t[f"{src}attention.self.{n}.{p}"] for n in ("query", "key", "value")]

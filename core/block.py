@@ -2,12 +2,16 @@
 residual connection and LayerNorm (after the sum, post-LN as in the 2017 paper, or before the
 sub-layer, pre-LN as in GPT-2 and most large decoders since; BERT-style encoders are post-LN)."""
 
+from functools import partial
+
 import torch.nn.functional as F
 from torch import nn
 
 from .multihead import MultiHeadAttention
 
-ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu,
+               # GPT-2's "gelu_new": GELU's tanh approximation (Hendrycks & Gimpel 2016), as GPT-2 was trained
+               "gelu_tanh": partial(F.gelu, approximate="tanh")}
 
 
 class TransformerBlock(nn.Module):

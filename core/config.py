@@ -23,6 +23,10 @@ MAX_HEADS = 64
 MAX_SEED = 2**32 - 1
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0  # below 0.01 the scaled scores can overflow float32
 MAX_ENTRY = 1e4  # hand-entered numbers: q·k stays far from float32's overflow (3e38)
+# A trained model's sentence: at most this many attention weights, layers × heads × T², in one request
+# (12 layers × 12 heads at 64 word pieces, as BERT-base or GPT-2). Every one of them is computed,
+# kept in the trace four times (scores, scaled, masked, weights) and drawn in the model view.
+MAX_ATTENTION_CELLS = 12 * 12 * MAX_TOKENS**2
 
 
 @dataclass(frozen=True)
@@ -87,13 +91,17 @@ class AttentionConfig:
     k: Matrix = ()
     v: Matrix = ()
     layer: int = 1  # source "trained": which of its layers, 1 = first (other sources keep 1)
+    model: str = ""  # source "trained": a local model's name (core.models); "" = the built-in MiniLM
 
     def __post_init__(self):
         self._check_choices()
         if self.source == "trained":
+            if self.model == MINILM.name:  # the built-in model has one name in every key: ""
+                object.__setattr__(self, "model", "")
             self._check_trained()
-        elif self.layer != 1:  # no layers to choose: the default keeps to_dict() and key() as they were
+        elif self.layer != 1 or self.model:  # no layers to choose: the default keeps to_dict() and key()
             object.__setattr__(self, "layer", 1)
+            object.__setattr__(self, "model", "")
         self._check_sizes()
         self._check_tokens()
         self._check_mask()
@@ -112,9 +120,10 @@ class AttentionConfig:
                f"The device '{self.device}' was asked for, but this machine has none; use auto or cpu.")
 
     def _check_sizes(self):
-        _check(1 <= self.d_model <= MAX_D_MODEL, "d_model",
+        own = self.source == "trained"  # a trained model's sizes are its own (checked in _check_trained)
+        _check(1 <= self.d_model <= MAX_D_MODEL or own, "d_model",
                f"d_model must be between 1 and {MAX_D_MODEL}, got {self.d_model}.")
-        _check(1 <= self.num_heads <= MAX_HEADS, "num_heads",
+        _check(1 <= self.num_heads <= MAX_HEADS or own, "num_heads",
                f"The number of heads must be between 1 and {MAX_HEADS}, got {self.num_heads}.")
         _check(self.d_model % self.num_heads == 0, "num_heads",
                f"d_model {self.d_model} is not divisible by {self.num_heads} heads: each head "
@@ -127,15 +136,16 @@ class AttentionConfig:
     def _check_trained(self):
         """The trained model's sizes and settings are its own: a setting that would differ is refused,
         never silently overridden."""
-        m = MINILM
+        m = self.trained_model
         _check(1 <= self.layer <= m.layers, "layer",
                f"The layer must be between 1 and {m.layers} (the trained model has {m.layers}), got {self.layer}.")
         _check(self.d_model == m.d_model, "d_model",
                f"The trained model has d_model {m.d_model}, so d_model must be {m.d_model}, got {self.d_model}.")
         _check(self.num_heads == m.heads, "num_heads", f"The trained model has {m.heads} heads in each layer, "
                f"so the number of heads must be {m.heads}, got {self.num_heads}.")
-        _check(self.mask == "none", "mask", f"The trained model lets every word piece attend to every other, "
-               f"as it was trained, so the mask must be none, got '{self.mask}'.")
+        sees, mask = ("itself and the tokens before it", "causal") if m.causal else ("every other", "none")
+        _check(self.mask == mask, "mask", f"The trained model lets every word piece attend to {sees}, as it was "
+               f"trained, so the mask must be {mask}, got '{self.mask}'.")
         _check(self.positional == "none", "positional", f"The trained model adds its own learned positions, "
                f"so the positional encoding must be none, got '{self.positional}'.")
         _check(self.scale, "scale", "The trained model was trained dividing its scores by √d_k, so that "
@@ -148,10 +158,7 @@ class AttentionConfig:
             _check(len(self.text) <= MAX_TEXT_CHARS, "text",
                    f"The text is {len(self.text):,} characters long; the lab takes at most {MAX_TEXT_CHARS:,}.")
         if self.source == "trained":
-            n = len(self.tokens)  # word pieces, with [CLS] and [SEP]
-            _check(n > 2, "text", "The text is empty: type a few words to attend over.")
-            _check(n <= MAX_TOKENS, "text", f"The text makes {n} word pieces with [CLS] and [SEP]; the lab "
-                   f"shows at most {MAX_TOKENS}. Shorten it.")
+            self._check_trained_tokens()
         if self.source == "text":
             _check(bool(self.tokens), "text", "The text is empty: type a few words to attend over.")
             _check(len(self.tokens) <= MAX_TOKENS, "text",
@@ -159,6 +166,19 @@ class AttentionConfig:
         elif self.source == "random":
             _check(1 <= self.seq_len <= MAX_TOKENS, "seq_len",
                    f"The number of tokens must be between 1 and {MAX_TOKENS}, got {self.seq_len}.")
+
+    def _check_trained_tokens(self):
+        m, n = self.trained_model, len(self.tokens)
+        # GPT-2 adds no [CLS] or [SEP]; its first token can look only at itself, so a sentence needs two
+        pieces = "tokens" if m.causal else "word pieces with [CLS] and [SEP]"
+        _check(n > 1 + (not m.causal), "text", "The text is empty: type a few words to attend over." if n != 1 else
+               "The text makes one token, which can attend only to itself: type at least two.")
+        _check(n <= MAX_TOKENS, "text", f"The text makes {n} {pieces}; the lab shows at most {MAX_TOKENS}. Shorten it.")
+        cells, most = m.layers * m.heads * n * n, math.isqrt(MAX_ATTENTION_CELLS // (m.layers * m.heads))
+        _check(cells <= MAX_ATTENTION_CELLS, "text", f"{m.name} has {m.layers} layers × {m.heads} heads: at {n} "
+               f"{pieces.split()[0]} that is {cells:,} attention weights, past the lab's bound of "
+               f"{MAX_ATTENTION_CELLS:,} per sentence (layers × heads × T²). Shorten it to at most {most} "
+               f"{pieces.split(' with')[0]}.")
 
     def _check_mask(self):
         T = self.num_tokens
@@ -209,12 +229,19 @@ class AttentionConfig:
             from .inputs import tokenize  # here, not at the top: inputs reads this module's limits
 
             return tokenize(self.text)
-        if self.source == "trained":  # the model's own word pieces, [CLS] first and [SEP] last
-            from .pretrained import word_pieces
+        if self.source == "trained":  # the model's own word pieces ([CLS] first and [SEP] last, for BERT)
+            from .trained import encode
 
-            return word_pieces(self.text)
+            return encode(self.text, self.model)[0]
         T = self.seq_len if self.source == "random" else len(self.q)
         return [f"t{i + 1}" for i in range(T)]
+
+    @cached_property
+    def trained_model(self):
+        """The trained model's sizes (layers, heads, d_model, causal, name): MiniLM's, or a local model's."""
+        from .trained import model_info
+
+        return model_info(self.model)
 
     @property
     def num_tokens(self) -> int:
@@ -228,10 +255,14 @@ class AttentionConfig:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def trained(cls, text: str, layer: int = 1, device: str = "auto") -> "AttentionConfig":
-        """A lesson on one layer (1..6) of the trained model reading `text`."""
-        return cls(source="trained", text=text, layer=layer, d_model=MINILM.d_model, num_heads=MINILM.heads,
-                   device=device)
+    def trained(cls, text: str, layer: int = 1, device: str = "auto", model: str = "") -> "AttentionConfig":
+        """A lesson on one layer of a trained model reading `text`: MiniLM (`model` "") or a local model
+        by its name (core.models), with that model's sizes and mask."""
+        from .trained import model_info
+
+        m = model_info(model)
+        return cls(source="trained", text=text, layer=layer, d_model=m.d_model, num_heads=m.heads,
+                   mask="causal" if m.causal else "none", device=device, model=model)
 
     # -- serialisation ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, str]:
@@ -240,7 +271,7 @@ class AttentionConfig:
         from .serial import encode_field
 
         return {f.name: encode_field(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
-                if f.name != "layer" or self.source == "trained"}
+                if (f.name != "layer" or self.source == "trained") and (f.name != "model" or self.model)}
 
     @classmethod
     def from_dict(cls, values: dict) -> "AttentionConfig":

@@ -84,3 +84,34 @@ def strongest(patterns: dict[str, np.ndarray], name: str, count: int = 5) -> lis
     order = order if name in ("entropy", "spread") else order[::-1]
     L, H = np.unravel_index(order[:count], values.shape)
     return [(int(l_) + 1, int(h) + 1, float(values[l_, h])) for l_, h in zip(L, H, strict=True)]
+
+
+# A causal model (GPT-2) adds no [CLS] or [SEP], and its token i sees only tokens 0..i: "next" and
+# the last token are out of its reach, and a uniform row over what it sees has entropy ln(i + 1).
+CAUSAL_PATTERNS = {
+    "previous": "mean weight a token puts on the token just before it",
+    "first": "mean weight a token puts on the sentence's first token",
+    "self": "mean weight a token puts on itself",
+    "entropy": "mean entropy of a token's weights, in nats (0 = all on one token)",
+    "spread": "mean of each row's entropy divided by ln(i + 1), the entropy of a uniform row over the i + 1 "
+              "tokens it sees (1 = evenly spread)",
+}
+
+
+def causal_patterns(weights: np.ndarray) -> dict[str, np.ndarray]:
+    """For a causal model's weights (L, H, T, T) of T ≥ 2 tokens: each of `CAUSAL_PATTERNS` as an (L, H)
+    array, a mean over the query rows i = 1..T-1 (row 0 has one key to see: itself, with weight 1)."""
+    w = np.asarray(weights, dtype=np.float64)
+    T = w.shape[-1]
+    if T < 2:
+        raise ValueError(f"a causal sentence needs two tokens: T = {T}")
+    rows = np.arange(1, T)
+    seen = w[..., rows, :]  # (L, H, T-1, T)
+    entropy = -(seen * np.log(np.where(seen > 0, seen, 1.0))).sum(-1)  # (L, H, T-1)
+    return {
+        "previous": w[..., rows, rows - 1].mean(-1),
+        "first": seen[..., 0].mean(-1),
+        "self": w[..., rows, rows].mean(-1),
+        "entropy": entropy.mean(-1),
+        "spread": (entropy / np.log(rows + 1)).mean(-1),
+    }

@@ -6,15 +6,15 @@ import math
 
 import torch
 
-from .bert import load_minilm
 from .config import MAX_TOKENS, AttentionConfig
 from .device import resolve_device
 from .inputs import embed_tokens, generator, random_inputs
 from .masks import causal_mask, padding_mask, window_mask
+from .models import load
 from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, sinusoidal_encoding
 from .trace import AttentionTrace
-from .trained import trained_trace
+from .trained import model_info, trained_trace
 
 
 def lesson_mask(cfg: AttentionConfig, device=None) -> torch.Tensor:
@@ -84,7 +84,9 @@ def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
     The trained model: a copy of its layer `cfg.layer`'s attention (biases included).
     """
     if cfg.source == "trained":
-        return copy.deepcopy(load_minilm(device or "cpu").blocks[cfg.layer - 1].attn)
+        dev = device if isinstance(device, torch.device) else resolve_device(device or "cpu")
+        model = load(model_info(cfg.model), dev)
+        return copy.deepcopy(model.blocks[cfg.layer - 1].attn)
     D = cfg.d_model
     module = unfilled(MultiHeadAttention, D, cfg.num_heads, bias=False, rotary=cfg.positional == "rotary")
     gen = generator(cfg.seed, "weights")
@@ -101,7 +103,8 @@ def lesson_inputs(cfg: AttentionConfig, device=None) -> torch.Tensor:
     model: the input of layer `cfg.layer` (its own embeddings and positions, then the layers before).
     """
     if cfg.source == "trained":
-        return torch.from_numpy(trained_trace(cfg.text, cfg.device).hidden_states[cfg.layer - 1]).to(device)
+        whole = trained_trace(cfg.text, cfg.device, cfg.model)
+        return torch.from_numpy(whole.hidden_states[cfg.layer - 1]).to(device)
     if cfg.source == "manual":
         return torch.tensor(cfg.q, dtype=torch.float32, device=device)  # positions: none or rotary
     return add_positions(cfg, token_vectors(cfg)).to(device)  # (T, D)
@@ -147,7 +150,7 @@ def run_trace(cfg: AttentionConfig) -> AttentionTrace:
     The trained model: layer `cfg.layer` of `trained_trace(cfg.text)` (12 heads).
     """
     if cfg.source == "trained":
-        return trained_trace(cfg.text, cfg.device).layer(cfg.layer).with_config(cfg)
+        return trained_trace(cfg.text, cfg.device, cfg.model).layer(cfg.layer).with_config(cfg)
     device = resolve_device(cfg.device)
     mask = lesson_mask(cfg, device)
     if cfg.source == "manual":

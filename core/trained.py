@@ -1,7 +1,9 @@
 """`trained_trace(text)`: a real model's attention, layer by layer, as the lab's own traces.
 
-Each layer's `AttentionTrace` is made by that layer's `MultiHeadAttention.trace` on that layer's
-input, so the charts and the scenes that read a lesson's trace read a trained layer unchanged.
+The model is the built-in all-MiniLM-L6-v2, or a local BERT or GPT-2 checkpoint by its name
+(core.models). Each layer's `AttentionTrace` is made by that layer's `MultiHeadAttention.trace`
+on that layer's attention input, so the charts and the scenes that read a lesson's trace read a
+trained layer unchanged.
 """
 
 from dataclasses import dataclass
@@ -9,21 +11,22 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .bert import load_minilm
-from .config import AttentionConfig
+from . import models
+from .config import MINILM, AttentionConfig
 from .device import resolve_device
-from .pretrained import encode_one
 from .trace import AttentionTrace
 
 
 @dataclass(frozen=True, eq=False)
 class TrainedTrace:
     text: str  # the sentence as typed
-    tokens: list  # T word pieces, "[CLS]" first and "[SEP]" last
+    tokens: list  # T word pieces ("[CLS]" first and "[SEP]" last for BERT; GPT-2 adds none)
     ids: np.ndarray  # (T,) the word pieces' ids in the model's vocabulary
-    layers: tuple  # L AttentionTraces: layers[i] is layer i + 1, its x that layer's input
+    layers: tuple  # L AttentionTraces: layers[i] is layer i + 1, its x that layer's attention input
     weights: np.ndarray  # (L, H, T, T) every layer's attention weights, weights[i] == layers[i].weights
     hidden_states: np.ndarray  # (L + 1, T, D) the embeddings (layer 1's input), then each layer's output
+    model: str = MINILM.name  # the model's name
+    causal: bool = False  # True for GPT-2: each token attends to itself and the tokens before it
 
     @property
     def num_layers(self) -> int:
@@ -35,7 +38,7 @@ class TrainedTrace:
 
     @property
     def last_hidden_state(self) -> np.ndarray:
-        """(T, D) the last layer's output, as `transformers`' `last_hidden_state`."""
+        """(T, D) the last layer's output, as `transformers`' `last_hidden_state` (GPT-2: after ln_f)."""
         return self.hidden_states[-1]
 
     def layer(self, n: int) -> AttentionTrace:
@@ -45,22 +48,37 @@ class TrainedTrace:
         return self.layers[n - 1]
 
 
-def trained_trace(text: str, device: str = "auto") -> TrainedTrace:
-    """all-MiniLM-L6-v2 reading `text`, with every intermediate of every layer.
+def model_info(model: str = "") -> models.ModelInfo:
+    """The model called `model` ("" or MiniLM's name: the built-in one), or a ConfigError saying why not."""
+    if model in ("", MINILM.name):
+        return models.ModelInfo(MINILM.name, "bert", MINILM.layers, MINILM.heads, MINILM.d_model, 0, models.BUILT_IN)
+    return models.find(model)
+
+
+def encode(text: str, model: str = "") -> tuple[list[str], list[int]]:
+    """(word pieces, ids) of `text` as `model` reads it."""
+    return models.encode_one(model_info(model), text)
+
+
+def trained_trace(text: str, device: str = "auto", model: str = "") -> TrainedTrace:
+    """A trained model (MiniLM unless `model` names another) reading `text`, every intermediate of
+    every layer.
 
     The text is checked as a lesson is (`AttentionConfig.trained`): an empty text, one of more
-    than `MAX_TOKENS` word pieces, or a missing model package raises `ConfigError` with a message.
-    Same text, same device => identical numbers.
+    than `MAX_TOKENS` word pieces or `MAX_ATTENTION_CELLS` weights, a missing model package or a
+    folder the lab cannot run raises `ConfigError` with a message. Same text, same device =>
+    identical numbers.
     """
-    cfg = AttentionConfig.trained(text, device=device)
+    cfg = AttentionConfig.trained(text, device=device, model=model)
+    info = model_info(cfg.model)
     dev = resolve_device(cfg.device)
-    model = load_minilm(dev)
-    tokens, ids = encode_one(text)
+    net = models.load(info, dev)
+    tokens, ids = models.encode_one(info, text)
     ids = torch.tensor([ids], device=dev)  # (1, T)
     with torch.no_grad():
-        hidden, _ = model(ids)  # L + 1 × (1, T, D)
-    layers = tuple(block.attn.trace(x[0], tokens=tokens).with_config(cfg.replace(layer=i + 1))
-                   for i, (block, x) in enumerate(zip(model.blocks, hidden, strict=False)))
+        hidden, _ = net(ids)  # L + 1 × (1, T, D)
+    layers = tuple(net.trace_layer(i, hidden[i][0], tokens).with_config(cfg.replace(layer=i + 1))
+                   for i in range(len(net.blocks)))
     return TrainedTrace(text=text, tokens=tokens, ids=ids[0].cpu().numpy(), layers=layers,
                         weights=np.stack([t.weights for t in layers]),
-                        hidden_states=torch.cat(hidden).cpu().numpy())
+                        hidden_states=torch.cat(hidden).cpu().numpy(), model=info.name, causal=info.causal)

@@ -177,8 +177,9 @@ class TrainedScene(LessonScene):
                   self.footnote(f"{MEASURED[pattern]}: all {len(self.model.tokens) - 2} word pieces' rows"))
         self.clear_stage()
         h = n.head - 1
+        room = 5.4 if self.n <= 8 else 4.6  # a long sentence's grid leaves the panel beside it its size
         grid = self.show(AttentionGrid(tr.weights[h, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
-                                       cell=cell_size(self.n, 5.4 if self.n <= 8 else 4.6), tag=(pattern, "weights", h)))
+                                       cell=cell_size(self.n, room), tag=(pattern, "weights", h)))
         value = self.value_label(pattern)
         info = VGroup(label(f"layer {n.layer}, head {n.head}", 24, bold=True), label(n.name, 22),
                       label(MEASURED[pattern], 20), value,

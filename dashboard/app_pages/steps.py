@@ -55,6 +55,8 @@ def projections(cfg, trace, view):
     h, labels = view.h, view.labels
     if cfg.source == "trained":  # x is this layer's input, and the trained projections have biases
         before = "the embeddings" if cfg.layer == 1 else f"layer {cfg.layer - 1}'s output"
+        if cfg.mask == "causal":  # GPT-2 normalises before attending (pre-LN): x is the input after LayerNorm
+            before += ", after the layer's first LayerNorm"
         st.caption(f"Each word piece's vector x ({cfg.d_model} numbers: its input to layer {cfg.layer}, {before}) "
                    f"times W_Q, W_K and W_V plus their biases gives its q, k and v: {len(labels)} pieces × d_k = "
                    f"{trace.d_k} numbers per head.")
@@ -83,7 +85,7 @@ def scores(cfg, trace, view):
 def softmax(cfg, trace, view):
     h, labels, every = view.h, view.labels, not view.same
     shown = _predicted_first(cfg, h)
-    if cfg.source == "trained":  # no mask: "after the mask" would repeat step 2's scaled scores
+    if cfg.source == "trained" and cfg.mask == "none":  # no mask: "after the mask" would repeat step 2's scores
         st.caption("For one unpadded sentence the trained model's attention mask blocks nothing, so the softmax "
                    "reads step 2's scaled scores as they are and turns each row into weights that sum to 1.")
         if shown:

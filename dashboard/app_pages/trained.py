@@ -13,7 +13,9 @@ import numpy as np
 import streamlit as st
 
 from core import AttentionConfig, ConfigError, TrainedTrace, head_patterns, trained_trace
+from core.head_patterns import causal_patterns
 from dashboard import controls, data
+from dashboard.app_pages import trained_model
 from dashboard.lesson import links, state
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired."
@@ -28,13 +30,16 @@ LESSON_KINDS = {"random": "random tokens", "manual": "hand-entered Q, K and V"}
 
 # -- numbers, from core ---------------------------------------------------------------------------
 def trace(text: str) -> TrainedTrace:
-    """Every layer of all-MiniLM-L6-v2 reading `text` (the model itself is loaded once per process by core)."""
-    return data.memo().get_or_make(("trained", text), lambda: trained_trace(text))
+    """Every layer of the model in use reading `text` (the model itself is loaded once per process by core)."""
+    model = trained_model.name()
+    return data.memo().get_or_make(("trained", model, text), lambda: trained_trace(text, model=model))
 
 
 def patterns(text: str) -> dict[str, np.ndarray]:
-    """core.head_patterns of the sentence: each measure as a (layers, heads) array."""
-    return data.memo().get_or_make(("trained-patterns", text), lambda: head_patterns(trace(text).weights))
+    """core's measured patterns of the sentence (causal_patterns for GPT-2): each a (layers, heads) array."""
+    measure = causal_patterns if trained_model.info().causal else head_patterns
+    return data.memo().get_or_make(("trained-patterns", trained_model.name(), text),
+                                   lambda: measure(trace(text).weights))
 
 
 def layer_trace(text: str, layer: int):
@@ -60,7 +65,8 @@ def offered() -> tuple[str, str]:
 def sentence() -> str:
     """The sentence the page shows this run (raises ConfigError when the model is not installed)."""
     ss, (lesson_text, _) = st.session_state, offered()
-    AttentionConfig.trained(DEFAULT_SENTENCE)  # the model is there (else its install hint reaches the page)
+    if trained_model.builtin():
+        AttentionConfig.trained(DEFAULT_SENTENCE)  # MiniLM is there (else its install hint reaches the page)
     if SENTENCE not in ss:  # the page's first run in this session: the link's sentence, else the lesson's
         ss[SENTENCE], ss[FOLLOWED] = DEFAULT_SENTENCE, lesson_text
         linked, instead = _linked_sentence(), "The page reads its default sentence instead."
@@ -86,7 +92,7 @@ def _linked_sentence() -> str | None:
 def use(text: str, whose: str, instead: str = "The page shows the last sentence that worked.") -> bool:
     """Show `text` if the model can read it; otherwise keep the last sentence and remember why not."""
     try:
-        AttentionConfig.trained(text)
+        trained_model.check(text)
     except ConfigError as err:
         if err.field == "source":  # the model is missing: not a problem of the sentence
             raise
@@ -101,6 +107,14 @@ def use(text: str, whose: str, instead: str = "The page shows the last sentence 
 def typed():
     """on_change of the page's box: the typed sentence, if it works (else it stays in the box, not in use)."""
     use(st.session_state[BOX], "That sentence")
+
+
+def model_changed():
+    """on_change of the model picker: a picked word piece belongs to the old word pieces; a sentence the
+    new model cannot read (past its bound on layers × heads × T²) gives way to the default one."""
+    st.session_state.pop(PIECE, None)
+    if not use(st.session_state.get(SENTENCE, DEFAULT_SENTENCE), "The sentence", "The page reads the default one."):
+        use(DEFAULT_SENTENCE, "The default sentence")
 
 
 def use_lesson_sentence():

@@ -7,38 +7,23 @@ import pandas as pd
 import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, TRAINED
-from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigError
+from core import HEADS_WORTH_A_LOOK, AttentionConfig, ConfigError
 from dashboard import controls
-from dashboard.app_pages import steps, trained, trained_norms
+from dashboard.app_pages import steps, trained, trained_model, trained_norms
 from dashboard.app_pages.word_pieces import NOTES, chip
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
 from dashboard.charts.model_view import PICK, model_view
 from dashboard.lesson import rerun
+from dashboard.text import plain
 from dashboard.video import studio
 
 st.title("Trained heads")
-st.markdown(
-    "Every other page computes attention with random W matrices. This page is the only one whose weights are "
-    f"**learned**: those of **{MINILM.name}**, a BERT encoder of {MINILM.layers} layers × {MINILM.heads} heads "
-    f"(d_model {MINILM.d_model}, d_k {MINILM.d_model // MINILM.heads}). It is **distilled**: MiniLM (Wang et al. "
-    "2020) trained a small model to match a larger teacher's self-attention, and this one keeps every second of "
-    "its 12 layers; sentence-transformers then **fine-tuned** it on over a billion sentence pairs so that "
-    "sentences of similar meaning get nearby vectors (licence Apache-2.0). The lab runs it with its own attention "
-    "code, from the weights its package ships. "
-    "Every pattern below is **measured on the sentence shown, and only on it**: another sentence can give other "
-    "numbers."
-)
-st.caption("Of the sidebar's settings only its sentence reaches this page: the trained model has its own sizes, "
-           "its own learned positions, ÷√d_k and temperature 1, and for one unpadded sentence its attention mask "
-           "blocks nothing.")
+trained_model.current()
+trained_model.picker(trained.model_changed)
+trained_model.introduction()
 
-MEASURES = {"previous": "mean weight on the previous piece", "next": "mean weight on the next piece",
-            "cls": "mean weight on [CLS]", "sep": "mean weight on [SEP]", "self": "mean weight on itself",
-            "spread": "mean row entropy ÷ ln T (spread)"}  # core.PATTERNS says each one in full
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
-TABLE_COLUMNS = {"previous": "previous", "next": "next", "cls": "[CLS]", "sep": "[SEP]", "self": "itself",
-                 "entropy": "entropy (nats)", "spread": "spread"}
 
 
 def sentence_box() -> str:
@@ -46,7 +31,7 @@ def sentence_box() -> str:
     if st.session_state.get(trained.ERROR):
         st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
     typed = st.text_input("Sentence the trained model reads", key=trained.BOX, on_change=trained.typed,
-                          help="At most 64 word pieces, [CLS] and [SEP] included.")
+                          help=trained_model.length_help())
     lesson_text, where = trained.offered()
     if typed != text:
         st.caption("Not in use: the page shows the last sentence that worked.")
@@ -60,31 +45,34 @@ def sentence_box() -> str:
 
 def pieces(tokens) -> int | None:
     """The word pieces as pills; the one picked (from 1), if any, is followed in the open head."""
-    st.subheader(f"The {len(tokens)} word pieces the model reads")
+    st.subheader(f"The {len(tokens)} {'tokens' if trained_model.info().causal else 'word pieces'} the model reads")
     picked = controls.choice(st.pills, "Pick a word piece to see where it looks in the head open below",
                              list(range(1, len(tokens) + 1)), "piece", None, format_func=partial(chip, tokens))
-    shown = [piece for piece in NOTES if piece != "[UNK]" or piece in tokens]
-    st.markdown("\n".join(f"- {NOTES[piece]}" for piece in shown))
+    shown = [NOTES[piece] for piece in NOTES if piece != "[UNK]" or piece in tokens]
+    shown = shown if trained_model.builtin() else trained_model.piece_notes(tokens)
+    st.markdown("\n".join(f"- {note}" for note in shown))
     return picked
 
 
 def grid(text, tokens, weights, measured):
     st.subheader("Every head at once")
     left, right = st.columns([3, 2])
+    measures = trained_model.measures()
     with left:
-        pattern = controls.choice(st.selectbox, "Highlight the heads whose", ["none", *MEASURES], "pattern", "none",
-                                  format_func=lambda p: MEASURES.get(p, "(no highlight: every head alike)"))
+        pattern = controls.choice(st.selectbox, "Highlight the heads whose", ["none", *measures], "pattern", "none",
+                                  format_func=lambda p: measures.get(p, "(no highlight: every head alike)"))
     with right:
         threshold = controls.choice(st.selectbox, "is at least", THRESHOLDS, "at", 0.5,
                                     disabled=pattern == "none")  # a select box: a slider slows every redraw
     if pattern == "none":
-        highlight = np.ones(measured["previous"].shape, dtype=bool)
+        highlight = np.ones(weights.shape[:2], dtype=bool)
         st.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
                    "0..1 scale). **Click a thumbnail to open that head below the grid.**")
     else:
         highlight = trained.passing(measured[pattern], threshold)
         found = [f"layer {la + 1} head {h + 1}" for la, h in zip(*highlight.nonzero(), strict=True)]
-        st.caption(f"Highlighted: {len(found)} of {highlight.size} heads, those whose {PATTERNS[pattern]} is at "
+        st.caption(f"Highlighted: {len(found)} of {highlight.size} heads, those whose "
+                   f"{trained_model.described()[pattern]} is at "
                    f"least {threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}. "
                    "**Click a thumbnail to open that head below the grid.**")
     key = f"trained_grid_{st.session_state.get('trained_grid_n', 0)}"
@@ -122,20 +110,21 @@ def one_head(text: str, measured: dict, picked: int | None):
     st.subheader("One head, step by step")
     left, right = st.columns(2)
     with left:
-        layer = controls.buttons("Layer", 1, MINILM.layers, "layer", 1)
+        layer = controls.buttons("Layer", 1, trained_model.info().layers, "layer", 1)
     with right:
-        head = controls.number("Head", 1, MINILM.heads, "head", 1)
-    cfg = AttentionConfig.trained(text, layer)
-    at = layer - 1, head - 1
-    weights = " · ".join(f"{TABLE_COLUMNS[p]} {measured[p][at]:.2f}" for p in ("previous", "next", "cls", "sep",
-                                                                                  "self"))
+        head = controls.number("Head", 1, trained_model.info().heads, "head", 1)
+    cfg = AttentionConfig.trained(text, layer, model=trained_model.name())
+    at, columns = (layer - 1, head - 1), trained_model.columns()
+    weights = " · ".join(f"{columns[p]} {measured[p][at]:.2f}" for p in columns if p not in ("entropy", "spread"))
+    spread = "entropy ÷ ln(i + 1)" if trained_model.info().causal else "entropy ÷ ln T"
     st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
-                f"spread {measured['spread'][at]:.2f} (entropy ÷ ln T).")
+                f"spread {measured['spread'][at]:.2f} ({spread}).")
     trace = trained.layer_trace(text, layer)
     if picked is not None:
         piece_row(trace, head, picked)
     steps.step_tabs(cfg, trace, head - 1, same_charts=True)
-    trained_norms.norm_view(text, layer, head)
+    if trained_model.builtin():  # the norm view reads MiniLM's value and output projections
+        trained_norms.norm_view(text, layer, head)
 
 
 def piece_row(trace, head: int, n: int):
@@ -147,17 +136,21 @@ def piece_row(trace, head: int, n: int):
 
 def table(measured: dict):
     st.subheader("Every head's measured patterns")
-    st.caption("Measured by core on this sentence only: the mean over the rows of the sentence's word pieces "
-               "([CLS]'s and [SEP]'s rows left out). Click a column's name to sort by it. The columns can "
-               "overlap: the first word piece's previous piece is [CLS] and the last one's next piece is [SEP], so "
-               "layer 1, head 3's first word piece puts its weight (almost all of it) on [CLS] and that row counts in "
-               "both its “previous” and its “[CLS]” columns: about 1 ÷ n of the “[CLS]” mean, for n word pieces.")
+    over = ("every token's row but the first (which can only look at itself)" if trained_model.info().causal else
+            "the rows of the sentence's word pieces ([CLS]'s and [SEP]'s rows left out)")
+    overlap = ("" if trained_model.info().causal else
+               " The columns can overlap: the first word piece's previous piece is [CLS] and the last one's next piece "
+               "is [SEP], so a head like layer 1, head 3 of MiniLM counts its first word piece's row in both its "
+               "“previous” and its “[CLS]” columns: about 1 ÷ n of the “[CLS]” mean, for n word pieces.")
+    st.caption(f"Measured by core on this sentence only: the mean over {over}. Click a column's name to sort by it."
+               + overlap)
     L, H = measured["previous"].shape
     rows = pd.DataFrame({"layer": [la + 1 for la in range(L) for _ in range(H)], "head": list(range(1, H + 1)) * L})
-    for name, column in TABLE_COLUMNS.items():
+    columns, described = trained_model.columns(), trained_model.described()
+    for name, column in columns.items():
         rows[column] = measured[name].reshape(-1)
-    config = {column: st.column_config.NumberColumn(column, format="%.3f", help=PATTERNS[name])
-              for name, column in TABLE_COLUMNS.items()}
+    config = {column: st.column_config.NumberColumn(column, format="%.3f", help=described[name])
+              for name, column in columns.items()}
     st.dataframe(rows, hide_index=True, column_config=config, height=320, key="trained_table")
 
 
@@ -188,10 +181,20 @@ def page():
             raise
         st.error(str(err), icon="📦")  # the model package is missing: how to install it, in one sentence
         return
-    whole, measured = trained.trace(text), trained.patterns(text)
+    try:
+        whole, measured = trained.trace(text), trained.patterns(text)
+    except ConfigError as err:
+        if err.field != "model":
+            raise
+        st.error(plain(str(err)), icon="📦")  # a folder that cannot be read, or a model past the memory budget
+        return
     picked = pieces(whole.tokens)
     grid(text, whole.tokens, whole.weights, measured)
     rerun.part(one_head, text, measured, picked)  # the layer, the head and the step rerun it alone
+    if not trained_model.builtin():  # the guided notes and the video are MiniLM's: other models get measures only
+        trained_model.strongest_heads(measured, trained.open_head)
+        table(measured)
+        return
     guided(text)
     table(measured)
     video(text)
