@@ -133,7 +133,7 @@ class RoomRegistry(ABC):
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
                            members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster)
 
-    def remove(self, key: TeacherKey, tag: str) -> None:
+    def remove(self, key: TeacherKey, tag: str) -> str:
         """Take a student out of the room (a script, a prank): their answers go, and that session cannot rejoin."""
         code, digest = self._auth(key)
         raw = self._read_teacher(code, digest, self._clock())
@@ -143,6 +143,7 @@ class RoomRegistry(ABC):
         if session is None:
             raise RoomError("That student is no longer in the room.")
         self._teacher_result(self._remove(code, digest, session))
+        return tag
 
     # -- a student ---------------------------------------------------------------------------
     def join(self, code: str, session: str, address: str | None = None) -> str:

@@ -5,7 +5,12 @@ or Redis); pages never know which. What a session holds lives in `st.session_sta
 
 - a teacher: the `TeacherKey` (its secret never reaches the URL or the screen);
 - a student: the room's public code, whether they follow the teacher's lesson, and the
-  lesson version they last applied. No name is asked or kept: a random session id.
+  lesson version they last applied. No name is asked or kept: a random session id, their
+  seat. The seat never travels in the address (a student shares that): a reload or a hall
+  failover, which start a new Streamlit session, find it in a cookie of this browser
+  (`keep_seat`), so a student keeps their place and their vote and a link gives no one theirs.
+- a client, for the registry's limits: the session, and the network address when known
+  (`client_address`).
 
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room
 that closed or a key that stopped working is forgotten, so the page stops polling it.
@@ -17,12 +22,15 @@ import streamlit as st
 
 from classroom.question import Question
 from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry
+from classroom.rooms.clients import clean_address
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
 from dashboard.lesson import state
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
+SEAT_COOKIE = "attention_lab_seat"
+SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
 
 @st.cache_resource(show_spinner=False)
@@ -31,7 +39,36 @@ def registry() -> RoomRegistry:
 
 
 def session_id() -> str:
-    return st.session_state.setdefault(SESSION, uuid.uuid4().hex)
+    """This browser's seat: the one its cookie names (kept by `keep_seat`), else a new random one.
+    Read once per Streamlit session, so a session is one member, with one vote, for its life."""
+    ss = st.session_state
+    if SESSION not in ss:
+        seat = cookie_seat()
+        ss[SESSION] = seat if valid_session(seat) else uuid.uuid4().hex
+    return ss[SESSION]
+
+
+def cookie_seat():
+    return st.context.cookies.get(SEAT_COOKIE)
+
+
+def keep_seat():
+    """A joined student's seat in a cookie of this browser (SameSite, never in a link). On every full
+    run: an element that leaves the page on a later run would be a cookie written or not by chance."""
+    if not valid_session(session_id()):  # letters, digits, - and _ only: safe inside the script
+        return
+    st.html(f"<script>document.cookie = '{SEAT_COOKIE}={session_id()}; path=/; max-age={SEAT_HOURS * 3600}; "
+            "SameSite=Strict';</script>", unsafe_allow_javascript=True)
+
+
+def client_address() -> str | None:
+    """This client's network address: the connection's own, or, when that is this machine (the hall's
+    HAProxy, which sets the header itself), the last X-Forwarded-For entry. None for a local screen."""
+    address = st.context.ip_address
+    if address is None:
+        forwarded = st.context.headers.get("X-Forwarded-For") or ""
+        address = forwarded.rsplit(",", 1)[-1].strip() or None
+    return clean_address(address)
 
 
 def teacher_key():
@@ -73,7 +110,7 @@ def _teacher_call(action, *args):
 # -- the teacher ----------------------------------------------------------------------------
 def open_room(pin: str) -> bool:
     try:
-        key = registry().open(pin, state.lesson().to_json())
+        key = registry().open(pin, state.lesson().to_json(), session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False
@@ -83,7 +120,7 @@ def open_room(pin: str) -> bool:
 
 def reclaim(code: str, pin: str) -> bool:
     try:
-        key = registry().reclaim(code, pin, session_id())
+        key = registry().reclaim(code, pin, session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False
@@ -129,17 +166,16 @@ def teacher_view():
     return _teacher_call(registry().teacher_view)
 
 
+def remove(tag: str):
+    if _teacher_call(registry().remove, tag) is not None:
+        say(f"Student {tag} is out of the room.", "toast")
+
+
 # -- a student ------------------------------------------------------------------------------
-def join(code: str, seat: str | None = None) -> bool:
-    """Join the room `code`. `seat`: the session id a student's address carries (the Room page
-    writes it there), so that after a reload or a hall failover, which start a new Streamlit
-    session, the same student comes back, with the answer they sent, instead of a second member
-    with a second vote. Taken only by a session that is in no room yet; one that is not a session
-    id as the pages make them is ignored."""
-    if seat is not None and student_code() is None and valid_session(seat):
-        st.session_state[SESSION] = seat
+def join(code: str) -> bool:
+    """Join the room `code` in this browser's seat (`session_id`)."""
     try:
-        norm = registry().join(code, session_id())
+        norm = registry().join(code, session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False

@@ -25,14 +25,14 @@ ROOM_PAGE = "app_pages/room.py"
 
 def code_from_link():
     """/room?code=… (a scanned QR code): join at once, unless this screen already runs or is in that room.
-    A student's own address also carries `seat` (see room_session.join)."""
-    code, seat = links.view_from_url("code", str), links.view_from_url("seat", str)
+    Anything else in the address (a `seat` from an old link) is ignored: a student's seat is not in links."""
+    code = links.view_from_url("code", str)
     if not code:
         return
     key, norm = room_session.teacher_key(), normalise_code(code)
     if norm is not None and norm in (getattr(key, "code", None), room_session.student_code()):
         return
-    room_session.join(code, seat)
+    room_session.join(code)
 
 
 def join_form(where: str):
