@@ -16,6 +16,7 @@ Every action returns nothing and leaves a message (`say`) when it could not be d
 that closed or a key that stopped working is forgotten, so the page stops polling it.
 """
 
+import os
 import uuid
 
 import streamlit as st
@@ -29,7 +30,8 @@ from dashboard.lesson import state
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
-SEAT_COOKIE = "attention_lab_seat"
+SEAT_COOKIE, HIDING = "attention_lab_seat", "room_hiding"
+HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
 
@@ -62,10 +64,11 @@ def keep_seat():
 
 
 def client_address() -> str | None:
-    """This client's network address: the connection's own, or, when that is this machine (the hall's
-    HAProxy, which sets the header itself), the last X-Forwarded-For entry. None for a local screen."""
+    """This client's network address: the connection's own; or the last X-Forwarded-For entry when the
+    connection is from this machine or this is a hall's lab process (the hall's HAProxy replaces the
+    header with the client's address, hall/haproxy.cfg.in). None for a screen on this machine."""
     address = st.context.ip_address
-    if address is None:
+    if address is None or os.environ.get(HALL_PROCESS_ENV):
         forwarded = st.context.headers.get("X-Forwarded-For") or ""
         address = forwarded.rsplit(",", 1)[-1].strip() or None
     return clean_address(address)
@@ -204,6 +207,25 @@ def student_view():
     except RoomError as err:
         say(str(err))
     return None
+
+
+def _hides(view) -> bool:
+    """A question is open (asked, not revealed) and this screen shows the lesson it is about:
+    the teacher's, followed, or the same lesson kept after switching off."""
+    return (view is not None and view.round > 0 and not view.revealed
+            and (following() or state.lesson().to_json() == view.lesson_json))
+
+
+def hides_the_answer() -> bool:
+    """At the top of every view of the lesson: whether it must hide what decides the room's question."""
+    hide = bool(student_code()) and _hides(student_view())
+    st.session_state[HIDING] = hide
+    return hide
+
+
+def hiding_changed(view) -> bool:
+    """A poll found a question opened or revealed since the lesson view was drawn: it must be drawn again."""
+    return bool(student_code()) and _hides(view) != st.session_state.get(HIDING, False)
 
 
 def set_following(on: bool):

@@ -104,9 +104,11 @@ def panel():
 
 
 def gone_or_moved(view) -> bool:
-    """A full run is needed: the room has gone (the page then stops polling it), or a follower's
-    teacher changed the lesson (the sidebar and the page must show it)."""
-    return room_session.student_code() is None or room_session.needs_full_run(view)
+    """A full run is needed: the room has gone (the page then stops polling it), a follower's
+    teacher changed the lesson (the sidebar and the page must show it), or a question opened or
+    was revealed (the page hides, or shows again, what decides it)."""
+    return (room_session.student_code() is None or room_session.needs_full_run(view)
+            or room_session.hiding_changed(view))
 
 
 def answering(view):

@@ -283,3 +283,25 @@ def test_the_teacher_removes_a_student_by_the_tag_the_screen_lists(make_app):
     assert "no longer in room" in texts(s)
     other.run()
     assert other.session_state["room_code"] == key.code
+
+
+def test_while_a_question_is_open_page_one_hides_the_lesson_from_a_student(make_app):
+    """Issue 28: a following student opened page 1 ("Predict first" off) and read the deciding row."""
+    t, key = teacher(make_app)
+    s = make_app()  # page 1, joined from the sidebar
+    s.text_input(key="room_join_code_sidebar").input(format_code(key.code))
+    s.sidebar.button[[b.label for b in s.sidebar.button].index("Join the room")].click().run()
+    no_exception(s)
+    drawn = len(chart_data(s))
+    assert drawn > 0 and s.session_state["room_code"] == key.code
+    t.button(key="room_ask").click().run()
+    s.run()
+    no_exception(s)
+    assert chart_data(s) == [] and "question is open" in messages(s)
+    s.toggle(key="room_follow_sidebar").set_value(False).run()  # detached, with the teacher's lesson still
+    assert chart_data(s) == [] and "when you change the lesson" in messages(s)
+    s.toggle(key="room_follow_sidebar").set_value(True).run()
+    t.button(key="room_reveal").click().run()
+    s.run()
+    no_exception(s)
+    assert len(chart_data(s)) == drawn and "question is open" not in messages(s)
