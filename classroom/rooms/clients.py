@@ -50,10 +50,10 @@ def member_tag(session: str) -> str:
 
 
 def scopes(kind: str, session: str | None, address: str | None, per_session: int, per_address: int) -> list:
-    """[(counter scope, limit, who)] for one client: its session, and its address when known."""
-    out = [] if session is None else [(f"{kind}:s:{session}", per_session, "from this browser")]
-    if address is not None:
-        out.append((f"{kind}:a:{address}", per_address, "from this network address"))
+    """[(counter scope, limit, who)] for one client: its address when known, then its session."""
+    out = [] if address is None else [(f"{kind}:a:{address}", per_address, "from this network address")]
+    if session is not None:
+        out.append((f"{kind}:s:{session}", per_session, "from this browser"))
     return out
 
 
@@ -80,10 +80,9 @@ def count(registry, scope_list: list, window: float, now: float):
 
 
 def take(registry, scope_list: list, window: float, now: float, what: str):
-    """Count this try first and refuse it past a limit: exact when one client's tries race."""
-    over = None
+    """Count this try first and refuse it past a limit: exact when one client's tries race. The address
+    goes first, and a refused try makes no counter for its (fresh) session: a script that makes a new
+    session per try must not push the address's own counter out of a bounded registry."""
     for scope, limit, who in scope_list:
-        if registry._hit(scope, window, now) > limit and over is None:
-            over = who
-    if over is not None:
-        refuse(what, over, window, now)
+        if registry._hit(scope, window, now) > limit:
+            refuse(what, who, window, now)

@@ -339,3 +339,29 @@ def test_the_real_pin_hash_round_trips():
     record = rooms._rooms[key.code].pin
     assert record.startswith("scrypt$16384$") and "246810" not in record
     assert rooms.reclaim(key.code, "246810", sid(1)).code == key.code
+
+
+def test_a_new_session_per_try_does_not_wash_out_the_address_limit(make):
+    """Fresh session ids are free: refused tries must not fill a bounded registry's counters and
+    push out the one that holds the address back."""
+    rooms, _ = make(RoomLimits(max_limit_counters=40))
+    key = rooms.open("correct horse", LESSON)
+    opened = pins_refused = 0
+    for i in range(300):
+        s = sid(1000 + i)
+        try:
+            rooms.open("123456", LESSON, s, ATTACKER)
+            opened += 1
+        except TooManyTries:
+            pass
+        try:
+            rooms.reclaim(key.code, "wrong pin", s, ATTACKER)
+        except TooManyTries:
+            pins_refused += 1
+        except RoomError:
+            pass
+        with pytest.raises((NotInRoom, TooManyTries)):
+            rooms.join("AAAA-AAAA", s, ATTACKER)
+    assert (opened, pins_refused) == (10, 290)
+    with pytest.raises(TooManyTries, match="wrong room codes from this network address"):
+        rooms.join(key.code, sid(5000), ATTACKER)
