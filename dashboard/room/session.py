@@ -22,7 +22,7 @@ import uuid
 import streamlit as st
 
 from classroom.question import Question
-from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry
+from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry, normalise_code
 from classroom.rooms.clients import clean_address
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
@@ -30,7 +30,8 @@ from dashboard.lesson import state
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
-SEAT_COOKIE, HIDING = "attention_lab_seat", "room_hiding"
+SEAT_COOKIE, ROOM_COOKIE, HIDING = "attention_lab_seat", "attention_lab_room", "room_hiding"
+REJOIN, FORGET = "room_rejoin_tried", "room_forget"
 HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
@@ -54,13 +55,36 @@ def cookie_seat():
     return st.context.cookies.get(SEAT_COOKIE)
 
 
+def _cookies(**values):
+    """Set (a value) or delete (None) cookies of this browser; values are ours, checked by the callers."""
+    parts = [f"document.cookie = '{name}={value or ''}; path=/; max-age={SEAT_HOURS * 3600 if value else 0}; "
+             "SameSite=Strict';" for name, value in values.items()]
+    st.html(f"<script>{' '.join(parts)}</script>", unsafe_allow_javascript=True)
+
+
 def keep_seat():
-    """A joined student's seat in a cookie of this browser (SameSite, never in a link). On every full
-    run: an element that leaves the page on a later run would be a cookie written or not by chance."""
-    if not valid_session(session_id()):  # letters, digits, - and _ only: safe inside the script
+    """A joined student's seat and room in cookies of this browser (SameSite, never in a link), so a
+    reload on any page finds both (`rejoin`). On every full run: an element that leaves the page on a
+    later run would be a cookie written or not by chance."""
+    code = student_code()
+    if valid_session(session_id()) and normalise_code(code) == code:  # [A-Za-z0-9_-] only: safe in the script
+        _cookies(**{SEAT_COOKIE: session_id(), ROOM_COOKIE: code})
+
+
+def rejoin():
+    """Once per session, at the top of every full run: a browser that was in a room (a reload, a failover)
+    is back in it, in its seat. A room that has gone, or took this browser out, is forgotten quietly."""
+    ss = st.session_state
+    if ss.get(FORGET):
+        ss.pop(FORGET)
+        _cookies(**{ROOM_COOKIE: None})
+    if ss.get(REJOIN) or student_code() or teacher_key() is not None:
         return
-    st.html(f"<script>document.cookie = '{SEAT_COOKIE}={session_id()}; path=/; max-age={SEAT_HOURS * 3600}; "
-            "SameSite=Strict';</script>", unsafe_allow_javascript=True)
+    ss[REJOIN] = True
+    code = normalise_code(st.context.cookies.get(ROOM_COOKIE))
+    if code and valid_session(cookie_seat()) and not join(code):
+        ss.pop(MESSAGE, None)
+        _cookies(**{ROOM_COOKIE: None})
 
 
 def client_address() -> str | None:
@@ -190,6 +214,7 @@ def join(code: str) -> bool:
 
 def leave():
     code = st.session_state.pop(CODE, None)
+    st.session_state[FORGET] = True  # a reload must not bring the student back
     if code:
         registry().leave(code, session_id())
 
@@ -203,6 +228,7 @@ def student_view():
         return registry().student_view(code, session_id())
     except NotInRoom as err:
         st.session_state.pop(CODE, None)
+        st.session_state[FORGET] = True
         say(f"You are no longer in room {code[:4]}-{code[4:]}: {err}")
     except RoomError as err:
         say(str(err))

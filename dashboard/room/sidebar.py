@@ -17,6 +17,7 @@ ROOM_PAGE = room_student.ROOM_PAGE
 
 def block(on_room_page: bool):
     with st.sidebar:
+        room_session.rejoin()
         key, code = room_session.teacher_key(), room_session.student_code()
         if key is not None:
             st.markdown(f"**Your room: {format_code(key.code)}**")
