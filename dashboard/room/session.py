@@ -26,6 +26,7 @@ from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make
 from classroom.rooms.clients import clean_address
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
+from dashboard import display
 from dashboard.lesson import state
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
@@ -56,10 +57,7 @@ def cookie_seat():
 
 
 def _cookies(**values):
-    """Set (a value) or delete (None) cookies of this browser; values are ours, checked by the callers."""
-    parts = [f"document.cookie = '{name}={value or ''}; path=/; max-age={SEAT_HOURS * 3600 if value else 0}; "
-             "SameSite=Strict';" for name, value in values.items()]
-    st.html(f"<script>{' '.join(parts)}</script>", unsafe_allow_javascript=True)
+    display.set_cookies(values, SEAT_HOURS)
 
 
 def keep_seat():
@@ -67,7 +65,7 @@ def keep_seat():
     reload on any page finds both (`rejoin`). On every full run: an element that leaves the page on a
     later run would be a cookie written or not by chance."""
     code = student_code()
-    if valid_session(session_id()) and normalise_code(code) == code:  # [A-Za-z0-9_-] only: safe in the script
+    if valid_session(session_id()) and normalise_code(code) == code:
         _cookies(**{SEAT_COOKIE: session_id(), ROOM_COOKIE: code})
 
 
