@@ -11,6 +11,7 @@ address says which theme is on and opens it again. Charts follow because `draw.d
 text colours to Streamlit (`theme=None` still applies the theme's text and background).
 """
 
+import re
 from functools import lru_cache
 from urllib.parse import parse_qs
 
@@ -137,6 +138,21 @@ url.searchParams.delete("embed_options");
 if ("{option}") url.searchParams.set("embed_options", "{option}");
 window.location.replace(url.toString());
 </script>"""
+
+
+_COOKIE_TEXT = re.compile(r"[A-Za-z0-9_-]{1,64}")  # names and values a cookie script may hold: no quote, no ;
+
+
+def set_cookies(values: dict, hours: float):
+    """Set (a value) or delete (None) cookies of this browser for the whole lab, SameSite=Strict. Names
+    and values are letters, digits, - and _ only (ValueError otherwise): nothing else reaches the script."""
+    parts = []
+    for name, value in values.items():
+        if not _COOKIE_TEXT.fullmatch(name) or not (value is None or _COOKIE_TEXT.fullmatch(value)):
+            raise ValueError("a cookie's name and value are letters, digits, - and _ only")
+        age = int(hours * 3600) if value else 0
+        parts.append(f"document.cookie = '{name}={value or ''}; path=/; max-age={age}; SameSite=Strict';")
+    st.html(f"<script>{' '.join(parts)}</script>", unsafe_allow_javascript=True)
 
 
 def theme_control():

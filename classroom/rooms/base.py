@@ -5,28 +5,16 @@ the `_` primitives, each one atomic; this class holds every rule that does not d
 storage: validation, rate limits, messages, tallies. So both backends behave alike, and
 one suite of tests runs against both.
 
-Guessing a room code, the arithmetic. A code is one of 32^8 = 2^40 ≈ 1.1e12. A wrong code
-counts against the browser session (10 a minute) and against the whole server (120 a
-minute, however many sessions a script opens: 2 a second on average, at most 240 in a 60 s
-span that straddles a window edge). With the most rooms a registry allows (100) open, one
-guess finds a room with p ≤ 100 / 2^40 ≈ 9.1e-11: an hour of guessing at the cap (≤ 7,320
-guesses) gives p ≤ 6.7e-7, a year without pause (≤ 6.3e7) p ≤ 0.6 %, and against a
-classroom's one room, open two hours a day, that year gives p ≈ 5e-6. A lucky guess buys a
-seat as an anonymous student: teacher actions need the teacher's key (256 bits), and taking a
-room back needs its PIN, with 5 tries per room per 15 minutes from everyone together (a
-6-digit PIN: p ≤ 480 / 10^6 a day). The price: someone hammering wrong codes can hold up
-real students' joins for up to a minute, and wrong PINs can keep the teacher from taking the
-room back for up to 15 minutes (the teacher's own screen keeps working meanwhile).
-Opening rooms is limited too (30 per 10 minutes per server): each open hashes a PIN, and a
-script should not be able to fill the server's 100 rooms or its CPU.
+Limits count per client (clients.py): a browser session and, where known, its network address.
 """
 
 import json
-import math
 import time
 from abc import ABC, abstractmethod
 
 from classroom.question import Question, QuestionError
+from classroom.rooms import clients
+from classroom.rooms.clients import member_tag
 from classroom.rooms.codes import (
     SCRYPT_N,
     hash_pin,
@@ -39,6 +27,7 @@ from classroom.rooms.codes import (
     verify_pin,
 )
 from classroom.rooms.records import (
+    Member,
     NotInRoom,
     NotTeacher,
     RawRoom,
@@ -47,7 +36,6 @@ from classroom.rooms.records import (
     StudentView,
     TeacherKey,
     TeacherView,
-    TooManyTries,
 )
 from classroom.rooms.tally import load_question, tally
 from core.config import AttentionConfig, ConfigError
@@ -68,16 +56,16 @@ class RoomRegistry(ABC):
         self._pin_cost = pin_cost
 
     # -- the teacher -------------------------------------------------------------------------
-    def open(self, pin: str, lesson_json: str) -> TeacherKey:
-        """A new room with the teacher's lesson; keep the key in st.session_state only."""
+    def open(self, pin: str, lesson_json: str, session: str | None = None, address: str | None = None) -> TeacherKey:
+        """A new room with the teacher's lesson; keep the key in st.session_state only. `session` and
+        `address` name the client (clients.py): its allowance of rooms is its own."""
         if problem := pin_problem(pin):
             raise RoomError(problem)
         self._check_lesson(lesson_json)
         now, L = self._clock(), self.limits
-        if self._hit("open", L.open_window, now) > L.opens_per_server:
-            wait = self._wait(L.open_window, now)
-            raise TooManyTries(f"Too many rooms were opened on this lab server just now: try again in "
-                               f"{math.ceil(wait / 60)} min.", wait)
+        who = clients.scopes("open", session if valid_session(session) else None, clients.clean_address(address),
+                             L.opens_per_session, L.opens_per_address)
+        clients.take(self, who, L.open_window, now, "rooms opened")
         record, secret = hash_pin(pin, self._pin_cost), new_secret()  # slow hash: before any lock
         for _ in range(5):  # a taken code is a 1-in-10^10 event; five in a row means a broken RNG
             code = new_code()
@@ -89,18 +77,18 @@ class RoomRegistry(ABC):
                                 "or wait for an unused one to expire.")
         raise RoomError("No free room code was found: try again.")
 
-    def reclaim(self, code: str, pin: str, session: str) -> TeacherKey:
-        """The room back on a new screen (or after a reload): a new key; the old one stops working."""
-        session, now = self._session(session), self._clock()
-        self._guard_codes(session, now)
+    def reclaim(self, code: str, pin: str, session: str, address: str | None = None) -> TeacherKey:
+        """The room back on a new screen (or after a reload): a new key; the old one stops working.
+        PIN tries count per client and room: others' wrong PINs never refuse the teacher's right one."""
+        session, address, now = self._session(session), clients.clean_address(address), self._clock()
+        self._guard_codes(session, address, now)
         norm = normalise_code(code)
         record = self._pin_record(norm, now) if norm else None
         if record is None:
-            self._wrong_code(session, now)
-        tries = self._hit(f"pin:{norm}", self.limits.pin_window, now)  # counted before the check: exact under races
-        if tries > self.limits.pin_tries_per_room:
-            wait = self._wait(self.limits.pin_window, now)
-            raise TooManyTries(f"Too many PIN tries for this room: try again in {math.ceil(wait / 60)} min.", wait)
+            self._wrong_code(session, address, now)
+        L = self.limits
+        who = clients.scopes(f"pin:{norm}", session, address, L.pin_tries_per_session, L.pin_tries_per_address)
+        clients.take(self, who, L.pin_window, now, "PIN tries for this room")  # before the check: exact under races
         if not verify_pin(pin, record):
             raise RoomError("That PIN does not match this room's.")
         secret = new_secret()
@@ -138,21 +126,43 @@ class RoomRegistry(ABC):
         raw = self._read_teacher(*self._auth(key), now)
         if raw is None:
             raise NotTeacher(NOT_TEACHER)
-        present = sum(now - seen <= self.limits.present_seconds for seen in raw.members.values())
-        return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=present,
-                           members=len(raw.members), rounds=tuple(tally(r) for r in raw.rounds))
+        here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
+        answered = raw.rounds[-1].answers if raw.rounds else {}
+        roster = tuple(Member(member_tag(s), max(0.0, now - seen), s in here, s in answered)
+                       for s, seen in raw.members.items())
+        return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
+                           members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster)
+
+    def remove(self, key: TeacherKey, tag: str) -> str:
+        """Take a student out of the room (a script, a prank): their answers go, and that session cannot rejoin."""
+        code, digest = self._auth(key)
+        raw = self._read_teacher(code, digest, self._clock())
+        if raw is None:
+            raise NotTeacher(NOT_TEACHER)
+        session = next((s for s in raw.members if member_tag(s) == tag), None)
+        if session is None:
+            raise RoomError("That student is no longer in the room.")
+        self._teacher_result(self._remove(code, digest, session))
+        return tag
 
     # -- a student ---------------------------------------------------------------------------
-    def join(self, code: str, session: str) -> str:
-        """Join with a typed or scanned code; returns the code as stored. Wrong codes are rate-limited."""
-        session, now = self._session(session), self._clock()
-        self._guard_codes(session, now)
+    def join(self, code: str, session: str, address: str | None = None) -> str:
+        """Join with a typed or scanned code; returns the code as stored. A client's wrong codes are
+        rate-limited (its own, never anyone else's), and so are its seats in one room."""
+        session, address, now = self._session(session), clients.clean_address(address), self._clock()
+        self._guard_codes(session, address, now)
         norm = normalise_code(code)
-        status = self._join(norm, session, now) if norm else "gone"
+        L = self.limits
+        status = self._join(norm, session, address, now) if norm else "gone"
         if status == "full":
-            raise RoomError(f"This room is full ({self.limits.max_members} students).")
+            raise RoomError(f"This room is full ({L.max_members} students).")
+        if status == "crowded":
+            raise RoomError(f"This network address already has {L.members_per_address} students present in this "
+                            "room, its limit: leave the room on a device you no longer use, or ask the teacher.")
+        if status == "removed":
+            raise RoomError("The teacher has taken this browser out of the room.")
         if status != "ok":
-            self._wrong_code(session, now)
+            self._wrong_code(session, address, now)
         return norm
 
     def leave(self, code: str, session: str) -> None:
@@ -231,30 +241,27 @@ class RoomRegistry(ABC):
             raise RoomError(NO_QUESTION)
         return value
 
-    def _guard_codes(self, session: str, now: float):
+    def _code_scopes(self, session, address):
         L = self.limits
-        for scope, limit, who in ((f"code:{session}", L.wrong_codes_per_session, "from this browser"),
-                                  ("code", L.wrong_codes_per_server, "on this lab server")):
-            if self._count(scope, L.code_window, now) >= limit:
-                wait = self._wait(L.code_window, now)
-                raise TooManyTries(f"Too many wrong room codes {who} just now: try again in {math.ceil(wait)} s.",
-                                   wait)
+        return clients.scopes("code", session, address, L.wrong_codes_per_session, L.wrong_codes_per_address)
 
-    def _wrong_code(self, session: str, now: float):
-        self._hit(f"code:{session}", self.limits.code_window, now)
-        self._hit("code", self.limits.code_window, now)
+    def _guard_codes(self, session: str, address: str | None, now: float):
+        """A client at its limit is refused before its code is looked at: else the limit would not slow a guesser."""
+        clients.check(self, self._code_scopes(session, address), self.limits.code_window, now, "wrong room codes")
+
+    def _wrong_code(self, session: str, address: str | None, now: float):
+        clients.count(self, self._code_scopes(session, address), self.limits.code_window, now)
         raise NotInRoom(NOT_IN_ROOM)
-
-    @staticmethod
-    def _wait(window: float, now: float) -> float:
-        return window - now % window  # counters live in fixed windows [k·window, (k+1)·window)
 
     # -- what a backend implements, each call atomic -----------------------------------------
     @abstractmethod
     def _create(self, code, secret_digest, pin_record, lesson, now) -> str: ...  # "ok" | "full" | "taken"
 
     @abstractmethod
-    def _join(self, code, session, now) -> str: ...  # "ok" | "full" | "gone"
+    def _join(self, code, session, address, now) -> str: ...  # "ok" | "full" | "crowded" | "removed" | "gone"
+
+    @abstractmethod
+    def _remove(self, code, digest, session) -> tuple: ...  # (status, None); the session cannot join again
 
     @abstractmethod
     def _leave(self, code, session) -> None: ...

@@ -31,6 +31,8 @@ class _Room:
     active: float
     version: int = 1
     members: dict = field(default_factory=dict)  # session -> last seen; ≤ max_members
+    addresses: dict = field(default_factory=dict)  # session -> network address, for members whose is known
+    removed: set = field(default_factory=set)  # sessions the teacher took out; grows only by the teacher's clicks
     rounds: dict = field(default_factory=dict)  # number -> _Round, oldest first; ≤ max_rounds
     last_round: int = 0
 
@@ -66,25 +68,53 @@ class MemoryRooms(RoomRegistry):
             self._rooms[code] = _Room(secret_digest, pin_record, lesson, active=now)
             return "ok"
 
-    def _join(self, code, session, now):
+    def _join(self, code, session, address, now):
         with self._lock:
             room = self._live(code, now)
             if room is None:
                 return "gone"
-            if session not in room.members and len(room.members) >= self.limits.max_members:
-                stale = [s for s, seen in room.members.items() if now - seen > self.limits.member_idle_seconds]
-                for s in stale:
-                    del room.members[s]
-                if len(room.members) >= self.limits.max_members:
+            if session in room.removed:
+                return "removed"
+            L = self.limits
+            if session not in room.members and address is not None:  # a seat per device, not per script
+                same = [s for s, a in room.addresses.items() if a == address]
+                if len(same) >= L.members_per_address:
+                    for s in same:  # who stopped polling (a reload, a closed tab) makes space
+                        if now - room.members[s] > L.present_seconds:
+                            self._drop_member(room, s)
+                    if len(same) - sum(s not in room.members for s in same) >= L.members_per_address:
+                        return "crowded"
+            if session not in room.members and len(room.members) >= L.max_members:
+                for s in [s for s, seen in room.members.items() if now - seen > L.member_idle_seconds]:
+                    self._drop_member(room, s)
+                if len(room.members) >= L.max_members:
                     return "full"
             room.members[session] = room.active = now
+            if address is not None:
+                room.addresses[session] = address
             return "ok"
+
+    @staticmethod
+    def _drop_member(room, session):
+        room.members.pop(session, None)
+        room.addresses.pop(session, None)
 
     def _leave(self, code, session):
         with self._lock:
             room = self._rooms.get(code)
             if room is not None:
-                room.members.pop(session, None)
+                self._drop_member(room, session)
+
+    def _remove(self, code, digest, session):
+        with self._lock:
+            room = self._teacher(code, digest, self._clock())
+            if room is None:
+                return "denied", None
+            self._drop_member(room, session)
+            room.removed.add(session)
+            for r in room.rounds.values():
+                r.answers.pop(session, None)
+            return "ok", None
 
     def _read(self, code, session, now):
         with self._lock:

@@ -17,6 +17,8 @@ class RoomLimits:
 
     max_rooms: int = 100  # open rooms per registry (one lab server, or one Redis for the hall)
     max_members: int = 300  # students per room: a lecture hall
+    members_per_address: int = 5  # present students per network address in a room: a phone and a laptop,
+    #                               with room to spare; a script on one machine holds no more seats than this
     max_rounds: int = 8  # questions kept per room, for the before/after view
     max_lesson_chars: int = 20_000  # a lesson as JSON; a question holds one too
     max_question_chars: int = MAX_QUESTION_CHARS  # at most that (what is stored must read back): worst
@@ -24,13 +26,16 @@ class RoomLimits:
     idle_seconds: float = 2 * 3600  # a room nobody has used for this long closes
     present_seconds: float = 10.0  # "present": seen in this long (several polls: *_POLL_SECONDS)
     member_idle_seconds: float = 15 * 60  # a full room makes space by dropping students unseen this long
-    wrong_codes_per_session: int = 10  # per window, from one browser session
-    wrong_codes_per_server: int = 120  # per window, from everyone together
+    # Rate limits count per client (clients.py): its browser session, and its network address when known.
+    wrong_codes_per_session: int = 10  # per window
+    wrong_codes_per_address: int = 30  # per window: several devices behind one address mistype too
     code_window: float = 60.0
-    pin_tries_per_room: int = 5  # per window, whoever tries
+    pin_tries_per_session: int = 5  # per room and window
+    pin_tries_per_address: int = 10  # per room and window
     pin_window: float = 15 * 60.0
-    opens_per_server: int = 30  # rooms opened per window: bounds the PIN hashing a script can cause
-    open_window: float = 10 * 60.0
+    opens_per_session: int = 5  # rooms opened per window: bounds the PIN hashing one client can cause,
+    opens_per_address: int = 10  # and (the window being as long as an unused room lives) the rooms it holds
+    open_window: float = 2 * 3600.0
     max_limit_counters: int = 10_000  # rate-limit counters an in-process registry keeps
 
     def __post_init__(self):
@@ -76,7 +81,8 @@ class Tally:
     number: int  # 1, 2, ... in the order asked
     question: Question
     counts: tuple  # per choice: how many students picked (or ticked) it
-    answered: int  # students who answered this round
+    answered: int  # answers counted in `counts`: students in the room who answered this round
+    answered_present: int  # of those, students present now (the rest answered, then went quiet or left)
     revealed: bool
     correct: int | None  # students whose answer is right; None until revealed (the screen is projected)
     again_of: int  # 0, or the number of the round this one asks again
@@ -90,6 +96,7 @@ class TeacherView:
     present: int  # students seen in the last RoomLimits.present_seconds
     members: int  # students in the room
     rounds: tuple  # Tally, oldest first; the last is the current question
+    roster: tuple = ()  # Member, in the order they joined
 
     @property
     def current(self) -> Tally | None:
@@ -100,6 +107,16 @@ class TeacherView:
         """The round the current one asks again, when it is still kept: the "before" histogram."""
         now = self.current
         return next((t for t in self.rounds if now and t.number == now.again_of), None)
+
+
+@dataclass(frozen=True)
+class Member:
+    """A student as the teacher's screen lists them: no name and no address, a tag to tell them apart."""
+
+    tag: str  # a short hash of the session id: enough to pick one, never enough to become them
+    seen_ago: float  # seconds since their last poll
+    present: bool
+    answered: bool  # in the current round
 
 
 @dataclass(frozen=True)

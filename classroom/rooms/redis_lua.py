@@ -5,6 +5,8 @@ Layout under a prefix P, for a room with code C:
   P room:{C}        hash   secret, pin, lesson, version, round (last), first (oldest kept),
                            active (last use), q:N (question JSON), rev:N, again:N
   P room:{C}:m      hash   session -> last seen
+  P room:{C}:ip     hash   session -> network address (members whose address is known)
+  P room:{C}:x      set    sessions the teacher removed
   P room:{C}:a:N    hash   session -> answer JSON, for round N
   P rooms           zset   code -> last use: counts open rooms, finds idle ones
 Every room key carries a TTL (ARGV[5] ms, longer than the idle limit) refreshed on use, so
@@ -23,6 +25,7 @@ local INDEX = P .. 'rooms'
 local function key(code) return P .. 'room:{' .. code .. '}' end
 local room = key(C)
 local members = room .. ':m'
+local addrs, removed = room .. ':ip', room .. ':x'
 local function answers(n) return room .. ':a:' .. n end
 local function kept(r)
   return tonumber(redis.call('HGET', r, 'first') or '1'), tonumber(redis.call('HGET', r, 'round') or '0')
@@ -31,7 +34,7 @@ local function drop(code)
   local r = key(code)
   local first, last = kept(r)
   for n = first, last do redis.call('DEL', r .. ':a:' .. n) end
-  redis.call('DEL', r, r .. ':m')
+  redis.call('DEL', r, r .. ':m', r .. ':ip', r .. ':x')
   redis.call('ZREM', INDEX, code)
 end
 local function alive()
@@ -45,6 +48,8 @@ local function touch()
   redis.call('ZADD', INDEX, ARGV[3], C)
   redis.call('PEXPIRE', room, ttl)
   redis.call('PEXPIRE', members, ttl)
+  redis.call('PEXPIRE', addrs, ttl)
+  redis.call('PEXPIRE', removed, ttl)
   local first, last = kept(room)
   for n = first, last do redis.call('PEXPIRE', answers(n), ttl) end
 end
@@ -61,26 +66,59 @@ touch()
 return 'ok'
 """
 
-# ARGV 6 session, 7 max members, 8 member idle seconds
+# ARGV 6 session, 7 max members, 8 member idle seconds, 9 address ('' unknown), 10 per address, 11 present s
 JOIN = PRELUDE + """
 if not alive() then return 'gone' end
-local s = ARGV[6]
-if redis.call('HEXISTS', members, s) == 0 and redis.call('HLEN', members) >= tonumber(ARGV[7]) then
+local s, address = ARGV[6], ARGV[9]
+if redis.call('SISMEMBER', removed, s) == 1 then return 'removed' end
+local new = redis.call('HEXISTS', members, s) == 0
+if new and address ~= '' then
+  local all, same = redis.call('HGETALL', addrs), {}
+  for i = 1, #all, 2 do if all[i + 1] == address then table.insert(same, all[i]) end end
+  if #same >= tonumber(ARGV[10]) then
+    local left = #same
+    for _, other in ipairs(same) do
+      if now - tonumber(redis.call('HGET', members, other) or '0') > tonumber(ARGV[11]) then
+        redis.call('HDEL', members, other)
+        redis.call('HDEL', addrs, other)
+        left = left - 1
+      end
+    end
+    if left >= tonumber(ARGV[10]) then return 'crowded' end
+  end
+end
+if new and redis.call('HLEN', members) >= tonumber(ARGV[7]) then
   local all = redis.call('HGETALL', members)
   for i = 1, #all, 2 do
-    if now - tonumber(all[i + 1]) > tonumber(ARGV[8]) then redis.call('HDEL', members, all[i]) end
+    if now - tonumber(all[i + 1]) > tonumber(ARGV[8]) then
+      redis.call('HDEL', members, all[i])
+      redis.call('HDEL', addrs, all[i])
+    end
   end
   if redis.call('HLEN', members) >= tonumber(ARGV[7]) then return 'full' end
 end
 redis.call('HSET', members, s, ARGV[3])
+if address ~= '' then redis.call('HSET', addrs, s, address) end
 touch()
 return 'ok'
 """
 
 # ARGV 6 session
 LEAVE = PRELUDE + """
-if alive() then redis.call('HDEL', members, ARGV[6]) end
+if alive() then redis.call('HDEL', members, ARGV[6]) redis.call('HDEL', addrs, ARGV[6]) end
 return 'ok'
+"""
+
+# ARGV 6 digest, 7 session
+REMOVE = PRELUDE + """
+if not teacher() then return {'denied'} end
+redis.call('HDEL', members, ARGV[7])
+redis.call('HDEL', addrs, ARGV[7])
+redis.call('SADD', removed, ARGV[7])
+local first, last = kept(room)
+for n = first, last do redis.call('HDEL', answers(n), ARGV[7]) end
+touch()
+return {'ok'}
 """
 
 # ARGV 6 session -> {version, lesson, round, question, revealed, again, my answer}, or false

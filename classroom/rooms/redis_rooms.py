@@ -27,8 +27,8 @@ class RedisRooms(RoomRegistry):
         super().__init__(limits, clock, **kwargs)
         self._redis, self._prefix = client, prefix
         self._scripts = {name: client.register_script(getattr(lua, name)) for name in
-                         ("CREATE", "JOIN", "LEAVE", "READ", "ANSWER", "READ_TEACHER", "SET_LESSON", "ASK", "REVEAL",
-                          "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
+                         ("CREATE", "JOIN", "LEAVE", "REMOVE", "READ", "ANSWER", "READ_TEACHER", "SET_LESSON", "ASK",
+                          "REVEAL", "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
 
     @classmethod
     def from_url(cls, url: str, **kwargs) -> "RedisRooms":
@@ -51,8 +51,13 @@ class RedisRooms(RoomRegistry):
     def _create(self, code, secret_digest, pin_record, lesson, now):
         return self._run("CREATE", code, now, secret_digest, pin_record, lesson, self.limits.max_rooms)
 
-    def _join(self, code, session, now):
-        return self._run("JOIN", code, now, session, self.limits.max_members, self.limits.member_idle_seconds)
+    def _join(self, code, session, address, now):
+        L = self.limits
+        return self._run("JOIN", code, now, session, L.max_members, L.member_idle_seconds, address or "",
+                         L.members_per_address, L.present_seconds)
+
+    def _remove(self, code, digest, session):
+        return self._run("REMOVE", code, self._clock(), digest, session)[0], None
 
     def _leave(self, code, session):
         self._run("LEAVE", code, self._clock(), session)

@@ -21,7 +21,7 @@ if key is not None:
     room_teacher.page()
 elif code is not None:
     links.view_param("code", code, None)
-    links.view_param("seat", room_session.session_id(), None)  # a reload or a failover keeps this student's place
+    room_session.keep_seat()  # a reload or a failover keeps this student's place: a cookie, never the address
     room_student.page()
 else:
     st.markdown("Your teacher shows a **room code** and a QR code. Scan it, or type the code here.")

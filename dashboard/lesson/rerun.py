@@ -30,6 +30,7 @@ from dashboard.room import session as room_session
 
 KEY = "lesson_view"
 WHOLE_RUNS = frozenset({"lecture", "trained-heads", "watch-it-learn", "room"})
+LESSON_NUMBERS = "lecture"  # the one page that runs whole and shows the lesson's numbers (its videos)
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
 # (the heads on offer), the source and the mask (the controls under them); the number of random
@@ -79,7 +80,9 @@ def run(page):
     """app.py: run the chosen page; a page that runs whole gets the lesson's messages and the
     address around it (a page in a fragment gets them from `view`)."""
     st.session_state[_MAY] = False  # until the page draws its view (a new process has no view at all)
-    if page.url_path in WHOLE_RUNS:
+    if page.url_path == LESSON_NUMBERS:
+        _around(lambda: _answer_hidden() or page.run())
+    elif page.url_path in WHOLE_RUNS:
         _around(page.run)
     else:
         page.run()
@@ -94,7 +97,7 @@ def view(draw, with_trace: bool = True):
         if _sidebar_is_stale():
             st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
         cfg = state.lesson()
-        _around(lambda: draw(cfg, data.trace(cfg)) if with_trace else draw(cfg))
+        _around(lambda: _answer_hidden() or (draw(cfg, data.trace(cfg)) if with_trace else draw(cfg)))
 
     st.session_state[_MAY] = st.session_state.get(_ALLOWED, False)
     st.fragment(fragment, key=KEY)()
@@ -117,6 +120,16 @@ def part(draw, *args, every: float | None = None):
             st.rerun()
 
     st.fragment(fragment, run_every=every)(*args)
+
+
+def _answer_hidden() -> bool:
+    """While a student's room has a question open about the lesson on this screen, every view of
+    that lesson would show what decides it (a row of weights, the mask): say so instead."""
+    if not room_session.hides_the_answer():
+        return False
+    st.info("Your room's question is open. This page shows the teacher's lesson again once the teacher "
+            "reveals the answer" + ("." if room_session.following() else ", or when you change the lesson."))
+    return True
 
 
 def _around(body):

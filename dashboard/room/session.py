@@ -5,32 +5,94 @@ or Redis); pages never know which. What a session holds lives in `st.session_sta
 
 - a teacher: the `TeacherKey` (its secret never reaches the URL or the screen);
 - a student: the room's public code, whether they follow the teacher's lesson, and the
-  lesson version they last applied. No name is asked or kept: a random session id.
+  lesson version they last applied. No name is asked or kept: a random session id, their
+  seat. The seat never travels in the address (a student shares that): a reload or a hall
+  failover, which start a new Streamlit session, find it in a cookie of this browser
+  (`keep_seat`), so a student keeps their place and their vote and a link gives no one theirs.
+- a client, for the registry's limits: the session, and the network address when known
+  (`client_address`).
 
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room
 that closed or a key that stopped working is forgotten, so the page stops polling it.
 """
 
+import os
 import uuid
 
 import streamlit as st
 
 from classroom.question import Question
-from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry
+from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry, normalise_code
+from classroom.rooms.clients import clean_address
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
+from dashboard import display
 from dashboard.lesson import state
 from dashboard.process import Held
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
+SEAT_COOKIE, ROOM_COOKIE, HIDING = "attention_lab_seat", "attention_lab_room", "room_hiding"
+REJOIN, FORGET = "room_rejoin_tried", "room_forget"
+HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
+SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
 
 registry: Held[RoomRegistry] = Held(make_registry)  # not a Streamlit cache (dashboard/process.py)
 
 
 def session_id() -> str:
-    return st.session_state.setdefault(SESSION, uuid.uuid4().hex)
+    """This browser's seat: the one its cookie names (kept by `keep_seat`), else a new random one.
+    Read once per Streamlit session, so a session is one member, with one vote, for its life."""
+    ss = st.session_state
+    if SESSION not in ss:
+        seat = cookie_seat()
+        ss[SESSION] = seat if valid_session(seat) else uuid.uuid4().hex
+    return ss[SESSION]
+
+
+def cookie_seat():
+    return st.context.cookies.get(SEAT_COOKIE)
+
+
+def _cookies(**values):
+    display.set_cookies(values, SEAT_HOURS)
+
+
+def keep_seat():
+    """A joined student's seat and room in cookies of this browser (SameSite, never in a link), so a
+    reload on any page finds both (`rejoin`). On every full run: an element that leaves the page on a
+    later run would be a cookie written or not by chance."""
+    code = student_code()
+    if valid_session(session_id()) and normalise_code(code) == code:
+        _cookies(**{SEAT_COOKIE: session_id(), ROOM_COOKIE: code})
+
+
+def rejoin():
+    """Once per session, at the top of every full run: a browser that was in a room (a reload, a failover)
+    is back in it, in its seat. A room that has gone, or took this browser out, is forgotten quietly."""
+    ss = st.session_state
+    if ss.get(FORGET):
+        ss.pop(FORGET)
+        _cookies(**{ROOM_COOKIE: None})
+    if ss.get(REJOIN) or student_code() or teacher_key() is not None:
+        return
+    ss[REJOIN] = True
+    code = normalise_code(st.context.cookies.get(ROOM_COOKIE))
+    if code and valid_session(cookie_seat()) and not join(code):
+        ss.pop(MESSAGE, None)
+        _cookies(**{ROOM_COOKIE: None})
+
+
+def client_address() -> str | None:
+    """This client's network address: the connection's own; or the last X-Forwarded-For entry when the
+    connection is from this machine or this is a hall's lab process (the hall's HAProxy replaces the
+    header with the client's address, hall/haproxy.cfg.in). None for a screen on this machine."""
+    address = st.context.ip_address
+    if address is None or os.environ.get(HALL_PROCESS_ENV):
+        forwarded = st.context.headers.get("X-Forwarded-For") or ""
+        address = forwarded.rsplit(",", 1)[-1].strip() or None
+    return clean_address(address)
 
 
 def teacher_key():
@@ -72,7 +134,7 @@ def _teacher_call(action, *args):
 # -- the teacher ----------------------------------------------------------------------------
 def open_room(pin: str) -> bool:
     try:
-        key = registry().open(pin, state.lesson().to_json())
+        key = registry().open(pin, state.lesson().to_json(), session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False
@@ -82,7 +144,7 @@ def open_room(pin: str) -> bool:
 
 def reclaim(code: str, pin: str) -> bool:
     try:
-        key = registry().reclaim(code, pin, session_id())
+        key = registry().reclaim(code, pin, session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False
@@ -128,17 +190,16 @@ def teacher_view():
     return _teacher_call(registry().teacher_view)
 
 
+def remove(tag: str):
+    if _teacher_call(registry().remove, tag) is not None:
+        say(f"Student {tag} is out of the room.", "toast")
+
+
 # -- a student ------------------------------------------------------------------------------
-def join(code: str, seat: str | None = None) -> bool:
-    """Join the room `code`. `seat`: the session id a student's address carries (the Room page
-    writes it there), so that after a reload or a hall failover, which start a new Streamlit
-    session, the same student comes back, with the answer they sent, instead of a second member
-    with a second vote. Taken only by a session that is in no room yet; one that is not a session
-    id as the pages make them is ignored."""
-    if seat is not None and student_code() is None and valid_session(seat):
-        st.session_state[SESSION] = seat
+def join(code: str) -> bool:
+    """Join the room `code` in this browser's seat (`session_id`)."""
     try:
-        norm = registry().join(code, session_id())
+        norm = registry().join(code, session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False
@@ -150,6 +211,7 @@ def join(code: str, seat: str | None = None) -> bool:
 
 def leave():
     code = st.session_state.pop(CODE, None)
+    st.session_state[FORGET] = True  # a reload must not bring the student back
     if code:
         registry().leave(code, session_id())
 
@@ -163,10 +225,30 @@ def student_view():
         return registry().student_view(code, session_id())
     except NotInRoom as err:
         st.session_state.pop(CODE, None)
+        st.session_state[FORGET] = True
         say(f"You are no longer in room {code[:4]}-{code[4:]}: {err}")
     except RoomError as err:
         say(str(err))
     return None
+
+
+def _hides(view) -> bool:
+    """A question is open (asked, not revealed) and this screen shows the lesson it is about:
+    the teacher's, followed, or the same lesson kept after switching off."""
+    return (view is not None and view.round > 0 and not view.revealed
+            and (following() or state.lesson().to_json() == view.lesson_json))
+
+
+def hides_the_answer() -> bool:
+    """At the top of every view of the lesson: whether it must hide what decides the room's question."""
+    hide = bool(student_code()) and _hides(student_view())
+    st.session_state[HIDING] = hide
+    return hide
+
+
+def hiding_changed(view) -> bool:
+    """A poll found a question opened or revealed since the lesson view was drawn: it must be drawn again."""
+    return bool(student_code()) and _hides(view) != st.session_state.get(HIDING, False)
 
 
 def set_following(on: bool):

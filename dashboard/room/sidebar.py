@@ -17,12 +17,15 @@ ROOM_PAGE = room_student.ROOM_PAGE
 
 def block(on_room_page: bool):
     with st.sidebar:
+        room_session.rejoin()
         key, code = room_session.teacher_key(), room_session.student_code()
         if key is not None:
             st.markdown(f"**Your room: {format_code(key.code)}**")
             if not on_room_page:
                 st.page_link(navigation.page(ROOM_PAGE), label="Show the room's code and answers", icon="📣")
         elif code is not None:
+            room_session.keep_seat()  # joined from this sidebar, on any page: a reload keeps the place
+            room_session.hides_the_answer()  # before the poll below, which compares with this full run's
             if on_room_page:  # the page itself has the switch and the question
                 st.markdown(f"**Room {format_code(code)}**")
             else:

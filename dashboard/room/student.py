@@ -25,14 +25,14 @@ ROOM_PAGE = "app_pages/room.py"
 
 def code_from_link():
     """/room?code=… (a scanned QR code): join at once, unless this screen already runs or is in that room.
-    A student's own address also carries `seat` (see room_session.join)."""
-    code, seat = links.view_from_url("code", str), links.view_from_url("seat", str)
+    Anything else in the address (a `seat` from an old link) is ignored: a student's seat is not in links."""
+    code = links.view_from_url("code", str)
     if not code:
         return
     key, norm = room_session.teacher_key(), normalise_code(code)
     if norm is not None and norm in (getattr(key, "code", None), room_session.student_code()):
         return
-    room_session.join(code, seat)
+    room_session.join(code)
 
 
 def join_form(where: str):
@@ -104,9 +104,11 @@ def panel():
 
 
 def gone_or_moved(view) -> bool:
-    """A full run is needed: the room has gone (the page then stops polling it), or a follower's
-    teacher changed the lesson (the sidebar and the page must show it)."""
-    return room_session.student_code() is None or room_session.needs_full_run(view)
+    """A full run is needed: the room has gone (the page then stops polling it), a follower's
+    teacher changed the lesson (the sidebar and the page must show it), or a question opened or
+    was revealed (the page hides, or shows again, what decides it)."""
+    return (room_session.student_code() is None or room_session.needs_full_run(view)
+            or room_session.hiding_changed(view))
 
 
 def answering(view):

@@ -76,6 +76,7 @@ def live():
     now = view.current
     if now is None:
         st.info("No question yet: choose one below and ask it.")
+        roster(view)
         return
     st.markdown(f"**Question {now.number}:** {plain(now.question.prompt)}")
     rounds = [view.before, now] if view.before is not None else [now]
@@ -85,8 +86,8 @@ def live():
             title, top = f"Round {tally.number}, {when}", max(view.present, tally.answered)
             predict.draw(("answers", tally.question.key(), title, top),
                          qc.answers_histogram(tally, title, top), key=f"room_hist_{tally.number}")
-            st.caption(f"{tally.answered} answered of {view.present} present"
-                       + (f"; {tally.correct} of {tally.answered} right." if tally.revealed else "."))
+            st.caption(count_line(tally, view.present))
+    roster(view)
     if now.revealed:
         predict.show_truth(now.question, None)
         predict.reveal_chart(now.question, f"room_teacher_reveal_{now.number}")
@@ -96,6 +97,27 @@ def live():
                 help="Every student's screen shows the truth beside their own answer.")
     right.button("Ask again (after discussion)", key="room_again", on_click=room_session.ask_again,
                  help="The same question in a new round: the two histograms side by side.")
+
+
+def count_line(tally, present: int) -> str:
+    """What the histogram counts, said exactly: answers of students present now, and the others apart."""
+    line = f"{tally.answered_present} answered of {present} present"
+    if gone := tally.answered - tally.answered_present:
+        line += f" (the chart also counts {gone} answer{'s' * (gone != 1)} of students no longer present)"
+    return line + (f"; {tally.correct} of {tally.answered} right." if tally.revealed else ".")
+
+
+def roster(view):
+    """Who is in the room, by tag (no names, no addresses: the screen is projected); remove one by its tag."""
+    with st.expander(f"Students in the room ({view.members})"):
+        if view.roster:
+            st.dataframe([{"student": m.tag, "present": m.present, "last seen": f"{m.seen_ago:.0f} s ago",
+                           "answered": m.answered} for m in view.roster], hide_index=True, height=180)
+        with st.form("room_remove", clear_on_submit=True, border=False):
+            tag = st.text_input("Take a student out of the room (their answers go; that browser cannot rejoin)",
+                                key="room_remove_tag", max_chars=6, placeholder="3F2A9C")
+            if st.form_submit_button("Remove"):
+                room_session.remove(tag.strip().upper())
 
 
 def ask_panel():

@@ -111,3 +111,11 @@ def test_a_reclaim_racing_the_old_screen(rooms):
         rooms.ask(key, Q)  # whatever the old screen did during the race, it is out now
     before = len(rooms.teacher_view(new).rounds)
     assert before == sum(err is None for _, err in outcomes[1:])
+
+
+def test_pin_tries_racing_from_one_machine_get_no_more_than_its_limit(make):
+    rooms, _ = make()
+    key = rooms.open("correct horse", LESSON)
+    outcomes = together(30, lambda i: rooms.reclaim(key.code, "wrong pin", sid(i), "10.0.0.66"))
+    checked = sum("does not match" in str(err) for _, err in outcomes)
+    assert checked == rooms.limits.pin_tries_per_address == 10

@@ -7,7 +7,7 @@ import pytest
 
 from classroom.question import MAX_QUESTION_CHARS, Question, QuestionError
 from classroom.questions import blocked_question, focus_question
-from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomLimits, TeacherKey, TooManyTries, format_code
+from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomLimits, TeacherKey, format_code
 from classroom.rooms.base import NOT_IN_ROOM, NOT_TEACHER, REVEALED, STALE
 from core import AttentionConfig
 
@@ -158,51 +158,6 @@ def test_a_wrong_code_and_a_non_member_get_one_plain_message(rooms):
         rooms.join(key.code, "x; rm -rf /")
 
 
-def test_wrong_codes_are_rate_limited_per_session_and_per_server(make):
-    rooms, clock = make(RoomLimits(wrong_codes_per_session=3, wrong_codes_per_server=5))
-    key = rooms.open("123456", LESSON)
-    for _ in range(3):
-        with pytest.raises(NotInRoom):
-            rooms.join("AAAA-AAAA", sid(1))
-    with pytest.raises(TooManyTries, match="from this browser") as err:
-        rooms.join(key.code, sid(1))  # even the right code, until the window ends
-    assert 0 < err.value.retry_after <= 60
-    rooms.join(key.code, sid(2))  # another browser is not held up by that one
-    for _ in range(2):
-        with pytest.raises(NotInRoom):
-            rooms.join("AAAA-AAAA", sid(3))
-    with pytest.raises(TooManyTries, match="on this lab server"):
-        rooms.join(key.code, sid(4))  # five wrong codes from everyone together
-    clock.advance(60)
-    assert rooms.join(key.code, sid(1)) == key.code
-
-
-def test_pin_tries_are_limited_per_room_and_the_pin_is_not_stored(make):
-    rooms, clock = make(RoomLimits(pin_tries_per_room=3))
-    key = rooms.open("correct horse", LESSON)
-    for i in range(3):
-        with pytest.raises(RoomError, match="does not match"):
-            rooms.reclaim(key.code, "wrong pin", sid(i))  # new sessions do not reset the count
-    with pytest.raises(TooManyTries, match="PIN tries"):
-        rooms.reclaim(key.code, "correct horse", sid(7))
-    rooms.teacher_view(key)  # the teacher's own screen keeps working meanwhile
-    clock.advance(15 * 60)
-    assert rooms.reclaim(key.code, "correct horse", sid(7)).code == key.code
-    with pytest.raises(RoomError, match="6 to 64"):
-        rooms.open("123", LESSON)
-    assert "correct horse" not in repr(rooms.__dict__)
-
-
-def test_opening_rooms_is_rate_limited_per_server(make):
-    rooms, clock = make(RoomLimits(opens_per_server=3))
-    for _ in range(3):
-        rooms.open("123456", LESSON)
-    with pytest.raises(TooManyTries, match="opened on this lab server"):
-        rooms.open("123456", LESSON)
-    clock.advance(600)
-    rooms.open("123456", LESSON)
-
-
 def test_rooms_members_and_rounds_are_bounded(make):
     rooms, clock = make(RoomLimits(max_rooms=2, max_members=2, max_rounds=3, member_idle_seconds=100))
     a, b = rooms.open("123456", LESSON), rooms.open("123456", LESSON)
@@ -236,16 +191,20 @@ def test_idle_rooms_expire_and_used_ones_do_not(make):
     rooms.open("123456", LESSON)  # its place is free again
 
 
-def test_present_counts_heartbeats_and_leaving_keeps_the_vote(make):
+def test_answers_of_students_who_left_are_counted_apart_from_those_present(make):
+    """Issue 28: "26 answered of 17 present": answers of students who left counted as if they were here."""
     rooms, clock = make(RoomLimits(present_seconds=10))
     key = opened(rooms, students=3)
     n = rooms.ask(key, Q)
     rooms.answer(key.code, sid(0), n, RIGHT)
+    rooms.answer(key.code, sid(2), n, RIGHT)
     rooms.leave(key.code, sid(0))
     clock.advance(11)
     rooms.student_view(key.code, sid(1))
     view = rooms.teacher_view(key)
-    assert (view.present, view.members, view.current.answered) == (1, 2, 1)
+    assert (view.present, view.members) == (1, 2)
+    assert (view.current.answered, view.current.answered_present) == (2, 0)  # sid(2) is quiet, sid(0) left
+    assert [m.present for m in view.roster] == [True, False]
 
 
 def test_the_real_pin_hash_round_trips():

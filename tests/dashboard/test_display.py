@@ -68,3 +68,10 @@ def test_the_page_css_is_built_from_constants(look):
                          r'\{[-a-z: #0-9A-F!;]+\})')
     assert rules and all(allowed.fullmatch(rule) for rule in rules), [r for r in rules if not allowed.fullmatch(r)]
 
+
+
+@pytest.mark.parametrize("name, value", [("attention_lab_seat", "x'; alert(1); '"), ("a;b", "1"),
+                                         ("attention_lab_room", "</script><b>x</b>")])
+def test_the_cookie_script_holds_nothing_but_letters_digits_and_dashes(name, value):
+    with pytest.raises(ValueError, match="letters, digits"):
+        display.set_cookies({name: value}, hours=1)

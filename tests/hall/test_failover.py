@@ -170,7 +170,7 @@ def wait_until_back(hall, victim: str, old_pid: int, killed_at: float):
 def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_one_vote(hall, browser):
     """A student answers on the Room page; their process is killed. The phone must keep showing the
     answer sent, bring the teacher's next round without the student touching anything, and count
-    one student with one vote (the `seat` in the phone's address: room_session.join).
+    one student with one vote (the seat in the phone's cookie, never in its address: room_session.keep_seat).
 
     The new process holds none of the page's fragments. What runs the whole page there (which
     joins the room again from the address): Streamlit's browser code when it asks for a full run

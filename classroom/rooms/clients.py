@@ -1,0 +1,88 @@
+"""Who is asking, and how often: the room registry's rate limits, counted per client.
+
+A client is what the server really knows of a request: its browser session (a random id the
+page keeps server-side; a script can open as many as it likes) and, where the page can tell,
+its network address (a phone's own address on the local network, or the X-Forwarded-For that
+the hall's HAProxy sets). A limit counts one client's failures only, so a script that sends
+wrong codes or wrong PINs is refused, and a student typing the right code, or the teacher
+typing the right PIN, on another device never is. A client over a limit is refused before its
+code or PIN is looked at (else the limit would not slow guessing down).
+
+Guessing a room code, the arithmetic. A code is one of 32^8 = 2^40 ≈ 1.1e12. One address may
+send 30 wrong codes a minute (10 per session): at most 60 in a 60 s span that straddles a
+window edge. With the most rooms a registry allows (100) open, one guess finds a room with
+p ≤ 100 / 2^40 ≈ 9.1e-11: an hour from one address (≤ 1,830 guesses) gives p ≤ 1.7e-7, a year
+without pause (≤ 1.6e7) p ≤ 0.15 %, and against a classroom's one room, open two hours a day,
+that year gives p ≈ 1.3e-6. A lucky guess buys a seat as an anonymous student: teacher actions
+need the teacher's key (256 bits), and taking a room back needs its PIN: 10 tries per room per
+15 minutes from one address, 5 from one session (a 6-digit PIN: p ≤ 960 / 10^6 a day from one
+address). PIN tries are counted before the (slow) check, so sessions racing from one address
+get no more than the limit; the teacher's own right PIN counts only against the teacher's own
+device. Where the address is not known (a screen on the lab's own machine, or a proxy that
+sets no X-Forwarded-For) only the session counts: such a deployment trusts its local users.
+
+The price, said plainly: devices that share one address (a class behind one NAT, in front of a
+lab on another network) share its allowance, and one of them hammering wrong codes holds up
+the others' joins for up to a minute. A lab on the class's own network sees every phone's own
+address.
+"""
+
+import hashlib
+import ipaddress
+import math
+
+from classroom.rooms.records import TooManyTries
+
+
+def clean_address(address) -> str | None:
+    """An IP address in its canonical form, or None for anything else (a forged header is no address)."""
+    if not isinstance(address, str) or len(address) > 64:
+        return None
+    try:
+        return str(ipaddress.ip_address(address.strip()))
+    except ValueError:
+        return None
+
+
+def member_tag(session: str) -> str:
+    """A student's tag on the teacher's screen: a hash of their session id, which it does not reveal."""
+    return hashlib.sha256(f"member:{session}".encode()).hexdigest()[:6].upper()
+
+
+def scopes(kind: str, session: str | None, address: str | None, per_session: int, per_address: int) -> list:
+    """[(counter scope, limit, who)] for one client: its address when known, then its session."""
+    out = [] if address is None else [(f"{kind}:a:{address}", per_address, "from this network address")]
+    if session is not None:
+        out.append((f"{kind}:s:{session}", per_session, "from this browser"))
+    return out
+
+
+def wait(window: float, now: float) -> float:
+    return window - now % window  # counters live in fixed windows [k·window, (k+1)·window)
+
+
+def refuse(what: str, who: str, window: float, now: float):
+    w = wait(window, now)
+    when = f"{math.ceil(w)} s" if w < 120 else f"{math.ceil(w / 60)} min"
+    raise TooManyTries(f"Too many {what} {who} just now: try again in {when}.", w)
+
+
+def check(registry, scope_list: list, window: float, now: float, what: str):
+    """Refuse a client already at a limit; count nothing (what a failure costs is `count`)."""
+    for scope, limit, who in scope_list:
+        if registry._count(scope, window, now) >= limit:
+            refuse(what, who, window, now)
+
+
+def count(registry, scope_list: list, window: float, now: float):
+    for scope, _, _ in scope_list:
+        registry._hit(scope, window, now)
+
+
+def take(registry, scope_list: list, window: float, now: float, what: str):
+    """Count this try first and refuse it past a limit: exact when one client's tries race. The address
+    goes first, and a refused try makes no counter for its (fresh) session: a script that makes a new
+    session per try must not push the address's own counter out of a bounded registry."""
+    for scope, limit, who in scope_list:
+        if registry._hit(scope, window, now) > limit:
+            refuse(what, who, window, now)
