@@ -17,8 +17,9 @@ class RoomLimits:
 
     max_rooms: int = 100  # open rooms per registry (one lab server, or one Redis for the hall)
     max_members: int = 300  # students per room: a lecture hall
-    members_per_address: int = 5  # present students per network address in a room: a phone and a laptop,
-    #                               with room to spare; a script on one machine holds no more seats than this
+    members_per_address: int = 40  # present students per network address in a room: a class of 40 behind
+    #                                one NAT still gets in; a script on one machine holds no more of the 300 seats
+    #                                than this, and the teacher can remove them
     max_rounds: int = 8  # questions kept per room, for the before/after view
     max_lesson_chars: int = 20_000  # a lesson as JSON; a question holds one too
     max_question_chars: int = MAX_QUESTION_CHARS  # at most that (what is stored must read back): worst

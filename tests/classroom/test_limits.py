@@ -103,9 +103,18 @@ def test_one_client_opening_rooms_does_not_use_up_the_teachers_allowance(make):
         rooms.open("123456", LESSON, sid(600))
 
 
+def test_a_class_of_40_behind_one_address_gets_in_with_the_default_limits(make):
+    """A class behind one NAT shares one address: the default seats per address must not shut it out."""
+    rooms, _ = make(RoomLimits())
+    key = rooms.open("123456", LESSON)
+    for i in range(40):
+        rooms.join(key.code, sid(3000 + i), ATTACKER)
+    assert rooms.teacher_view(key).members == 40
+
+
 def test_a_script_on_one_machine_holds_five_seats_and_the_class_still_gets_in(make):
-    """Issue 28: 300 scripted joins filled a room of 300. Seats count per network address (5 present)."""
-    rooms, clock = make(RoomLimits(present_seconds=10))
+    """Issue 28: 300 scripted joins filled a room of 300. Seats count per network address (here 5 present)."""
+    rooms, clock = make(RoomLimits(present_seconds=10, members_per_address=5))
     key = rooms.open("123456", LESSON)
     crowded = 0
     for i in range(300):
