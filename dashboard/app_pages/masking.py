@@ -12,6 +12,7 @@ from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
 from dashboard.lesson.sidebar import MASK_LABELS
+from dashboard.text import plain
 
 st.title("Masking")
 st.markdown(
@@ -43,7 +44,7 @@ def compare(cfg):
     try:
         view = with_mask(cfg, kind)
     except ConfigError as err:
-        st.warning(str(err))
+        st.warning(plain(err))
         return
     trace = data.trace(view)
     h = controls.head_control(trace.num_heads)

@@ -15,6 +15,7 @@ import streamlit as st
 from core import AttentionConfig, ConfigError, TrainedTrace, head_patterns, trained_trace
 from dashboard import controls, data
 from dashboard.lesson import links, state
+from dashboard.text import plain
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired."
 SENTENCE = "trained_sentence"  # the sentence the page shows: the last one that worked
@@ -90,7 +91,7 @@ def use(text: str, whose: str, instead: str = "The page shows the last sentence 
     except ConfigError as err:
         if err.field == "source":  # the model is missing: not a problem of the sentence
             raise
-        st.session_state[ERROR] = f"**{whose} cannot be read: {err}** {instead}"
+        st.session_state[ERROR] = f"**{whose} cannot be read: {plain(err)}** {instead}"
         return False
     if text != st.session_state.get(SENTENCE):
         st.session_state.pop(PIECE, None)  # a picked word piece belongs to the sentence it was picked in

@@ -23,6 +23,7 @@ from core.config import (
 )
 from core.device import available_devices
 from dashboard.lesson import mask_editor, rerun, state
+from dashboard.text import plain
 
 SOURCE_LABELS = {"text": "a sentence", "random": "random tokens", "manual": "hand-entered Q, K, V"}
 MASK_LABELS = {"none": "none", "causal": "causal (no peeking ahead)", "padding": "padding",
@@ -111,7 +112,7 @@ def text_control():
         try:
             state.lesson().replace(text=typed)
         except ConfigError as err:
-            st.caption(f"Not in use: {err}")
+            st.caption(f"Not in use: {plain(err)}")
 
 
 def seq_len_control():

@@ -12,6 +12,7 @@ import streamlit as st
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
 from dashboard.lesson.links import DEFAULT, TRAINED_LINK, config_from_url
+from dashboard.text import plain
 
 LESSON, VERSION = "lesson", "lesson_version"
 ERROR, NOTE, LINK_NOTICE = "lesson_error", "lesson_note", "lesson_link_notice"
@@ -47,7 +48,7 @@ def propose(note: str = "", **changes) -> bool:
     try:
         cfg = lesson().replace(**changes)
     except ConfigError as err:
-        st.session_state[ERROR] = f"**{err}** The page shows the last settings that worked."
+        st.session_state[ERROR] = f"**{plain(err)}** The page shows the last settings that worked."
         return False
     set_lesson(cfg)
     if note:
@@ -57,7 +58,7 @@ def propose(note: str = "", **changes) -> bool:
 
 def refuse(message: str):
     """A widget value that cannot even be read (letters in a number box): keep the lesson, say why."""
-    st.session_state[ERROR] = f"**{message}** The page shows the last settings that worked."
+    st.session_state[ERROR] = f"**{plain(message)}** The page shows the last settings that worked."
 
 
 def messages():
@@ -70,7 +71,7 @@ def messages():
     if ss.get(NOTE):
         st.info(ss.pop(NOTE))
     if ss.get(LINK_NOTICE) and not (ss[LINK_NOTICE] == TRAINED_LINK and navigation.is_open(navigation.TRAINED_PAGE)):
-        st.warning(ss[LINK_NOTICE], icon="🔗")
+        st.warning(plain(ss[LINK_NOTICE]), icon="🔗")
         if ss[LINK_NOTICE] == TRAINED_LINK:
             st.page_link(navigation.page(navigation.TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")
     if ss.get(LINK_NOTICE) and lesson().key() != DEFAULT.key():
