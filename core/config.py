@@ -18,6 +18,12 @@ MASKS = ("none", "causal", "padding", "window", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rotary")
 MAX_TOKENS = 64  # heatmaps stay legible and a lesson stays instant
 MAX_TEXT_CHARS = 2000
+# What a text box may hold: a paste a few times too long is kept, so the student can shorten it and
+# is told how long it was; beyond this the box (and Streamlit's server) cut it, so a session never
+# holds more than this of refused text.
+MAX_BOX_CHARS = 4 * MAX_TEXT_CHARS
+MAX_NUMBER_CHARS = 100  # a number box: room for any number a student types, and a clear refusal
+MAX_FIELD_CHARS = 256  # a PIN or a host name box: more than either needs (a DNS name has at most 253)
 MAX_D_MODEL = 1024
 MAX_HEADS = 64
 MAX_SEED = 2**32 - 1

@@ -8,6 +8,7 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, MINILM, PATTERNS, AttentionConfig, ConfigError
+from core.config import MAX_BOX_CHARS
 from core.guided_heads import IT_TO_SUBJECT, note_value
 from dashboard import controls
 from dashboard.app_pages import steps, trained
@@ -45,7 +46,7 @@ def sentence_box() -> str:
     if st.session_state.get(trained.ERROR):
         st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
     typed = st.text_input("Sentence the trained model reads", key=trained.BOX, on_change=trained.typed,
-                          help="At most 64 word pieces, [CLS] and [SEP] included.")
+                          max_chars=MAX_BOX_CHARS, help="At most 64 word pieces, [CLS] and [SEP] included.")
     lesson_text, where = trained.offered()
     if typed != text:
         st.caption("Not in use: the page shows the last sentence that worked.")

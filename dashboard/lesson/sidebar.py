@@ -13,7 +13,9 @@ import streamlit as st
 from core import MAX_TOKENS, PRESETS
 from core.config import (
     MASKS,
+    MAX_BOX_CHARS,
     MAX_D_MODEL,
+    MAX_NUMBER_CHARS,
     MAX_SEED,
     MAX_TEMPERATURE,
     MIN_TEMPERATURE,
@@ -107,7 +109,7 @@ def source_control() -> str:
 def text_control():
     _show("text")
     typed = st.text_input("Text to attend over", key=_key("text"), on_change=_changed, args=("text",),
-                          help=f"Words and punctuation become tokens; at most {MAX_TOKENS}.")
+                          max_chars=MAX_BOX_CHARS, help=f"Words and punctuation become tokens; at most {MAX_TOKENS}.")
     if typed != state.lesson().text:  # kept in the box so it can be fixed; not used until it works
         try:
             state.lesson().replace(text=typed)
@@ -178,7 +180,7 @@ def whole_number(label: str, low: int, high: int):
 def d_model_control() -> int:
     _show("d_model", str)
     st.text_input(f"d_model (size of each token vector, 1 to {MAX_D_MODEL:,})", key=_key("d_model"),
-                  on_change=_d_model_changed)
+                  on_change=_d_model_changed, max_chars=MAX_NUMBER_CHARS)
     return state.lesson().d_model
 
 
@@ -235,7 +237,7 @@ def temperature_control():
 def seed_control():
     _show("seed", str)
     st.text_input(f"Seed of the random weights (0 to {MAX_SEED:,})", key=_key("seed"), on_change=_changed,
-                  args=("seed", whole_number("The seed", 0, MAX_SEED), str))
+                  args=("seed", whole_number("The seed", 0, MAX_SEED), str), max_chars=MAX_NUMBER_CHARS)
 
 
 def device_control():
