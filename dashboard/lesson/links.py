@@ -5,9 +5,12 @@ the defaults, then the page's own view (the head, the step, the mask shown...) a
 `view_param` during the run.
 """
 
+from urllib.parse import quote, urlencode
+
 import streamlit as st
 
 from core import PRESETS, AttentionConfig, ConfigError, available_devices
+from core.config import MAX_LINK_CHARS
 
 DEFAULT = PRESETS["default"]
 # `layer` is left out: only the trained model has layers, and it is not a sidebar lesson (below).
@@ -26,6 +29,9 @@ def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
 
     A trained lesson's link (`source=trained&text=...&layer=...`, as `url_params` writes one) is the
     Trained heads page's to open (it reads the text and the layer); the sidebar keeps to its sources."""
+    if (n := link_chars(params)) > MAX_LINK_CHARS:
+        return DEFAULT, (f"This link is {n:,} characters long; the lab's links carry at most {MAX_LINK_CHARS:,}, "
+                         "so the lab opened with its defaults.")
     if params.get("source") == "trained":
         return DEFAULT, TRAINED_LINK
     values = {k: v for k, v in params.items() if k in CONFIG_FIELDS}
@@ -39,6 +45,11 @@ def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
         return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
     except (ValueError, TypeError) as err:
         return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
+
+
+def link_chars(params: dict) -> int:
+    """How long the link's query string is, percent-encoded as the lab writes it."""
+    return len(urlencode(params, doseq=True, quote_via=quote))
 
 
 def fallback_device() -> str:
