@@ -6,8 +6,6 @@ work keeps the last lesson, puts the widget back and says why. Every range is re
 core/config.py.
 """
 
-import math
-
 import streamlit as st
 
 from core import MAX_TOKENS, PRESETS
@@ -24,6 +22,7 @@ from core.config import (
     head_choices,
 )
 from core.device import available_devices
+from core.serial import WHOLE, quote
 from dashboard.lesson import mask_editor, rerun, state
 from dashboard.text import plain
 
@@ -159,20 +158,17 @@ def window_control():
 
 # -- the model --------------------------------------------------------------------------------
 def whole_number(label: str, low: int, high: int):
-    """A parser for a typed whole number: "24", "1e3" and "24.0" read as numbers; letters do not."""
-    wrong = f"{label} must be a whole number from {low:,} to {high:,}"
+    """A parser for a typed whole number in the digits 0 to 9 ("24"); "1e3", "1,000", "1_000" or
+    other scripts' digits are refused, never read as some number the student did not write."""
+    wrong = f"{label} must be a whole number from {low:,} to {high:,}, written with the digits 0 to 9"
 
     def parse(text) -> int:
         text = str(text).strip()
         if not text:
             raise ValueError(f"{label} is empty: type a whole number from {low:,} to {high:,}.")
-        try:
-            value = float(text.replace(",", "").replace("_", ""))
-        except ValueError:
-            raise ValueError(f"{wrong}, got '{text[:40]}'.") from None
-        if not math.isfinite(value) or value != int(value):
-            raise ValueError(f"{wrong}, got '{text[:40]}'.")
-        return int(value)
+        if not WHOLE.fullmatch(text):
+            raise ValueError(f"{wrong}; got {quote(text)}.")
+        return int(text)
 
     return parse
 

@@ -125,7 +125,8 @@ def test_loading_the_worked_example_from_its_page_puts_it_in_the_sidebar(server,
 
 
 @pytest.mark.parametrize("typed,words", [
-    ("1e9", "d_model must be between 1 and 1024, got 1000000000"),
+    ("2000", "d_model must be between 1 and 1024, got 2000"),
+    ("1e3", "written with the digits 0 to 9"),
     ("abc", "d_model must be a whole number"),
     ("", "d_model is empty"),
 ])
