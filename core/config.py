@@ -171,13 +171,14 @@ class AttentionConfig:
                    f"The number of tokens must be between 1 and {MAX_TOKENS}, got {self.seq_len}.")
 
     def _check_mask(self):
+        """The window and the padding length are checked whatever the mask: one kept from a link
+        while another mask is on would later make that mask impossible to choose."""
         T = self.num_tokens
-        if self.mask == "window":
-            _check(1 <= self.window <= MAX_TOKENS, "window",
-                   f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
+        _check(1 <= self.window <= MAX_TOKENS, "window",
+               f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
+        _check(1 <= self.pad_length <= MAX_TOKENS, "pad_length",
+               f"At least one token must be real (not padding), and at most {MAX_TOKENS}, got {self.pad_length}.")
         if self.mask == "padding":
-            _check(self.pad_length >= 1, "pad_length",
-                   f"At least one token must be real (not padding), got {self.pad_length}.")
             _check(self.pad_length <= T, "pad_length",
                    f"The padding length {self.pad_length} is longer than the sequence of {T} tokens.")
         if self.mask == "custom":

@@ -75,7 +75,7 @@ def longest_lesson_link() -> dict:
     grid = ";".join("".join("1" if j <= i else "0" for j in range(T)) for i in range(T))
     return {"text": text, "mask": "custom", "custom_mask": grid, "d_model": "1024", "num_heads": "64",
             "positional": "sinusoidal", "scale": "false", "temperature": "0.015", "seed": str(MAX_SEED),
-            "device": "cpu", "head": "64", "step": "4", "fixed": "row", "projector": "1"}
+            "device": "cpu", "head": "64", "step": "4", "weights": "row", "projector": "1"}
 
 
 def test_the_longest_link_the_lab_accepts_passes_the_proxy(hall):
