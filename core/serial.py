@@ -1,6 +1,13 @@
 """Settings as strings and back: "1,0;0,1" for a matrix, "10;11" for a mask, "true" for a flag."""
 
+import re
+
 from .config import ConfigError
+
+# Numbers as a link writes them, in ASCII digits only: Python's int() and float() also read "1_000",
+# " ١٢ " (Arabic-Indic digits) and "1e3", which a link quoted back to its reader would not show.
+WHOLE = re.compile(r"[0-9]+")
+DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 _MATRICES = ("q", "k", "v")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -20,6 +27,12 @@ def encode_field(name: str, value) -> str:
     return str(value)
 
 
+def quote(text: str, most: int = 40) -> str:
+    """`text` in quotes for a message; a long one cut, saying so (a cut number would read as another)."""
+    text = str(text)
+    return f"'{text}'" if len(text) <= most else f"'{text[:most]}…' ({len(text):,} characters)"
+
+
 def _label(name: str) -> str:
     return _LABELS.get(name, name)
 
@@ -37,18 +50,18 @@ def _decode(name: str, kind, raw):
         return tuple(tuple(c == "1" for c in row) for row in text.split(";") if row)
     if kind is bool:
         if text.lower() not in _TRUE + _FALSE:
-            raise ConfigError(f"{_label(name)} must be true or false, got '{text[:40]}'.", name)
+            raise ConfigError(f"{_label(name)} must be true or false, got {quote(text)}.", name)
         return text.lower() in _TRUE
     if kind is int:
-        try:
-            return int(text)
-        except ValueError:
-            raise ConfigError(f"{_label(name)} must be a whole number, got '{text[:40]}'.", name) from None
+        if not WHOLE.fullmatch(text):
+            raise ConfigError(f"{_label(name)} must be a whole number written with the digits 0 to 9, got "
+                              f"{quote(text)}.", name)
+        return int(text)
     if kind is float:
-        try:
-            return float(text)
-        except ValueError:
-            raise ConfigError(f"{_label(name)} must be a number, got '{text[:40]}'.", name) from None
+        if not DECIMAL.fullmatch(text):
+            raise ConfigError(f"{_label(name)} must be a number written with the digits 0 to 9, got {quote(text)}.",
+                              name)
+        return float(text)
     return str(raw)
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard import navigation
 from dashboard.lesson import links
+from dashboard.text import plain
 
 
 def state_key(name: str, shared: bool = False, page: str | None = None) -> str:
@@ -25,8 +26,8 @@ def _from_link(key: str, name: str, parse, what: str, default):
         try:
             value = links.view_from_url(name, parse)
         except ValueError as err:
-            st.warning(f"This link asks for {what} '{str(err)[:40]}', which this page does not have; it shows "
-                       "its default instead.", icon="🔗")
+            st.warning(plain(f"This link asks for {what} '{str(err)[:40]}', which this page does not have; it "
+                             "shows its default instead."), icon="🔗")
             value = None
         st.session_state[key] = default if value is None else value
 

@@ -20,6 +20,7 @@ import streamlit as st
 from dashboard import controls, serve
 from dashboard.charts import sizing
 from dashboard.lesson import links
+from dashboard.text import plain
 
 PROJECTOR, WEIGHTS = "projector", "weights"
 SCALES = {"fixed": "0 to 1 (compare rows)", "row": "0 to the row's largest (see its shape)"}
@@ -75,7 +76,7 @@ def sidebar():
     """The display settings, at the top of the sidebar (inside `with st.sidebar`)."""
     st.subheader("Display")
     if st.session_state.get(_NOTICE):
-        st.warning(st.session_state.pop(_NOTICE), icon="🔗")
+        st.warning(plain(st.session_state.pop(_NOTICE)), icon="🔗")
     controls.flag("Projector mode", PROJECTOR, shared=True,
                   help="Larger type everywhere, one chart per screen, the sidebar folded away (open it again "
                        "with the arrow at the top left).")

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+from core.config import MAX_LINK_CHARS
+
 TEMPLATE = Path(__file__).with_name("haproxy.cfg.in")
+# One buffer holds a request's line and headers (less HAProxy's 1 kB rewrite reserve): the longest
+# link the lab accepts, plus 16 kB for a browser's headers (cookies, user agent, a Referer).
+BUFSIZE = MAX_LINK_CHARS + 16_384 + 1024
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")  # server names and docker host names
 # Docker's embedded DNS server: in compose, HAProxy re-resolves a lab container that restarted
 # with a new address instead of sending its students to the old one.
@@ -57,7 +62,8 @@ def render(backends: list[Backend], bind_host: str = "0.0.0.0", port: int = 8501
     extra = " resolvers docker" if docker_dns else ""
     servers = "\n".join(f"    server {b.name} {b.host}:{b.port} cookie {b.name}{extra}" for b in backends)
     return Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
-        bind=f"{bind_host}:{port}", servers=servers, resolvers=DOCKER_RESOLVERS if docker_dns else "")
+        bind=f"{bind_host}:{port}", servers=servers, resolvers=DOCKER_RESOLVERS if docker_dns else "",
+        bufsize=BUFSIZE)
 
 
 def deploy_config(labs: int, port: int = 8501) -> str:

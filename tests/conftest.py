@@ -2,10 +2,12 @@
 
 import contextlib
 import os
+import re
 import subprocess
 import sys
 import time
 import urllib.request
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,15 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+
+def shown(markdown) -> str:
+    """What a reader sees of a Markdown body: rendered by a CommonMark renderer, tags dropped, the
+    invisible word joiners (dashboard/text.py) left out."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").render(str(markdown))
+    return unescape(re.sub(r"<[^>]+>", "", html)).replace("\u2060", "").strip()
 
 
 def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60):

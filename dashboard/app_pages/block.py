@@ -8,6 +8,7 @@ from dashboard.app_pages.ui import dim_labels, first_dims, untrained_note
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw, labelled, show
 from dashboard.lesson import rerun
+from dashboard.text import plain
 
 st.title("Transformer block")
 st.markdown(
@@ -78,7 +79,7 @@ def the_block(cfg):
         parameters(cfg)
         layouts(cfg)
     except ConfigError as err:  # hand-entered Q, K, V: no token vectors to start a block from
-        st.info(str(err))
+        st.info(plain(err))
     else:
         one_stage(cfg)
 

@@ -11,6 +11,7 @@ from dashboard.app_pages.ui import untrained_note
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
+from dashboard.text import plain
 
 st.title("Compare two lessons")
 st.markdown(
@@ -35,9 +36,9 @@ def comparison(cfg):
         result = data.memo().get_or_make(("compare", cfg.key(), change),
                                          lambda: compare(cfg, apply_change(cfg, change)))
     except (CompareError, ConfigError) as err:
-        st.warning(str(err))
+        st.warning(plain(err))
         return
-    st.markdown(f"**{result.summary}**")
+    st.markdown(f"**{plain(result.summary)}**")
     if result.per_head:
         h = controls.head_control(result.a.num_heads)
         draw(result, h, result.a.weights[h], result.b.weights[h], f"head {h + 1}")

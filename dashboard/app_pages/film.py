@@ -17,6 +17,7 @@ from core.film import D_MODELS, MAX_HEADS, TASKS, LearnSettings
 from dashboard import controls
 from dashboard.charts import training
 from dashboard.charts.draw import draw
+from dashboard.text import plain
 from dashboard.video import studio
 
 POLL_SECONDS = 0.5  # the live loss curve while a run trains
@@ -56,7 +57,7 @@ def settings_controls() -> LearnSettings:
         return LearnSettings(task=task, layers=layers, heads=heads, d_model=width, positions=positions,
                              causal=causal, steps=steps, seed=seed)
     except ConfigError as err:  # not reachable from these controls; a sentence, never a traceback
-        st.error(f"{err} The default settings are used instead.")
+        st.error(f"{plain(err)} The default settings are used instead.")
         return d
 
 

@@ -13,6 +13,7 @@ from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
 from dashboard.lesson.sidebar import MASK_LABELS
+from dashboard.text import plain
 
 TORCH = torch.__version__.split("+")[0]  # the version whose behaviour the note states (tests/core/test_torch_claims.py)
 
@@ -56,7 +57,7 @@ def compare(cfg):
     try:
         view = with_mask(cfg, kind)
     except ConfigError as err:
-        st.warning(str(err))
+        st.warning(plain(err))
         return
     trace = data.trace(view)
     h = controls.head_control(trace.num_heads)

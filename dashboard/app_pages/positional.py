@@ -10,6 +10,7 @@ from dashboard.app_pages.ui import dim_labels, first_dims, untrained_note
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
+from dashboard.text import plain
 
 st.title("Positional encoding")
 st.markdown(
@@ -65,7 +66,7 @@ def shuffle(cfg):
         change = float(np.abs(demo["shuffled"] - demo["output"][list(order)]).max())
         rows.append({"positional encoding": p, "largest change of a token's output": f"{change:.6f}"})
     words = [cfg.tokens[i] for i in order]
-    st.caption(f"New order: {' '.join(words)}. No mask. For every token, its output after the shuffle is "
+    st.caption(f"New order: {plain(' '.join(words))}. No mask. For every token, its output after the shuffle is "
                "compared with its output before: without positions the change is only float rounding.")
     st.dataframe(rows, hide_index=True, width="content")
 
@@ -82,13 +83,13 @@ def by_encoding(cfg):
             trace = traces[p]
             if isinstance(trace, Exception):
                 st.markdown(f"**{p}**")
-                st.warning(str(trace))
+                st.warning(plain(trace))
                 continue
             show(charts.weights_heatmap(trace, h, f"{p}"), f"pos_{p}_{h}", cfg.replace(positional=p),
                  labelled(trace.weights[h], labels, labels))
     st.caption(f"Head {h + 1}. Colours: {style.WEIGHT_SCHEME}, 0..1; grey = masked.")
     for group in same_words(cfg.tokens):
-        named = " and ".join(f"{labels[i]!r}" for i in group)
+        named = plain(" and ".join(f"{labels[i]!r}" for i in group))
         st.caption(f"Without positions, {named} have the same q, k and v (the lab gives each word one vector, "
                    "whatever its case), so their rows of scores are identical, and so are their rows of weights "
                    "wherever the mask treats them alike. Positions make them differ.")

@@ -70,7 +70,7 @@ def lesson_question(slot: str, cfg, kinds: tuple, head: int = 0, change: str = "
         return _questions().get_or_make((cfg.key(), kind, head, n, change, mask),
                                         lambda: suggest(cfg, kind, head=head, seed=n, change=change, mask=mask))
     except QuestionError as err:
-        st.info(f"Nothing to predict here: {err}")
+        st.info(f"Nothing to predict here: {plain(err)}")
         return None
 
 

@@ -17,6 +17,7 @@ from core.head_patterns import causal_patterns
 from dashboard import controls, data
 from dashboard.app_pages import trained_model
 from dashboard.lesson import links, state
+from dashboard.text import plain
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired."
 SENTENCE = "trained_sentence"  # the sentence the page shows: the last one that worked
@@ -96,7 +97,7 @@ def use(text: str, whose: str, instead: str = "The page shows the last sentence 
     except ConfigError as err:
         if err.field == "source":  # the model is missing: not a problem of the sentence
             raise
-        st.session_state[ERROR] = f"**{whose} cannot be read: {err}** {instead}"
+        st.session_state[ERROR] = f"**{whose} cannot be read: {plain(err)}** {instead}"
         return False
     if text != st.session_state.get(SENTENCE):
         st.session_state.pop(PIECE, None)  # a picked word piece belongs to the sentence it was picked in

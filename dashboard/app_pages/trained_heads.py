@@ -8,6 +8,7 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, AttentionConfig, ConfigError
+from core.config import MAX_BOX_CHARS
 from dashboard import controls
 from dashboard.app_pages import steps, trained, trained_model, trained_norms
 from dashboard.app_pages.word_pieces import NOTES, chip
@@ -31,7 +32,7 @@ def sentence_box() -> str:
     if st.session_state.get(trained.ERROR):
         st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
     typed = st.text_input("Sentence the trained model reads", key=trained.BOX, on_change=trained.typed,
-                          help=trained_model.length_help())
+                          max_chars=MAX_BOX_CHARS, help=trained_model.length_help())
     lesson_text, where = trained.offered()
     if typed != text:
         st.caption("Not in use: the page shows the last sentence that worked.")

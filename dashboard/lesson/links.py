@@ -5,14 +5,26 @@ the defaults, then the page's own view (the head, the step, the mask shown...) a
 `view_param` during the run.
 """
 
+from difflib import get_close_matches
+from urllib.parse import quote, urlencode
+
 import streamlit as st
 
 from core import PRESETS, AttentionConfig, ConfigError, available_devices
+from core.config import MAX_LINK_CHARS
+from core.serial import quote as quoted
 
 DEFAULT = PRESETS["default"]
 # `layer` is left out: only the trained model has layers, and it is not a sidebar lesson (below).
 CONFIG_FIELDS = ("source", "text", "seq_len", "d_model", "num_heads", "mask", "pad_length", "window",
                  "positional", "scale", "temperature", "seed", "device", "custom_mask", "q", "k", "v")
+# Every page's own view parameter (view_param refuses a name missing here, so a test of the page finds
+# it): a link's key that is neither a setting nor one of these is said to be ignored.
+VIEW_NAMES = frozenset({
+    "head", "step", "keys", "dk", "shuffle", "show", "layout", "stage", "change", "piece", "pattern", "at",
+    "layer", "sentence", "predict", "code", "seat", "projector", "weights", "film_task", "film_layers",
+    "film_width", "film_heads", "film_positions", "film_causal", "film_steps", "film_seed", "film_at",
+    "film_layer", "film_head"})
 TRAINED_LINK = ("This link is for the trained model (all-MiniLM-L6-v2), which has its own page, Trained heads: it "
                 "opens there on the link's sentence and layer. The sidebar's lesson, which the other pages show, "
                 "is never the trained model, so it starts from the defaults.")
@@ -26,6 +38,9 @@ def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
 
     A trained lesson's link (`source=trained&text=...&layer=...`, as `url_params` writes one) is the
     Trained heads page's to open (it reads the text and the layer); the sidebar keeps to its sources."""
+    if (n := link_chars(params)) > MAX_LINK_CHARS:
+        return DEFAULT, (f"This link is {n:,} characters long; the lab's links carry at most {MAX_LINK_CHARS:,}, "
+                         "so the lab opened with its defaults.")
     if params.get("source") == "trained":
         return DEFAULT, TRAINED_LINK
     values = {k: v for k, v in params.items() if k in CONFIG_FIELDS}
@@ -39,6 +54,31 @@ def config_from_url(params: dict) -> tuple[AttentionConfig, str]:
         return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
     except (ValueError, TypeError) as err:
         return DEFAULT, f"This link has a setting that cannot work, so the lab opened with its defaults. {err}"
+
+
+def link_extras(keys: list[str], values_of) -> str:
+    """What a link asked for that the lab did not take as written: keys it does not know (with the
+    key it may have meant) and keys given more than once (`values_of(key)`: all of that key's values)."""
+    known = (*CONFIG_FIELDS, *sorted(VIEW_NAMES))
+    unknown = [k for k in keys if k not in known]
+    said = []
+    if unknown:
+        def meant(k):
+            close = get_close_matches(k, known, 2)
+            return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+        names = ", ".join(quoted(k) + meant(k) for k in unknown[:5])
+        said.append(f"The lab does not know {len(unknown)} of this link's settings, so it ignored "
+                    f"{'them' if len(unknown) > 1 else 'it'}: {names}{', …' if len(unknown) > 5 else ''}.")
+    for k in [k for k in keys if k in known and len(values_of(k)) > 1][:5]:
+        said.append(f"This link gives {k} {len(values_of(k))} times; the lab used the last, "
+                    f"{quoted(values_of(k)[-1])}.")
+    return " ".join(said)
+
+
+def link_chars(params: dict) -> int:
+    """How long the link's query string is, percent-encoded as the lab writes it."""
+    return len(urlencode(params, doseq=True, quote_via=quote))
 
 
 def fallback_device() -> str:
@@ -80,6 +120,8 @@ def view_from_url(name: str, parse):
 
 def view_param(name: str, value, default):
     """Mirror one view setting in the URL for this run (left out when it is the default)."""
+    if name not in VIEW_NAMES:
+        raise KeyError(f"the view {name!r} is missing from links.VIEW_NAMES")
     views = st.session_state.setdefault(_VIEWS, {})
     if value == default:
         views.pop(name, None)

@@ -6,14 +6,14 @@ work keeps the last lesson, puts the widget back and says why. Every range is re
 core/config.py.
 """
 
-import math
-
 import streamlit as st
 
 from core import MAX_TOKENS, PRESETS
 from core.config import (
     MASKS,
+    MAX_BOX_CHARS,
     MAX_D_MODEL,
+    MAX_NUMBER_CHARS,
     MAX_SEED,
     MAX_TEMPERATURE,
     MIN_TEMPERATURE,
@@ -22,7 +22,9 @@ from core.config import (
     head_choices,
 )
 from core.device import available_devices
+from core.serial import WHOLE, quote
 from dashboard.lesson import mask_editor, rerun, state
+from dashboard.text import plain
 
 SOURCE_LABELS = {"text": "a sentence", "random": "random tokens", "manual": "hand-entered Q, K, V"}
 MASK_LABELS = {"none": "none", "causal": "causal (no peeking ahead)", "padding": "padding",
@@ -109,12 +111,12 @@ def source_control() -> str:
 def text_control():
     _show("text")
     typed = st.text_input("Text to attend over", key=_key("text"), on_change=_changed, args=("text",),
-                          help=f"Words and punctuation become tokens; at most {MAX_TOKENS}.")
+                          max_chars=MAX_BOX_CHARS, help=f"Words and punctuation become tokens; at most {MAX_TOKENS}.")
     if typed != state.lesson().text:  # kept in the box so it can be fixed; not used until it works
         try:
             state.lesson().replace(text=typed)
         except ConfigError as err:
-            st.caption(f"Not in use: {err}")
+            st.caption(f"Not in use: {plain(err)}")
 
 
 def seq_len_control():
@@ -159,20 +161,17 @@ def window_control():
 
 # -- the model --------------------------------------------------------------------------------
 def whole_number(label: str, low: int, high: int):
-    """A parser for a typed whole number: "24", "1e3" and "24.0" read as numbers; letters do not."""
-    wrong = f"{label} must be a whole number from {low:,} to {high:,}"
+    """A parser for a typed whole number in the digits 0 to 9 ("24"); "1e3", "1,000", "1_000" or
+    other scripts' digits are refused, never read as some number the student did not write."""
+    wrong = f"{label} must be a whole number from {low:,} to {high:,}, written with the digits 0 to 9"
 
     def parse(text) -> int:
         text = str(text).strip()
         if not text:
             raise ValueError(f"{label} is empty: type a whole number from {low:,} to {high:,}.")
-        try:
-            value = float(text.replace(",", "").replace("_", ""))
-        except ValueError:
-            raise ValueError(f"{wrong}, got '{text[:40]}'.") from None
-        if not math.isfinite(value) or value != int(value):
-            raise ValueError(f"{wrong}, got '{text[:40]}'.")
-        return int(value)
+        if not WHOLE.fullmatch(text):
+            raise ValueError(f"{wrong}; got {quote(text)}.")
+        return int(text)
 
     return parse
 
@@ -180,7 +179,7 @@ def whole_number(label: str, low: int, high: int):
 def d_model_control() -> int:
     _show("d_model", str)
     st.text_input(f"d_model (size of each token vector, 1 to {MAX_D_MODEL:,})", key=_key("d_model"),
-                  on_change=_d_model_changed)
+                  on_change=_d_model_changed, max_chars=MAX_NUMBER_CHARS)
     return state.lesson().d_model
 
 
@@ -237,7 +236,7 @@ def temperature_control():
 def seed_control():
     _show("seed", str)
     st.text_input(f"Seed of the random weights (0 to {MAX_SEED:,})", key=_key("seed"), on_change=_changed,
-                  args=("seed", whole_number("The seed", 0, MAX_SEED), str))
+                  args=("seed", whole_number("The seed", 0, MAX_SEED), str), max_chars=MAX_NUMBER_CHARS)
 
 
 def device_control():

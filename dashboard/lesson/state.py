@@ -11,7 +11,8 @@ import streamlit as st
 
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
-from dashboard.lesson.links import DEFAULT, TRAINED_LINK, config_from_url
+from dashboard.lesson.links import DEFAULT, TRAINED_LINK, config_from_url, link_extras
+from dashboard.text import plain
 
 LESSON, VERSION = "lesson", "lesson_version"
 ERROR, NOTE, LINK_NOTICE = "lesson_error", "lesson_note", "lesson_link_notice"
@@ -22,6 +23,8 @@ def lesson() -> AttentionConfig:
     ss = st.session_state
     if LESSON not in ss:  # a new session: the lesson its link describes
         cfg, notice = config_from_url(st.query_params.to_dict())
+        extras = link_extras(list(st.query_params), st.query_params.get_all)
+        notice = f"{notice} {extras}".strip()
         ss[LESSON], ss[VERSION], ss[LINK_NOTICE] = cfg, 0, notice
     return ss[LESSON]
 
@@ -47,7 +50,7 @@ def propose(note: str = "", **changes) -> bool:
     try:
         cfg = lesson().replace(**changes)
     except ConfigError as err:
-        st.session_state[ERROR] = f"**{err}** The page shows the last settings that worked."
+        st.session_state[ERROR] = f"**{plain(err)}** The page shows the last settings that worked."
         return False
     set_lesson(cfg)
     if note:
@@ -57,7 +60,7 @@ def propose(note: str = "", **changes) -> bool:
 
 def refuse(message: str):
     """A widget value that cannot even be read (letters in a number box): keep the lesson, say why."""
-    st.session_state[ERROR] = f"**{message}** The page shows the last settings that worked."
+    st.session_state[ERROR] = f"**{plain(message)}** The page shows the last settings that worked."
 
 
 def messages():
@@ -69,9 +72,10 @@ def messages():
         st.error(ss.pop(ERROR), icon="⚠️")
     if ss.get(NOTE):
         st.info(ss.pop(NOTE))
-    if ss.get(LINK_NOTICE) and not (ss[LINK_NOTICE] == TRAINED_LINK and navigation.is_open(navigation.TRAINED_PAGE)):
-        st.warning(ss[LINK_NOTICE], icon="🔗")
-        if ss[LINK_NOTICE] == TRAINED_LINK:
+    trained_link = ss.get(LINK_NOTICE, "").startswith(TRAINED_LINK)
+    if ss.get(LINK_NOTICE) and not (trained_link and navigation.is_open(navigation.TRAINED_PAGE)):
+        st.warning(plain(ss[LINK_NOTICE]), icon="🔗")
+        if trained_link:
             st.page_link(navigation.page(navigation.TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")
     if ss.get(LINK_NOTICE) and lesson().key() != DEFAULT.key():
         ss[LINK_NOTICE] = ""

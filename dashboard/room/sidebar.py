@@ -8,6 +8,7 @@ line saying whose lesson it is (it is read-only until they detach).
 import streamlit as st
 
 from classroom.rooms import format_code
+from core.config import MAX_FIELD_CHARS
 from dashboard import navigation
 from dashboard.room import session as room_session
 from dashboard.room import student as room_student
@@ -42,6 +43,7 @@ def start():
         room_student.join_form("sidebar")
         with st.form("room_open_sidebar", clear_on_submit=True, border=False):
             pin = st.text_input("Teachers: choose a PIN to open a room", type="password", key="room_open_pin_side",
+                                max_chars=MAX_FIELD_CHARS,
                                 help="6 or more characters; you need it only to take the room back from another "
                                      "screen.")
             if st.form_submit_button("Open a room"):

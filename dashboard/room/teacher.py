@@ -10,6 +10,7 @@ import streamlit as st
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
 from classroom.rooms.records import TEACHER_POLL_SECONDS
+from core.config import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
 from dashboard.lesson import state
@@ -45,7 +46,7 @@ def header(code: str):
             st.code(url, language=None)
         with st.expander("Phones cannot open this address?"):
             st.text_input("Host name or IP address the phones can reach (and :port if it differs)", key=HOST,
-                          placeholder=f"{lan_address()}:{st.get_option('server.port')}",
+                          max_chars=MAX_FIELD_CHARS, placeholder=f"{lan_address()}:{st.get_option('server.port')}",
                           help="E.g. behind a proxy or with a DNS name: lab.school.example or 192.168.1.20:8501.")
     if url:
         qr.image(qr_svg(url), width=360)
@@ -157,6 +158,7 @@ def start_forms():
     with left, st.form("room_open_page", clear_on_submit=True):
         st.markdown("**Teachers: open a room**")
         pin = st.text_input("Choose a PIN (6 or more characters)", type="password", key="room_open_pin",
+                            max_chars=MAX_FIELD_CHARS,
                             help="You need it only to take the room back from another screen.")
         if st.form_submit_button("Open a room"):
             if room_session.open_room(pin):
@@ -172,7 +174,7 @@ def take_back_form(code: str = ""):
         if not code:
             st.markdown("**Teachers: take your room back** (after a reload, or on another laptop)")
             code = st.text_input("Your room's code", key="room_reclaim_code", max_chars=32)
-        pin = st.text_input("The room's PIN", type="password", key="room_reclaim_pin")
+        pin = st.text_input("The room's PIN", type="password", key="room_reclaim_pin", max_chars=MAX_FIELD_CHARS)
         if st.form_submit_button("Take it back"):
             if room_session.reclaim(code, pin):
                 st.rerun()

@@ -18,6 +18,7 @@ from core import PRESETS, ConfigError
 from core.inputs import tokenize
 from core.trace import token_labels
 from dashboard.video import studio
+from tests.conftest import shown as read_as_shown
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
@@ -109,7 +110,7 @@ def test_typed_text_is_plain_capped_and_never_a_file_name(app, tmp_path, text):
     assert not app.exception, [e.value for e in app.exception]
     typed = app.session_state["ctl_text"]  # what the box holds (kept even when it cannot work)
     expected_error = core_error(typed)
-    errors = " ".join(str(e.value) for e in app.error)
+    errors = " ".join(read_as_shown(e.value) for e in app.error)
     if expected_error:
         assert expected_error in errors, "the page says, in core's words, why the text cannot work"
         assert text in ("", HOSTILE["10 000 characters"]), f"core refused {text!r}"
@@ -146,7 +147,7 @@ def test_a_ten_thousand_character_link_gets_cores_message():
     at.query_params = {"text": "x" * 10_000}
     at.run()
     assert not at.exception
-    notices = " ".join(str(w.value) for w in at.warning)
+    notices = " ".join(read_as_shown(w.value) for w in at.warning)
     assert core_error("x" * 10_000) in notices and "10,000 characters" in notices
 
 
@@ -174,7 +175,7 @@ def test_a_fully_blocked_custom_mask_gives_zero_weights_and_says_why(page):
     for df in weights:
         assert len(df) == 9 and not df["weight"].isna().any()
         np.testing.assert_array_equal(df["weight"].to_numpy(), 0)
-    info = " ".join(str(i.value) for i in at.info)
+    info = " ".join(read_as_shown(i.value) for i in at.info)
     assert re.search(r"no key left to attend to|Fully blocked rows: 1 t1, 2 t2, 3 t3", info), info
 
 
@@ -187,7 +188,7 @@ def test_non_finite_or_huge_hand_entered_numbers_give_a_notice(matrix, bad):
     at.query_params = {"source": "manual", "d_model": "2", "num_heads": "1", **rows}
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    notice = " ".join(str(w.value) for w in at.warning)
+    notice = " ".join(read_as_shown(w.value) for w in at.warning)
     assert "cannot work" in notice and f"{matrix.upper()} row 1, column 1" in notice, notice
     for spec, df in charts(at):
         numbers = df.select_dtypes("number").to_numpy(dtype=float)
@@ -200,7 +201,7 @@ def test_a_link_asking_for_cuda_keeps_its_lesson_on_the_cpu():
     at.query_params = {"device": "cuda", "d_model": "32", "num_heads": "8", "mask": "causal"}
     at.run()
     assert not at.exception
-    notices = " ".join(str(w.value) for w in at.warning)
+    notices = " ".join(read_as_shown(w.value) for w in at.warning)
     assert "'cuda' was asked for" in notices and "runs on the CPU instead" in notices
     cfg = at.session_state["lesson"]
     assert (cfg.d_model, cfg.num_heads, cfg.mask, cfg.device) == (32, 8, "causal", "auto")

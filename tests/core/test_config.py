@@ -87,7 +87,7 @@ def test_key_is_stable_and_sensitive():
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"seed": "abc"}, "The seed must be a whole number, got 'abc'"),
+    ({"seed": "abc"}, "The seed must be a whole number written with the digits 0 to 9, got 'abc'"),
     ({"temperature": "hot"}, "The temperature must be a number"),
     ({"scale": "maybe"}, "must be true or false"),
     ({"q": "1,x;0,1"}, "Q must be rows of numbers"),

@@ -69,7 +69,7 @@ def test_settings_that_do_not_apply_are_refused_in_words(changes, field, message
 def test_default_sizes_are_refused_not_replaced():
     with pytest.raises(ConfigError, match="d_model must be 384, got 16"):
         AttentionConfig(source="trained", text=TEXT)
-    with pytest.raises(ConfigError, match="The layer must be a whole number, got 'two'"):
+    with pytest.raises(ConfigError, match="The layer must be a whole number written with the digits 0 to 9, got 'two'"):
         AttentionConfig.from_dict({"source": "trained", "layer": "two"})
 
 

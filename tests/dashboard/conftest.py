@@ -8,6 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
+from tests.conftest import shown
+
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]  # page 1's tabs
 PAGES = ["attention", "multi_head", "masking", "why_scale", "positional", "block", "worked_example"]
@@ -57,4 +59,5 @@ def no_exception(at: AppTest):
 
 
 def messages(at: AppTest) -> str:
-    return " ".join(str(e.value) for e in [*at.error, *at.warning, *at.info])
+    """The notices on the page, as the student reads them (not their Markdown source)."""
+    return " ".join(shown(e.value) for e in [*at.error, *at.warning, *at.info])

@@ -5,6 +5,7 @@ Screenshots go to test-artifacts/ (git-ignored). Skipped where Chromium is missi
 
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -124,7 +125,8 @@ def test_loading_the_worked_example_from_its_page_puts_it_in_the_sidebar(server,
 
 
 @pytest.mark.parametrize("typed,words", [
-    ("1e9", "d_model must be between 1 and 1024, got 1000000000"),
+    ("2000", "d_model must be between 1 and 1024, got 2000"),
+    ("1e3", "written with the digits 0 to 9"),
     ("abc", "d_model must be a whole number"),
     ("", "d_model is empty"),
 ])
@@ -194,3 +196,19 @@ def test_export_menu_downloads_a_png_rendered_on_the_server(server, browser):
         assert Path(path).read_bytes().startswith(b"\x89PNG")
     finally:
         context.close()
+
+
+def test_a_crafted_link_shows_its_values_as_text_not_a_link_an_image_or_a_heading(server, page):
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    crafted = {"mask": "[Log in again](http://evil.example)", "head": "![x](http://evil.example/p.png)",
+               "step": "x\n# EXAM CANCELLED"}
+    open_settled(page, f"{server}/attention?{urlencode(crafted)}")
+    notices = page.locator("[data-testid=stAlert]")
+    said = " ".join(notices.nth(i).inner_text() for i in range(notices.count())).replace("\u2060", "")  # invisible
+    assert "[Log in again](http://evil.example)" in said and "![x](http://evil.example/p.png)" in said
+    assert "EXAM CANCELLED" in said
+    assert page.locator("a[href*='evil']").count() == 0
+    assert page.locator("img[src*='evil']").count() == 0
+    assert page.locator("h1", has_text="EXAM").count() == 0
+    assert not [u for u in requested if not u.startswith(server)], "the page fetched from outside the lab"

@@ -53,13 +53,19 @@ def test_temperature_at_both_limits(make_app):
 
 
 @pytest.mark.parametrize("field,typed,words", [
-    ("d_model", "1e9", "d_model must be between 1 and 1024, got 1000000000"),
-    ("d_model", "abc", "d_model must be a whole number from 1 to 1,024, got 'abc'"),
+    ("d_model", "2000", "d_model must be between 1 and 1024, got 2000"),
+    ("d_model", "abc", "d_model must be a whole number from 1 to 1,024, written with the digits 0 to 9; got 'abc'"),
+    # Read as numbers before (issue 28): never a number the student did not write.
+    ("d_model", "1e3", "written with the digits 0 to 9; got '1e3'"),
+    ("d_model", "\u0661\u0662", "written with the digits 0 to 9; got '\u0661\u0662'"),  # Arabic-Indic 12
+    ("d_model", "1_6", "written with the digits 0 to 9; got '1_6'"),
+    ("d_model", "1,000", "written with the digits 0 to 9; got '1,000'"),
+    ("d_model", "1234567890" * 6, f"between 1 and 1024, got {'1234567890' * 6}."),  # quoted whole, not as 1.23e59
     ("d_model", "", "d_model is empty"),
     ("d_model", "2.5", "whole number"),
     ("d_model", "0", "between 1 and 1024, got 0"),
-    ("seed", "-1", "The seed must be between 0"),
-    ("seed", "1e20", "The seed must be between 0"),
+    ("seed", "-1", "The seed must be a whole number from 0 to 4,294,967,295"),
+    ("seed", "1e20", "The seed must be a whole number"),
     ("seed", "seven", "The seed must be a whole number"),
 ])
 def test_a_typed_number_that_cannot_work_keeps_the_lesson_and_the_box(make_app, field, typed, words):
@@ -180,6 +186,12 @@ def test_head_and_device_pickers(make_app):
 @pytest.mark.parametrize("query,words", [
     ({"d_model": "10", "num_heads": "4"}, "not divisible by 4 heads"),
     ({"d_model": "ten"}, "whole number"),
+    ({"seed": "1_000"}, "The seed must be a whole number written with the digits 0 to 9, got '1_000'."),
+    ({"d_model": "\u0661\u0662"}, "d_model must be a whole number written with the digits 0 to 9"),
+    ({"d_model": "1,000"}, "got '1,000'"),
+    ({"temperature": "1_0"}, "The temperature must be a number written with the digits 0 to 9, got '1_0'."),
+    ({"seed": "1" * 60}, f"The seed must be between 0 and 4294967295, got {'1' * 60}."),
+    ({"mask": "x" * 60}, f"Unknown mask '{'x' * 60}'"),
     ({"mask": "diagonal"}, "Unknown mask"),
     ({"temperature": "0"}, "temperature"),
     ({"device": "tpu"}, "device"),

@@ -10,6 +10,7 @@ import pytest
 from animations import style
 from dashboard import display
 from dashboard.charts import sizing
+from tests.conftest import shown
 
 from .conftest import no_exception
 from .test_projector import contrast
@@ -54,7 +55,7 @@ def test_a_link_asking_for_an_unknown_weights_scale_opens_the_fixed_one_and_says
     at = make_app(query={"weights": "<b>bold</b>"})
     no_exception(at)
     assert signals(at, "weights")["lab_by_row"] is False
-    assert "asks for colours of the weights '<b>bold</b>'" in " ".join(str(w.value) for w in at.sidebar.warning)
+    assert "asks for colours of the weights '<b>bold</b>'" in " ".join(shown(w.value) for w in at.sidebar.warning)
 
 
 @pytest.mark.parametrize("look", [sizing.ORDINARY, sizing.PROJECTOR])

@@ -96,3 +96,38 @@ def test_a_view_link_opens_that_view_or_says_why_not(make_app, page, link, works
     else:
         assert "which this page does not have" in messages(at)
         assert name not in at.query_params
+
+
+# -- what a link asks for that the lab does not take as written (issue 28, item 9) ----------------
+def test_a_misspelt_key_is_named_with_the_key_it_may_mean(make_app):
+    at = make_app(query={"heads": "3", "d_model": "8"})
+    no_exception(at)
+    assert at.session_state["lesson"] == DEFAULT.replace(d_model=8)
+    said = messages(at)
+    assert "does not know 1 of this link's settings" in said and "'heads' (did you mean head or num_heads?)" in said
+
+
+def test_unknown_keys_are_named_not_dropped_silently(make_app):
+    at = make_app(query={"colour": "red", "zzz": "1"})
+    no_exception(at)
+    assert at.session_state["lesson"] == DEFAULT
+    assert "ignored them: 'colour', 'zzz'" in messages(at)
+
+
+def test_a_key_given_fifty_times_is_said_with_the_value_used(make_app):
+    at = make_app(query={"seed": [str(i) for i in range(50)]})
+    no_exception(at)
+    assert at.session_state["lesson"].seed == 49
+    assert "This link gives seed 50 times; the lab used the last, '49'." in messages(at)
+
+
+@pytest.mark.parametrize("link", [{"window": "0"}, {"window": "65"}, {"pad_length": "0"}, {"pad_length": "65"}])
+def test_a_mask_setting_out_of_range_is_refused_even_without_its_mask(make_app, link):
+    """Kept before, it made that mask impossible to choose later except by Reset."""
+    at = make_app(query=link)
+    no_exception(at)
+    assert at.session_state["lesson"] == DEFAULT
+    assert "cannot work" in messages(at)
+    at.sidebar.selectbox(key="ctl_mask").set_value(next(iter(link)).replace("pad_length", "padding")).run()
+    no_exception(at)
+    assert at.session_state["lesson"].mask in ("window", "padding"), "that mask can be chosen"

@@ -132,5 +132,5 @@ def test_a_chart_click_reads_as_the_clicked_key():
 @pytest.mark.parametrize("text", ["*bold* _it_ `code`", "[link](http://x)", "$x^2$ :red[alarm]", "<b>html</b> &amp;",
                                   "# heading", "1. not a list", "\\back\\slash", "| a | b |", "~~gone~~"])
 def test_question_text_reaches_markdown_as_plain_text(text):
-    html = MarkdownIt("commonmark").render(plain(text))
+    html = MarkdownIt("commonmark").render(plain(text)).replace("\u2060", "")  # invisible: keeps autolinks off
     assert html == f"<p>{MarkdownIt('commonmark').utils.escapeHtml(text)}</p>\n"

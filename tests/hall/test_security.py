@@ -1,14 +1,19 @@
-"""What the hall exposes: the lab through HAProxy and nothing else. Streamlit's metrics are denied
-at the proxy however the path is spelled; Redis and the lab processes listen on loopback only,
+"""What the hall exposes: the lab through HAProxy and nothing else. Streamlit's metrics and its
+upload endpoint are denied at the proxy however the path is spelled, and every link the lab accepts
+passes; Redis and the lab processes listen on loopback only,
 and Redis answers only with the hall's password."""
 
 import os
 import subprocess
 import urllib.error
 import urllib.request
+from urllib.parse import quote, urlencode
 
 import pytest
 
+from core.config import MAX_LINK_CHARS, MAX_SEED, MAX_TEXT_CHARS, MAX_TOKENS
+from core.inputs import tokenize
+from dashboard.lesson.links import config_from_url, link_chars
 from tests.hall.conftest import listening
 
 pytestmark = pytest.mark.hall
@@ -43,6 +48,59 @@ def test_metrics_are_denied_through_the_proxy_in_every_spelling(hall, path):
     assert (METRICS_TEXT in body) == METRICS_PATHS[path], "the spelling is (or is not) a way to the metrics"
     status, body = get(f"{hall.info['url']}{path}")
     assert status == 403 and METRICS_TEXT not in body
+
+
+UPLOAD_PATHS = ["/_stcore/upload_file/s/f", "/_stcore/%75pload_file/s/f", "/%5fstcore/upload_file/s/f",
+                "/_stcore%2Fupload_file/s/f", "//_stcore/upload_file/s/f", "/_STCORE/UPLOAD_FILE/s/f"]
+
+
+@pytest.mark.parametrize("path", UPLOAD_PATHS)
+def test_the_upload_endpoint_is_denied_through_the_proxy_in_every_spelling(hall, path):
+    request = urllib.request.Request(f"{hall.info['url']}{path}", data=b"x" * 1000, method="PUT")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status = response.status
+    except urllib.error.HTTPError as err:
+        status, body = err.code, err.read().decode(errors="replace")
+        assert "Request forbidden" in body, "HAProxy's own answer, not Streamlit's"
+    assert status == 403
+
+
+def longest_lesson_link() -> dict:
+    """The longest lesson a student can make: 2,000 characters of 4-byte letters in 64 words (12
+    characters each once percent-encoded), a 64 × 64 custom mask, every number at its longest."""
+    words = ["\U0001d400" * 31] * 17 + ["\U0001d400" * 30] * 47  # 1,937 letters and 63 spaces
+    text = " ".join(words)
+    T = len(tokenize(text))
+    grid = ";".join("".join("1" if j <= i else "0" for j in range(T)) for i in range(T))
+    return {"text": text, "mask": "custom", "custom_mask": grid, "d_model": "1024", "num_heads": "64",
+            "positional": "sinusoidal", "scale": "false", "temperature": "0.015", "seed": str(MAX_SEED),
+            "device": "cpu", "head": "64", "step": "4", "weights": "row", "projector": "1"}
+
+
+def test_the_longest_link_the_lab_accepts_passes_the_proxy(hall):
+    link = longest_lesson_link()
+    assert len(tokenize(link["text"])) == MAX_TOKENS and len(link["text"]) == MAX_TEXT_CHARS
+    assert config_from_url(link)[1] == "", "the lab opens this lesson"
+    assert link_chars(link) <= MAX_LINK_CHARS
+    padded = {**link, "pad": "x" * (MAX_LINK_CHARS - link_chars(link) - len("&pad="))}
+    assert link_chars(padded) == MAX_LINK_CHARS
+    assert "characters long" in config_from_url({**padded, "pad": padded["pad"] + "x"})[1], "one more is refused"
+    for query in (link, padded):
+        url = f"{hall.info['url']}/?{urlencode(query, quote_via=quote)}"
+        request = urllib.request.Request(url, headers=BROWSER_HEADERS)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 200 and "streamlit" in response.read().decode().lower()
+
+
+# What Chromium sends with a page request, cookies of a hall session included.
+BROWSER_HEADERS = {
+    "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 "
+                  "Safari/537.36",
+    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
+    "Accept-Language": "en-GB,en;q=0.9", "Accept-Encoding": "gzip, deflate",
+    "Cookie": "SERVERID=lab1; _streamlit_xsrf=2|" + "a" * 120, "Upgrade-Insecure-Requests": "1",
+}
 
 
 def test_the_proxy_serves_the_lab_and_no_statistics_page(hall):
