@@ -29,6 +29,7 @@ the process runs (dashboard/process.py `stop`: the render queue and its manim pr
 would otherwise keep starting renders for nobody before Python could exit.
 """
 
+import logging
 import socket
 import sys
 import threading
@@ -37,6 +38,7 @@ import weakref
 from pathlib import Path
 
 APP = Path(__file__).resolve().with_name("app.py")
+log = logging.getLogger(__name__)
 PINNED = "1.67.0"  # requirements.txt; the internals below are the ones this version has
 
 _LOCK = threading.Lock()
@@ -58,6 +60,12 @@ def check() -> list[str]:
         missing.append("ClientState.fragment_id")
     if not hasattr(scriptrunner, "get_script_run_ctx"):
         missing.append("scriptrunner.get_script_run_ctx")
+    from streamlit.runtime.state import common, session_state
+
+    if not hasattr(session_state.SessionState, "on_script_will_rerun"):
+        missing.append("SessionState.on_script_will_rerun")
+    if not hasattr(common, "unpack_widget_state_value"):
+        missing.append("state.common.unpack_widget_state_value")
     return [f"{name} (Streamlit {streamlit.__version__})" for name in missing]
 
 
@@ -99,6 +107,38 @@ def install():
 
         first_request_runs_whole.lab_first_request_runs_whole = True
         AppSession.request_rerun = first_request_runs_whole
+        _drop_undecodable_widget_states()
+
+
+def _drop_undecodable_widget_states():
+    """A widget state that its widget cannot read (a crafted message: bad JSON for the mask editor) is
+    dropped before the run, with a log line; Streamlit would otherwise fail the whole run, before any
+    of the app's code, with its error box, until a reload."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetStates
+    from streamlit.runtime.state.common import unpack_widget_state_value
+    from streamlit.runtime.state.session_state import SessionState
+
+    will_rerun = SessionState.on_script_will_rerun
+
+    def readable(session_state, state) -> bool:
+        metadata = session_state._new_widget_state.widget_metadata.get(state.id)
+        if metadata is None or state.WhichOneof("value") not in ("json_value", "string_value"):
+            return True  # only text is read here: other kinds (uploads) are consumed when read
+        try:
+            metadata.deserializer(unpack_widget_state_value(state))
+            return True
+        except Exception:
+            log.warning("a widget state its widget cannot read was dropped (%s)", state.id[:80])
+            return False
+
+    def on_script_will_rerun(self, fresh_widget_states, **kwargs):
+        if fresh_widget_states is not None:
+            kept = [w for w in fresh_widget_states.widgets if readable(self, w)]
+            if len(kept) != len(fresh_widget_states.widgets):
+                fresh_widget_states = WidgetStates(widgets=kept)
+        return will_rerun(self, fresh_widget_states, **kwargs)
+
+    SessionState.on_script_will_rerun = on_script_will_rerun
 
 
 def _no_external_ip() -> None:

@@ -266,3 +266,25 @@ def test_the_head_buttons_keep_the_open_head_when_it_is_clicked_off_and_a_slider
     assert "view_attention_head" not in [b.key for b in at.segmented_control]
     assert at.slider(key="view_attention_head").value == 20
     chart(at, "weights", head=19)
+
+
+@pytest.mark.parametrize("crafted", ['{"edited_rows": {"99": {"1 x": true}}}', '{"edited_rows": {"0": {"nope": true}}}',
+                                     "not json {", '{"added_rows": [{"1 x": true}]}'])
+def test_a_crafted_mask_editor_state_is_dropped_with_a_word_and_the_lesson_kept(make_app, crafted):
+    """Issue 28: a crafted custom-mask editor state (row 99, an unknown column, bad JSON, an added row) broke
+    the tab with Streamlit's error box until a reload. The browser sends that state as the editor's JSON;
+    here it is sent the same way, as the editor's widget state in the next run."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetStates
+
+    at = make_app(query={"source": "random", "seq_len": "3", "mask": "custom", "custom_mask": "100;110;111"})
+    before = lesson(at)
+    editor = next(e for e in at.sidebar.get("dataframe") if "ctl_mask_grid" in e.proto.id)
+    states = at._tree.get_widget_states()
+    states.widgets.add(id=editor.proto.id, string_value=crafted)  # as the browser sends it
+    at._run(WidgetStates(widgets=list(states.widgets)))
+    assert not at.exception, [e.value for e in at.exception]
+    assert lesson(at) == before
+    if crafted.startswith("{"):  # JSON the editor reads but cannot apply: said on the page
+        assert any("could not apply" in str(w.value) for w in at.warning)  # (bad JSON is dropped before the run)
+    at.run()  # the next run draws a fresh editor: no error, no warning
+    assert not at.exception and not any("could not apply" in str(w.value) for w in at.warning)
