@@ -5,21 +5,20 @@ import streamlit as st
 from core import ConfigError
 from core.config import MASKS
 from core.lesson import PAD_TOKEN, with_mask
-from dashboard import controls, data
+from dashboard import controls, data, display
 from dashboard.app_pages import predict
-from dashboard.app_pages.ui import untrained_note
+from dashboard.app_pages.ui import controls_row, introduction
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
 from dashboard.lesson.sidebar import MASK_LABELS
 
-st.title("Masking")
-st.markdown(
+introduction(
+    "Masking",
     "A mask says which keys each query may look at. Blocked scores become −∞ before the softmax, so their "
     "weights are exactly 0 and the row's other weights share the whole 1. Pick a mask kind below to compare "
     "it with the lesson's; the sidebar sets the lesson's own mask (and its custom grid)."
 )
-untrained_note()
 
 ABOUT = {
     "none": "No mask: every query may attend to every key.",
@@ -35,36 +34,71 @@ ABOUT = {
 }
 
 
+STAGES = ["1. scaled scores", "2. after the mask", "3. after the softmax"]
+
+
 def compare(cfg):
     default = cfg.mask if cfg.mask != "none" else "causal"  # "none" would show before = after
-    kind = controls.choice(st.segmented_control, "Mask to show", list(MASKS), "show", default,
-                           format_func=MASK_LABELS.get)
-    st.caption(ABOUT[kind])
-    try:
-        view = with_mask(cfg, kind)
-    except ConfigError as err:
-        st.warning(str(err))
-        return
-    trace = data.trace(view)
-    h = controls.head_control(trace.num_heads)
+    slides = display.projector()  # one stage per screen, ← → between them
+    with controls_row():
+        kind = controls.choice(st.segmented_control, "Mask to show", list(MASKS), "show", default,
+                               format_func=MASK_LABELS.get)
+        if not slides:
+            st.caption(ABOUT[kind])
+        try:
+            view = with_mask(cfg, kind)
+        except ConfigError as err:
+            st.warning(str(err))
+            return
+        trace = data.trace(view)
+        h = controls.head_control(trace.num_heads)
+        stages = controls.tabs(STAGES, "mask_stage", STAGES[0], arrows=True) if slides else None
+        predicting = predict.switch("masking")
+    if slides:
+        st.caption(ABOUT[kind])
     labels = charts.token_labels(trace.tokens)
     shown = True
-    if predict.switch("masking"):
+    if predicting:
         question = predict.lesson_question("masking", cfg, ("blocked",), mask=kind)
         shown = question is None or predict.hide_until_committed(question, "masking")
+    if stages is not None:
+        one_stage(next(i for i, s in enumerate(stages) if s.open), trace, h, view, labels, shown)
+        return
     before, after = panels(2, len(labels), "masking")
     with before:
-        show(charts.scores_heatmap(trace, h, "scaled", "1. scaled scores"), f"mask_before_{h}", view,
-             labelled(trace.scaled[h], labels, labels))
+        _scaled(trace, h, view, labels)
     if shown:
         with after:
-            show(charts.scores_heatmap(trace, h, "scaled", "2. after the mask", show_mask=True), f"mask_after_{h}",
-                 view, labelled(trace.masked[h], labels, labels))
-        show(charts.weights_heatmap(trace, h, "3. after the softmax"), f"mask_weights_{h}", view,
-             labelled(trace.weights[h], labels, labels))
+            _masked(trace, h, view, labels)
+        _weights(trace, h, view, labels)
         explain_blocked(trace, labels)
     else:
         after.info("The masked scores and the weights stay hidden until you commit to a prediction.")
+
+
+def one_stage(stage: int, trace, h, view, labels, shown: bool):
+    """Projector mode: the chosen stage alone, as large as the screen allows."""
+    if stage and not shown:
+        st.info("The masked scores and the weights stay hidden until you commit to a prediction.")
+        return
+    (_scaled, _masked, _weights)[stage](trace, h, view, labels)
+    if stage == 2:
+        explain_blocked(trace, labels)
+
+
+def _scaled(trace, h, view, labels):
+    show(charts.scores_heatmap(trace, h, "scaled", STAGES[0]), f"mask_before_{h}", view,
+         labelled(trace.scaled[h], labels, labels))
+
+
+def _masked(trace, h, view, labels):
+    show(charts.scores_heatmap(trace, h, "scaled", STAGES[1], show_mask=True), f"mask_after_{h}", view,
+         labelled(trace.masked[h], labels, labels))
+
+
+def _weights(trace, h, view, labels):
+    show(charts.weights_heatmap(trace, h, STAGES[2]), f"mask_weights_{h}", view,
+         labelled(trace.weights[h], labels, labels))
 
 
 def explain_blocked(trace, labels):

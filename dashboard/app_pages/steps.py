@@ -27,8 +27,16 @@ STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4
 def step_tabs(cfg, trace, h: int, same_charts: bool = False):
     """The four steps, one chosen at a time on a row of buttons (`step` in the URL); only the chosen one is
     computed and drawn."""
+    draw_step(choose(), cfg, trace, h, same_charts)
+
+
+def choose(arrows: bool = False) -> list:
+    """The row of steps (with ← → in projector mode: `arrows`); only the chosen one will be drawn."""
+    return controls.tabs(STEPS, "step", default=STEPS[2], arrows=arrows)
+
+
+def draw_step(tabs: list, cfg, trace, h: int, same_charts: bool = False):
     view = View(h, charts.token_labels(trace.tokens), same_charts)
-    tabs = controls.tabs(STEPS, "step", default=STEPS[2])
     for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):
         if tab.open:
             with tab:
