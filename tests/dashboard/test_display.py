@@ -61,9 +61,13 @@ def test_a_link_asking_for_an_unknown_weights_scale_opens_the_fixed_one_and_says
 def test_the_page_css_is_built_from_constants(look):
     css = display.page_css(look)
     rules = css.removeprefix("<style>").removesuffix("</style>").splitlines()
+    width = r'(\d+px|min\(\d+px, [\d.]+vh, [\d.]+vw\))'  # projector mode: a share of the window
     allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(> \[class\*="st-key-lab_w\d+_"\]\) '
-                         r'\{flex: 1 1 \d+px; min-width: min\(\d+px, 100%\);\}'
-                         r'|html \{font-size: \d+px !important;\}'
+                         rf'\{{flex: 1 1 {width}; min-width: min\({width}, 100%\);\}}'
+                         r'|html \{font-size: clamp\(16px, min\([\d.]+vh, [\d.]+vw\), \d+px\) !important;\}'
+                         r'|\[data-testid="(stMainBlockContainer|stCaptionContainer)"\]'
+                         r'( \*|, \[data-testid="stCaptionContainer"\] \*)? \{[-a-z: .0-9!;]+\}'
+                         r'|\[data-testid="stMain"\] h1 \{[-a-z: .0-9!;]+\}'
                          r'|button\[data-testid\^="stBaseButton-primary"\]:not\(:disabled\)(:hover)? '
                          r'\{[-a-z: #0-9A-F!;]+\})')
     assert rules and all(allowed.fullmatch(rule) for rule in rules), [r for r in rules if not allowed.fullmatch(r)]
