@@ -1,7 +1,7 @@
 """Page 1: one head of scaled dot-product attention, step by step."""
 
 from dashboard import controls, display
-from dashboard.app_pages import steps
+from dashboard.app_pages import predict, steps
 from dashboard.app_pages.ui import controls_row, introduction
 from dashboard.lesson import rerun
 
@@ -17,10 +17,13 @@ introduction(
 
 def one_head(cfg, trace):
     # One step at a time (only the chosen one is computed and drawn): legible on a projector, fast.
+    slides = display.projector()
     with controls_row():
         h = controls.head_control(trace.num_heads)
-        chosen = steps.choose(arrows=display.projector())
-    steps.draw_step(chosen, cfg, trace, h)
+        chosen = steps.choose(arrows=slides)
+        # In the row on a projector (its own row would push the step's charts off the screen).
+        predicting = predict.switch("softmax") if slides and chosen[2].open else None
+    steps.draw_step(chosen, cfg, trace, h, predicting=predicting)
 
 
 rerun.view(one_head)

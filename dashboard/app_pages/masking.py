@@ -52,18 +52,11 @@ def compare(cfg):
             return
         trace = data.trace(view)
         h = controls.head_control(trace.num_heads)
-        stages = controls.tabs(STAGES, "mask_stage", STAGES[0], arrows=True) if slides else None
-        predicting = predict.switch("masking")
-    if slides:
-        st.caption(ABOUT[kind])
     labels = charts.token_labels(trace.tokens)
-    shown = True
-    if predicting:
-        question = predict.lesson_question("masking", cfg, ("blocked",), mask=kind)
-        shown = question is None or predict.hide_until_committed(question, "masking")
-    if stages is not None:
-        one_stage(next(i for i, s in enumerate(stages) if s.open), trace, h, view, labels, shown)
+    if slides:
+        one_stage(cfg, kind, trace, h, view, labels)
         return
+    shown = _predicted_first(cfg, kind)
     before, after = panels(2, len(labels), "masking")
     with before:
         _scaled(trace, h, view, labels)
@@ -76,14 +69,30 @@ def compare(cfg):
         after.info("The masked scores and the weights stay hidden until you commit to a prediction.")
 
 
-def one_stage(stage: int, trace, h, view, labels, shown: bool):
-    """Projector mode: the chosen stage alone, as large as the screen allows."""
-    if stage and not shown:
-        st.info("The masked scores and the weights stay hidden until you commit to a prediction.")
-        return
-    (_scaled, _masked, _weights)[stage](trace, h, view, labels)
-    if stage == 2:
-        explain_blocked(trace, labels)
+def _predicted_first(cfg, kind: str) -> bool:
+    """With "Predict first" on, a question about this mask; False while its result must stay hidden."""
+    if not predict.switch("masking"):
+        return True
+    question = predict.lesson_question("masking", cfg, ("blocked",), mask=kind)
+    return question is None or predict.hide_until_committed(question, "masking")
+
+
+def one_stage(cfg, kind: str, trace, h, view, labels):
+    """Projector mode: the chosen stage alone, as large as the screen's height allows, with the stages'
+    ← → and what it says beside it (the screen is wider than a square heatmap needs)."""
+    chart, notes = st.columns([3, 2], gap="large")
+    with notes:
+        stages = controls.tabs(STAGES, "mask_stage", STAGES[0], arrows=True)
+        stage = next(i for i, s in enumerate(stages) if s.open)
+        st.caption(ABOUT[kind])
+        shown = _predicted_first(cfg, kind)
+        if stage == 2 and shown:
+            explain_blocked(trace, labels)
+    with chart:
+        if stage and not shown:
+            st.info("The masked scores and the weights stay hidden until you commit to a prediction.")
+            return
+        (_scaled, _masked, _weights)[stage](trace, h, view, labels)
 
 
 def _scaled(trace, h, view, labels):

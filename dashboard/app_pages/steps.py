@@ -35,8 +35,11 @@ def choose(arrows: bool = False) -> list:
     return controls.tabs(STEPS, "step", default=STEPS[2], arrows=arrows)
 
 
-def draw_step(tabs: list, cfg, trace, h: int, same_charts: bool = False):
+def draw_step(tabs: list, cfg, trace, h: int, same_charts: bool = False, predicting: bool | None = None):
+    """The chosen step; `predicting`: the "Predict first" toggle's value where the caller drew it (None:
+    the step draws it)."""
     view = View(h, charts.token_labels(trace.tokens), same_charts)
+    view.predicting = predicting
     for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):
         if tab.open:
             with tab:
@@ -89,7 +92,7 @@ def scores(cfg, trace, view):
 
 def softmax(cfg, trace, view):
     h, labels, every = view.h, view.labels, not view.same
-    shown = _predicted_first(cfg, h)
+    shown = _predicted_first(cfg, h, view.predicting)
     if cfg.source == "trained":  # no mask: "after the mask" would repeat step 2's scaled scores
         st.caption("The trained model blocks no key (it has no mask), so the softmax reads step 2's scaled scores "
                    "as they are and turns each row into weights that sum to 1.")
@@ -113,10 +116,10 @@ def softmax(cfg, trace, view):
         st.info("A query row has no key left to attend to: its weights and output are 0 (see the Masking page).")
 
 
-def _predicted_first(cfg, h: int) -> bool:
+def _predicted_first(cfg, h: int, on: bool | None = None) -> bool:
     """With "Predict first" on, a question about this head; False while the weights must stay hidden.
     The trained model's settings are its own, so its only question is which key a query picks."""
-    if not predict.switch("softmax"):
+    if not (predict.switch("softmax") if on is None else on):
         return True
     kinds = ("focus",) if cfg.source == "trained" else ("focus", "change")
     question = predict.lesson_question("softmax", cfg, kinds, head=h)

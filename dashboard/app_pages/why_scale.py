@@ -3,21 +3,24 @@
 import streamlit as st
 
 from core import MAX_TOKENS
-from dashboard import controls, data
+from dashboard import controls, data, display
 from dashboard.app_pages import predict
+from dashboard.app_pages.ui import introduction
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
 from dashboard.lesson import rerun
 
-st.title("Why divide by √d_k")
-st.markdown(
+introduction(
+    "Why divide by √d_k",
     "If the entries of q and k are independent, with mean 0 and variance 1, their dot product "
     "q·k, a sum of d_k products qᵢkᵢ, has mean 0 and variance d_k: a spread (standard deviation) of √d_k. Without the "
     "scale the scores grow with d_k and the softmax **saturates**: one key takes almost all the weight. A "
     "saturated softmax also stops learning: its Jacobian diag(p) − p·pᵀ tends to 0 in every entry, the "
     "winner's included, as p becomes one-hot, so almost no gradient reaches any score. Dividing by √d_k brings "
-    "the spread back to 1 for every d_k."
+    "the spread back to 1 for every d_k.",
+    untrained=False,
 )
+PARTS = ["1. Averaged over seeds", "2. One row at the lesson's settings"]
 
 
 def predicted_first(cfg) -> bool:
@@ -32,6 +35,17 @@ def predicted_first(cfg) -> bool:
 
 
 def demonstration(cfg):
+    """Two parts: in projector mode one per screen (← → between them), else one under the other."""
+    parts = controls.tabs(PARTS, "why_part", PARTS[0], arrows=True) if display.projector() else None
+    if parts is None or parts[0].open:
+        averaged()
+    if parts is None:
+        st.subheader("One row at the lesson's settings")
+    if parts is None or parts[1].open:
+        one_row(cfg)
+
+
+def averaged():
     T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
     st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
                f"a uniform row would have entropy ln {T}.")
@@ -42,7 +56,8 @@ def demonstration(cfg):
     with right:
         draw(charts.saturation_chart(scaled, unscaled, "max_weight", "mean largest weight"), "chart_sat_max")
 
-    st.subheader("One row at the lesson's settings")
+
+def one_row(cfg):
     options = sorted({*data.SATURATION_D_KS, cfg.d_k})
     d_k = controls.choice(st.select_slider, "d_k for this row", options, "dk", cfg.d_k)
     n = cfg.num_tokens
