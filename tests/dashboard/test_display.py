@@ -72,3 +72,20 @@ def test_the_page_css_is_built_from_constants(look):
                          r'\{[-a-z: #0-9A-F!;]+\})')
     assert rules and all(allowed.fullmatch(rule) for rule in rules), [r for r in rules if not allowed.fullmatch(r)]
 
+
+
+def test_the_model_views_labels_grow_with_the_projector_look():
+    """The Trained heads' model view (a Canvas) drew its head and layer names at 13 px in every look; its
+    type now follows the look as every other chart's does."""
+    import numpy as np
+
+    from dashboard.charts import draw
+    from dashboard.charts.model_view import model_view
+
+    spec = draw.spec_without_data(model_view(np.full((2, 3, 4, 4), 0.25), np.ones((2, 3), bool)))
+    sizing.set_look(spec, sizing.PROJECTOR)
+    values = {p["name"]: p.get("value") for p in spec["params"]}
+    assert values["lab_type"] == sizing.PROJECTOR.scale and values["lab_fit_height"] == sizing.PROJECTOR.fit_height
+    sizes = [spec["encoding"][axis]["axis"]["labelFontSize"] for axis in ("x", "y")]
+    sizes.append(spec["encoding"]["color"]["legend"]["labelFontSize"])
+    assert sizes == [sizing.scaled(13)] * 3
