@@ -65,7 +65,7 @@ def test_the_page_css_is_built_from_constants(look):
     allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(> \[class\*="st-key-lab_w\d+_"\]\) '
                          rf'\{{flex: 1 1 {width}; min-width: min\({width}, 100%\);\}}'
                          r'|html \{font-size: clamp\(16px, min\([\d.]+vh, [\d.]+vw\), \d+px\) !important;\}'
-                         r'|\[data-testid="(stMainBlockContainer|stCaptionContainer)"\]'
+                         r'|\[data-testid="(stMainBlockContainer|stCaptionContainer|stHeader)"\]'
                          r'( \*|, \[data-testid="stCaptionContainer"\] \*)? \{[-a-z: .0-9!;]+\}'
                          r'|\[data-testid="stMain"\] h1 \{[-a-z: .0-9!;]+\}'
                          r'|button\[data-testid\^="stBaseButton-primary"\]:not\(:disabled\)(:hover)? '
