@@ -103,28 +103,10 @@ def _step_by(key: str, steps: list[str], default: str, by: int):
     st.session_state[key] = steps[min(max(0, now + by), len(steps) - 1)]
 
 
-# ← and → on the keyboard press the ← / → buttons of `tabs` (one binding per browser tab, whatever
-# the reruns): not while typing in a box or moving a slider, whose own arrows they are.
-_ARROW_KEYS = """<script>
-if (!window.labArrowKeys) {
-  window.labArrowKeys = true;
-  document.addEventListener("keydown", (e) => {
-    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (!["ArrowLeft", "ArrowRight"].includes(e.key)) return;
-    const t = e.target;
-    if (t.closest && t.closest("input, textarea, select, [role=slider], [contenteditable=true]")) return;
-    const end = e.key === "ArrowLeft" ? "lab_prev" : "lab_next";
-    const button = document.querySelector(`[class*="${end}"] button:not(:disabled)`);
-    if (button) { e.preventDefault(); button.click(); }
-  });
-}
-</script>"""
-
-
 def tabs(steps: list[str], name: str, default: str, arrows: bool = False):
     """Steps of which only the chosen one runs, picked on a row of buttons (st.segmented_control);
     its number (1-based) in the URL as `name`. `arrows` (projector mode: a step per screen): ← and →
-    buttons beside them, which the keyboard's ← and → press.
+    buttons beside them, which the keyboard's ← and → press (display.page_config binds them).
 
     Not `st.tabs`: in the browser its tab panel watches its own contents and, on every change,
     walks them looking for a focusable element, checking each node's visibility; with a chart's
@@ -153,7 +135,6 @@ def _step_row(steps: list[str], key: str, default: str, at: int, arrows: bool):
     if arrows:
         st.button("→", key=f"{key}_lab_next", help="The step after (→ on the keyboard)",
                   disabled=at == len(steps) - 1, on_click=_step_by, args=(key, steps, default, 1))
-        st.html(_ARROW_KEYS, unsafe_allow_javascript=True)
     return chosen
 
 

@@ -64,10 +64,31 @@ def look() -> sizing.Look:
 
 
 def page_config():
-    """`st.set_page_config` for this run: in projector mode the sidebar starts collapsed."""
+    """`st.set_page_config` for this run: in projector mode the sidebar starts collapsed, and the
+    keyboard's ← → move between a page's steps."""
     st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide",
                        initial_sidebar_state="collapsed" if projector() else "auto")
     st.html(page_css(look()))  # a style-only st.html takes no room on the page
+    if projector():
+        st.html(_ARROW_KEYS, unsafe_allow_javascript=True)  # a constant script
+
+
+# ← and → on the keyboard press the ← / → buttons of controls.tabs (one binding per browser tab, whatever
+# the reruns): not while typing in a box or moving a slider, whose own arrows they are.
+_ARROW_KEYS = """<script>
+if (!window.labArrowKeys) {
+  window.labArrowKeys = true;
+  document.addEventListener("keydown", (e) => {
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (!["ArrowLeft", "ArrowRight"].includes(e.key)) return;
+    const t = e.target;
+    if (t.closest && t.closest("input, textarea, select, [role=slider], [contenteditable=true]")) return;
+    const end = e.key === "ArrowLeft" ? "lab_prev" : "lab_next";
+    const button = document.querySelector(`[class*="${end}"] button:not(:disabled)`);
+    if (button) { e.preventDefault(); button.click(); }
+  });
+}
+</script>"""
 
 
 def sidebar():
@@ -139,6 +160,7 @@ def _projector_css(look: sizing.Look) -> list[str]:
             ('[data-testid="stMainBlockContainer"] {padding-top: 2.75rem !important; padding-left: 2rem !important; '
              'padding-right: 2rem !important;}'),
             '[data-testid="stHeader"] {background: transparent !important;}',  # over the page's top margin
+            '[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}',  # ← →
             '[data-testid="stMain"] h1 {font-size: 1.75rem !important; padding-top: 0 !important;}',
             '[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {color: inherit !important;}',
             '[data-testid="stCaptionContainer"] {opacity: 1 !important;}']
