@@ -4,15 +4,24 @@ Both front ends (the dashboard's charts and the manim scenes) read these arrays 
 else, so a number on screen and a number in a video are the same number.
 """
 
+import unicodedata
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 
+def _shown(token: str) -> str:
+    """A token of punctuation or symbols only ("." "," "—") in angle brackets, "⟨.⟩": a bare full
+    stop is a speck on a chart's axis and next to invisible on a projector."""
+    if token and all(unicodedata.category(ch)[0] in "PS" for ch in token):
+        return f"⟨{token}⟩"
+    return token
+
+
 def token_labels(tokens) -> list[str]:
-    """ "1 the", "2 cat", ... "5 the": a trace's tokens numbered, so repeated words stay separate rows
-    and columns (the charts' axes, and the choices of a question)."""
-    return [f"{i + 1} {t}" for i, t in enumerate(tokens)]
+    """ "1 the", "2 cat", ... "5 the", "7 ⟨.⟩": a trace's tokens numbered, so repeated words stay separate
+    rows and columns (the charts' axes, and the choices of a question); punctuation marked (`_shown`)."""
+    return [f"{i + 1} {_shown(t)}" for i, t in enumerate(tokens)]
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,6 +6,8 @@ Each page keeps its controls' state under keys of its own (`state_key`): page 1'
 the Trained heads page's head (up to 12) are two settings, not one. The display settings are the
 app's, shared by every page."""
 
+from contextlib import nullcontext
+
 import streamlit as st
 
 from dashboard import navigation
@@ -79,9 +81,11 @@ class _Step:
 
     def __init__(self, is_open: bool):
         self.open = is_open
-        self._box = st.container() if is_open else None
+        self._box = None  # made where it is first entered: below the row of controls that chose it
 
     def __enter__(self):
+        if self._box is None:
+            self._box = st.container()
         return self._box.__enter__()
 
     def __exit__(self, *exc):
@@ -94,9 +98,16 @@ def _keep_one(key: str, default: str):
         st.session_state[key] = default
 
 
-def tabs(steps: list[str], name: str, default: str):
+def _step_by(key: str, steps: list[str], default: str, by: int):
+    """on_click of ← / →: the step before or after the chosen one (the first and last stay put)."""
+    now = steps.index(st.session_state.get(key) or default)
+    st.session_state[key] = steps[min(max(0, now + by), len(steps) - 1)]
+
+
+def tabs(steps: list[str], name: str, default: str, arrows: bool = False):
     """Steps of which only the chosen one runs, picked on a row of buttons (st.segmented_control);
-    its number (1-based) in the URL as `name`.
+    its number (1-based) in the URL as `name`. `arrows` (projector mode: a step per screen): ← and →
+    buttons beside them, which the keyboard's ← and → press (display.page_config binds them).
 
     Not `st.tabs`: in the browser its tab panel watches its own contents and, on every change,
     walks them looking for a focusable element, checking each node's visibility; with a chart's
@@ -106,12 +117,26 @@ def tabs(steps: list[str], name: str, default: str):
     _from_link(key, name, lambda raw: numbers[str(raw)] if str(raw) in numbers else _bad(raw), name, default)
     if st.session_state[key] not in steps:
         st.session_state[key] = default
-    chosen = st.segmented_control("Step", steps, key=key, label_visibility="collapsed", on_change=_keep_one,
-                                  args=(key, default))
+    at = steps.index(st.session_state[key])
+    row = st.container(horizontal=True, vertical_alignment="center", width="content") if arrows else nullcontext()
+    with row:
+        chosen = _step_row(steps, key, default, at, arrows)
     if chosen is None:  # the chosen button clicked off: the default is drawn (and chosen again next run)
         chosen = default
     links.view_param(name, steps.index(chosen) + 1, steps.index(default) + 1)
     return [_Step(s == chosen) for s in steps]
+
+
+def _step_row(steps: list[str], key: str, default: str, at: int, arrows: bool):
+    if arrows:
+        st.button("←", key=f"{key}_lab_prev", help="The step before (← on the keyboard)", disabled=at == 0,
+                  on_click=_step_by, args=(key, steps, default, -1))
+    chosen = st.segmented_control("Step", steps, key=key, label_visibility="collapsed", on_change=_keep_one,
+                                  args=(key, default))
+    if arrows:
+        st.button("→", key=f"{key}_lab_next", help="The step after (→ on the keyboard)",
+                  disabled=at == len(steps) - 1, on_click=_step_by, args=(key, steps, default, 1))
+    return chosen
 
 
 def _bad(raw):

@@ -66,10 +66,31 @@ def look() -> sizing.Look:
 
 
 def page_config():
-    """`st.set_page_config` for this run: in projector mode the sidebar starts collapsed."""
+    """`st.set_page_config` for this run: in projector mode the sidebar starts collapsed, and the
+    keyboard's ← → move between a page's steps."""
     st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide",
                        initial_sidebar_state="collapsed" if projector() else "auto")
     st.html(page_css(look()))  # a style-only st.html takes no room on the page
+    if projector():
+        st.html(_ARROW_KEYS, unsafe_allow_javascript=True)  # a constant script
+
+
+# ← and → on the keyboard press the ← / → buttons of controls.tabs (one binding per browser tab, whatever
+# the reruns): not while typing in a box or moving a slider, whose own arrows they are.
+_ARROW_KEYS = """<script>
+if (!window.labArrowKeys) {
+  window.labArrowKeys = true;
+  document.addEventListener("keydown", (e) => {
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (!["ArrowLeft", "ArrowRight"].includes(e.key)) return;
+    const t = e.target;
+    if (t.closest && t.closest("input, textarea, select, [role=slider], [contenteditable=true]")) return;
+    const end = e.key === "ArrowLeft" ? "lab_prev" : "lab_next";
+    const button = document.querySelector(`[class*="${end}"] button:not(:disabled)`);
+    if (button) { e.preventDefault(); button.click(); }
+  });
+}
+</script>"""
 
 
 def sidebar():
@@ -100,6 +121,13 @@ def _darker(color: str, by: float = 0.15) -> str:
     return "#" + "".join(f"{round(c * (1 - by)):02X}" for c in rgb)
 
 
+def _px(px: int, look: sizing.Look) -> str:
+    """A width in CSS: in projector mode a share of the window, as the type is (`_projector_css`)."""
+    if not look.fit_height:
+        return f"{px}px"
+    return f"min({px}px, {100 * px / look.fit_height:.3f}vh, {100 * px / (look.fit_height * 16 / 9):.3f}vw)"
+
+
 @lru_cache(maxsize=4)  # one per look: built once per server, not on every rerun
 def page_css(look: sizing.Look) -> str:
     """Panels side by side only while each keeps its chart's numbers legible, else one per row
@@ -110,7 +138,7 @@ def page_css(look: sizing.Look) -> str:
     white on it is hard to read; no one accent serves both. So primary buttons keep the light
     theme's accent (config.toml) in both themes: white on it passes 4.5:1 (tests/dashboard/test_projector.py)."""
     rules = [f'[data-testid="stHorizontalBlock"] > div:has(> [class*="st-key-{_PANEL_KEY}{s}_"]) '
-             f'{{flex: 1 1 {s}px; min-width: min({s}px, 100%);}}' for s in _PANEL_STEPS]
+             f'{{flex: 1 1 {_px(s, look)}; min-width: min({_px(s, look)}, 100%);}}' for s in _PANEL_STEPS]
     accent = st.get_option("theme.light.primaryColor")
     if accent:
         primary = 'button[data-testid^="stBaseButton-primary"]:not(:disabled)'
@@ -119,8 +147,25 @@ def page_css(look: sizing.Look) -> str:
         rules.append(f'{primary}:hover {{background-color: {_darker(accent)} !important; '
                      f'border-color: {_darker(accent)} !important;}}')
     if look.scale != 1:
-        rules.append(f"html {{font-size: {16 * look.scale:.0f}px !important;}}")  # Streamlit's type is 16 px
+        rules += _projector_css(look)
     return "<style>" + "\n".join(rules) + "</style>"
+
+
+def _projector_css(look: sizing.Look) -> list[str]:
+    """Larger type (Streamlit's is 16 px), as large a share of the window at every size (a projected
+    picture is as large on the wall at 1280×720 as at 1920×1080; sizing.FIT does the same for the
+    charts), never below Streamlit's own. Less empty space above the title, a smaller title, and
+    captions in the text's own colour: they carry content a class must read from the back (7:1)."""
+    top = 16 * look.scale
+    share = f"min({100 * top / look.fit_height:.4f}vh, {100 * top / (look.fit_height * 16 / 9):.4f}vw)"
+    return [f"html {{font-size: clamp(16px, {share}, {top:.0f}px) !important;}}",
+            ('[data-testid="stMainBlockContainer"] {padding-top: 2.75rem !important; padding-left: 2rem !important; '
+             'padding-right: 2rem !important;}'),
+            '[data-testid="stHeader"] {background: transparent !important;}',  # over the page's top margin
+            '[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}',  # ← →
+            '[data-testid="stMain"] h1 {font-size: 1.75rem !important; padding-top: 0 !important;}',
+            '[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {color: inherit !important;}',
+            '[data-testid="stCaptionContainer"] {opacity: 1 !important;}']
 
 
 # -- the theme ------------------------------------------------------------------------------------

@@ -28,8 +28,19 @@ STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4
 def step_tabs(cfg, trace, h: int, same_charts: bool = False):
     """The four steps, one chosen at a time on a row of buttons (`step` in the URL); only the chosen one is
     computed and drawn."""
+    draw_step(choose(), cfg, trace, h, same_charts)
+
+
+def choose(arrows: bool = False) -> list:
+    """The row of steps (with ← → in projector mode: `arrows`); only the chosen one will be drawn."""
+    return controls.tabs(STEPS, "step", default=STEPS[2], arrows=arrows)
+
+
+def draw_step(tabs: list, cfg, trace, h: int, same_charts: bool = False, predicting: bool | None = None):
+    """The chosen step; `predicting`: the "Predict first" toggle's value where the caller drew it (None:
+    the step draws it)."""
     view = View(h, charts.token_labels(trace.tokens), same_charts)
-    tabs = controls.tabs(STEPS, "step", default=STEPS[2])
+    view.predicting = predicting
     for tab, step in zip(tabs, (projections, scores, softmax, output), strict=True):
         if tab.open:
             with tab:
@@ -84,7 +95,7 @@ def scores(cfg, trace, view):
 
 def softmax(cfg, trace, view):
     h, labels, every = view.h, view.labels, not view.same
-    shown = _predicted_first(cfg, h)
+    shown = _predicted_first(cfg, h, view.predicting)
     if cfg.source == "trained" and cfg.mask == "none":  # no mask: "after the mask" would repeat step 2's scores
         st.caption("For one unpadded sentence the trained model's attention mask blocks nothing, so the softmax "
                    "reads step 2's scaled scores as they are and turns each row into weights that sum to 1.")
@@ -129,10 +140,10 @@ def _why_flat(cfg, trace, h: int):
                "(the preset sharper-rows).")
 
 
-def _predicted_first(cfg, h: int) -> bool:
+def _predicted_first(cfg, h: int, on: bool | None = None) -> bool:
     """With "Predict first" on, a question about this head; False while the weights must stay hidden.
     The trained model's settings are its own, so its only question is which key a query picks."""
-    if not predict.switch("softmax"):
+    if not (predict.switch("softmax") if on is None else on):
         return True
     kinds = ("focus",) if cfg.source == "trained" else ("focus", "change")
     question = predict.lesson_question("softmax", cfg, kinds, head=h)

@@ -1,10 +1,12 @@
 """Helpers the pages share: wide matrices shown in part, the article's citation, the untrained note.
 (How a chart reaches the page is dashboard/charts/draw.py.)"""
 
+import contextlib
+
 import numpy as np
 import streamlit as st
 
-from dashboard import navigation
+from dashboard import display, navigation
 
 MAX_DRAWN_DIMS = 64  # wider matrices are shown in part (the first columns), and the page says so
 
@@ -33,3 +35,34 @@ def untrained_note():
     st.page_link(navigation.page(navigation.TRAINED_PAGE),
                  label="For patterns a trained model learned, see Trained heads",
                  icon=":material/school:")
+
+
+def introduction(title: str, text: str, untrained: bool = True, more=None):
+    """The page's title and introduction (`more`: a function drawing what follows it, such as its
+    formulas). In projector mode the introduction folds away (one click opens it) so that a step of
+    the lesson fills the screen; its label keeps the note that the weights are random in view."""
+    if not display.projector():
+        st.title(title)
+        st.markdown(text)
+        if more is not None:
+            more()
+        if untrained:
+            untrained_note()
+        return
+    row = st.container(horizontal=True, vertical_alignment="center", gap="large")
+    row.title(title, width="content")
+    about = "About this page: its W matrices are **random, not trained**" if untrained else "About this page"
+    with row.expander(about):
+        st.markdown(text)
+        if more is not None:
+            more()
+        if untrained:
+            untrained_note()
+
+
+def controls_row():
+    """Where a lesson's controls go: in projector mode side by side in one row (it wraps when
+    narrow), so that the chart below them fits the screen; elsewhere one under another."""
+    if display.projector():
+        return st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    return contextlib.nullcontext()

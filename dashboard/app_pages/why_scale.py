@@ -3,30 +3,40 @@
 import streamlit as st
 
 from core import MAX_TOKENS
-from dashboard import controls, data
+from dashboard import controls, data, display
 from dashboard.app_pages import predict
+from dashboard.app_pages.ui import introduction
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
 from dashboard.lesson import rerun
 
-st.title("Why divide by √d_k")
-st.markdown(
+
+def _gradients():
+    st.latex(r"p = \operatorname{softmax}(s), \quad p_j = \frac{e^{s_j}}{\sum_{l} e^{s_l}}, \qquad "
+             r"s_j = \frac{q \cdot k_j}{\sqrt{d_k}}, \qquad "
+             r"\frac{\partial p}{\partial s} = \operatorname{diag}(p) - p\,p^\top")
+    st.markdown(
+        "A saturated softmax also stops the **scores** from learning: its Jacobian, the diagonal matrix with p on "
+        "its diagonal minus the outer product of p with itself, tends to 0 in every entry as p becomes one-hot, so "
+        "almost no gradient reaches the scores, nor through them W_Q and W_K. The **values** still learn: output i "
+        "is a weighted sum of the values, so its derivative with respect to v_j is p_ij (times the identity), and "
+        "the gradient still reaches W_V and W_O."
+    )
+    st.latex(r"\mathrm{out}_i = \sum_j p_{ij}\, v_j, \qquad "
+             r"\frac{\partial\, \mathrm{out}_i}{\partial v_j} = p_{ij}\, I")
+
+
+
+introduction(
+    "Why divide by √d_k",
     "If the entries of q and k are independent, with mean 0 and variance 1, their dot product "
     "q·k, a sum of d_k products qᵢkᵢ, has mean 0 and variance d_k: a spread (standard deviation) of √d_k. Without the "
     "scale the scores grow with d_k and the softmax **saturates**: one key takes almost all the weight. Dividing by "
-    "√d_k brings the spread back to 1 for every d_k."
+    "√d_k brings the spread back to 1 for every d_k.",
+    untrained=False,
+    more=_gradients,
 )
-st.latex(r"p = \operatorname{softmax}(s), \quad p_j = \frac{e^{s_j}}{\sum_{l} e^{s_l}}, \qquad "
-         r"s_j = \frac{q \cdot k_j}{\sqrt{d_k}}, \qquad "
-         r"\frac{\partial p}{\partial s} = \operatorname{diag}(p) - p\,p^\top")
-st.markdown(
-    "A saturated softmax also stops the **scores** from learning: its Jacobian, the diagonal matrix with p on "
-    "its diagonal minus the outer product of p with itself, tends to 0 in every entry as p becomes one-hot, so "
-    "almost no gradient reaches the scores, nor through them W_Q and W_K. The **values** still learn: output i "
-    "is a weighted sum of the values, so its derivative with respect to v_j is p_ij (times the identity), and "
-    "the gradient still reaches W_V and W_O."
-)
-st.latex(r"\mathrm{out}_i = \sum_j p_{ij}\, v_j, \qquad \frac{\partial\, \mathrm{out}_i}{\partial v_j} = p_{ij}\, I")
+PARTS = ["1. Averaged over seeds", "2. One row at the lesson's settings"]
 
 
 def predicted_first(cfg) -> bool:
@@ -41,6 +51,17 @@ def predicted_first(cfg) -> bool:
 
 
 def demonstration(cfg):
+    """Two parts: in projector mode one per screen (← → between them), else one under the other."""
+    parts = controls.tabs(PARTS, "why_part", PARTS[0], arrows=True) if display.projector() else None
+    if parts is None or parts[0].open:
+        averaged()
+    if parts is None:
+        st.subheader("One row at the lesson's settings")
+    if parts is None or parts[1].open:
+        one_row(cfg)
+
+
+def averaged():
     T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
     st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
                f"a uniform row would have entropy ln {T}.")
@@ -51,7 +72,8 @@ def demonstration(cfg):
     with right:
         draw(charts.saturation_chart(scaled, unscaled, "max_weight", "mean largest weight"), "chart_sat_max")
 
-    st.subheader("One row at the lesson's settings")
+
+def one_row(cfg):
     options = sorted({*data.SATURATION_D_KS, cfg.d_k})
     d_k = controls.choice(st.select_slider, "d_k for this row", options, "dk", cfg.d_k)
     n = cfg.num_tokens

@@ -38,7 +38,7 @@ def _axis(title: str, labels, along_x: bool = True) -> alt.Axis:
     """Labels that stay legible up to 64 tokens; the key labels turn only when their cells are
     too narrow for them. Every size grows with the look (sizing.scaled)."""
     angle = sizing.label_angle() if along_x else 0
-    size = {"expr": f"lab_{'x' if along_x else 'y'}_font * lab_type"}  # by the number of labels: _layered
+    size = {"expr": f"lab_{'x' if along_x else 'y'}_font * lab_type * lab_fit"}  # by the number of labels: _layered
     return alt.Axis(title=title, labelFontSize=size, labelLimit=sizing.scaled(120), labelAngle=angle,
                     titleFontSize=sizing.scaled(14), labelFont=FONT, titleFont=FONT)
 
@@ -139,7 +139,8 @@ def _numbers(base, text: str, background: str, cells: int) -> list:
 
 def _shade_legend(title: str) -> alt.Legend:
     return alt.Legend(title=title, orient="bottom", labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(13),
-                      gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type"}, **sizing.by_row_legend())
+                      gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type * lab_fit"},
+                      **sizing.by_row_legend())
 
 
 def _weight_color(title: str = "weight") -> alt.Color:
@@ -178,7 +179,7 @@ def _diverging(field: str, title: str) -> alt.Color:
     return alt.Color(f"{field}:Q", scale=alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0),
                      legend=alt.Legend(title=title, orient="bottom", labelFontSize=sizing.scaled(13),
                                        titleFontSize=sizing.scaled(13),
-                                       gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type"}))
+                                       gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type * lab_fit"}))
 
 
 @lru_cache(maxsize=256)
@@ -223,7 +224,7 @@ def _matrix_template(row_labels: tuple, col_labels: tuple, title: str, name: str
         scale = alt.Scale(scheme=scheme, **({"domain": list(domain)} if domain is not None else {}), **extra)
         color = alt.Color("value:Q", scale=scale, legend=alt.Legend(
             title="value", orient="bottom", labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(13),
-            gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type"}))
+            gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type * lab_fit"}))
         shade = "value"
     layers = [base.mark_rect().encode(color=color),
               *_numbers(base, "format(datum.value, '.2f')", f"scale('color', datum.{shade})", rows * cols)]

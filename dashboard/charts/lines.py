@@ -12,8 +12,7 @@ from dashboard.charts import sizing
 def finish(chart, title: str, **meta):
     """Title, a name for tests and exports, the look's type sizes, and the given width filled."""
     return chart.properties(title=sizing.title(title), usermeta=meta, autosize=sizing.AUTOSIZE,
-                            params=[alt.VariableParameter(name=k, value=v)
-                                    for k, v in sizing.ORDINARY.signals().items()]).configure_axis(
+                            params=[alt.VariableParameter(**p) for p in sizing.look_params()]).configure_axis(
         labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(14), labelFont=style.FONT,
         titleFont=style.FONT).configure_legend(labelFontSize=sizing.scaled(14), labelFont=style.FONT,
                                                labelLimit=0)

@@ -48,7 +48,7 @@ def _axis(step: float, size: int, count: int, what: str, orient: str) -> alt.Axi
     """Names at the thumbnails' centres ("head 1" ... on top, "layer 1" ... on the left), nothing else."""
     centres = [i * step + size / 2 for i in range(count)]
     return alt.Axis(values=centres, labelExpr=f"'{what} ' + (floor(datum.value / {step}) + 1)", orient=orient,
-                    title=None, ticks=False, domain=False, grid=False, labelFont=FONT, labelFontSize=13,
+                    title=None, ticks=False, domain=False, grid=False, labelFont=FONT, labelFontSize=sizing.scaled(13),
                     labelAngle=0, labelPadding=4)
 
 
@@ -73,7 +73,9 @@ def _template(layers: int, heads: int, T: int, px: int) -> alt.Chart:
                 axis=_axis(step, T, layers, "layer", "left")),
         y2="y2:Q",
         color=alt.Color("weight:Q", scale=scale,
-                        legend=alt.Legend(title="weight", orient="top", direction="horizontal", gradientLength=200)),
+                        legend=alt.Legend(title="weight", orient="top", direction="horizontal",
+                                          labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(13),
+                                          gradientLength={"expr": "200 * lab_type * lab_fit"})),
         opacity=alt.Opacity("highlight:N", scale=alt.Scale(domain=[True, False], range=[1, FADED]), legend=None),
         tooltip=[alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("query:O", title="query piece"),
                  alt.Tooltip("key:O", title="key piece"), alt.Tooltip("weight:Q", format=".3f")],
@@ -81,10 +83,12 @@ def _template(layers: int, heads: int, T: int, px: int) -> alt.Chart:
     # The grid fills the width it is given (draw.draw stretches it; autosize fits axes and legend in)
     # and keeps its thumbnails square: a top-level `height` signal follows the plot's width.
     keep_square = alt.param(name="height", expr=f"width * {y_end / x_end:.6f}")
+    look = [alt.param(**p) for p in sizing.look_params()]  # its labels grow with the look (draw.draw sets it)
     return chart.properties(width=round(x_end * unit), height=round(y_end * unit), view=alt.ViewConfig(stroke=None),
                             usermeta={"lab": "model-view", "template": f"model-view-{layers}-{heads}-{T}-{px}",
                                       **sizing.embed_options(layers * heads * T * T)},
-                            autosize=alt.AutoSizeParams(type="fit-x", contains="padding")).add_params(keep_square)
+                            autosize=alt.AutoSizeParams(type="fit-x", contains="padding")
+                            ).add_params(keep_square, *look)
 
 
 def model_view(weights: np.ndarray, highlight: np.ndarray) -> alt.Chart:

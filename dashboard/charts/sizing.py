@@ -13,6 +13,12 @@ scale itself (`contrast()` is WCAG's formula): one of the two always reaches 4.5
 
 The look (ordinary or projector) is a set of signal values that `draw.draw` sets per session, so
 a chart's spec, and its cached template, are the same for every look.
+
+Projector mode is sized to the window (`lab_fit`): a projected picture is as large on the wall at
+1280×720 as at 1920×1080, so its type is as large a share of the window's height at both (the
+page's CSS does the same, display.page_css). Its sizes are those of a window `fit_height` px
+high, and shrink with smaller windows; and a heatmap's plot takes at most `window_share` of the
+window's height, what the page's title, controls and caption above it leave (one step per screen).
 """
 
 import json
@@ -20,7 +26,6 @@ from dataclasses import dataclass
 
 INK_DARK, INK_LIGHT = "#000000", "#FFFFFF"  # the pair whose better choice always passes 4.5:1
 DIGIT_EM = 0.64  # width of a digit, "." or "−" in DejaVu Sans, in ems (on average over "−0.43")
-WINDOW_SHARE = 0.85  # a heatmap's plot is at most this share of the window's height
 MAX_NUMBER_CELLS = 1024  # above this many cells no number can fit any screen: no text layer at all
 # Cells drawn as SVG up to 16 × 16 (every element readable by the browser tests: cell text, its
 # size and contrast); Canvas beyond (embed_options), which redraws a 23 × 23 heatmap (the Trained
@@ -38,24 +43,40 @@ class Look:
     min_number_px: float
     max_number_px: float
     max_cell_px: float
+    window_share: float = 0.85  # a heatmap's plot is at most this share of the window's height
+    fit_height: float = 0  # px: sizes are for a window this high, smaller in a lower one (0: fixed sizes)
 
     def signals(self) -> dict:
         return {"lab_type": self.scale, "lab_min_font": self.min_number_px, "lab_max_font": self.max_number_px,
-                "lab_max_cell": self.max_cell_px}
+                "lab_max_cell": self.max_cell_px, "lab_share": self.window_share, "lab_fit_height": self.fit_height}
 
 
 ORDINARY = Look("ordinary", 1.0, 12, 20, 96)
-PROJECTOR = Look("projector", 1.5, 20, 32, 160)
+# Under half the window: the title, the folded introduction, one row of controls and the step's caption
+# take the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
+PROJECTOR = Look("projector", 1.5, 20, 32, 160, window_share=0.45, fit_height=1080)
+# 1 in a window fit_height high (or higher), less in a lower or narrower (than 16:9) one; never below half.
+FIT = ("lab_fit_height > 0 && windowSize()[1] > 0 ? clamp(min(windowSize()[1], windowSize()[0] * 9 / 16) "
+       "/ lab_fit_height, 0.5, 1) : 1")
+
+
+def look_params(look: Look = ORDINARY) -> list[dict]:
+    """The look's signals (values that draw.draw replaces per session) and `lab_fit`, which every
+    size that grows with the look multiplies (`scaled`)."""
+    return [*({"name": k, "value": v} for k, v in look.signals().items()), {"name": "lab_fit", "expr": FIT}]
 
 
 def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list[dict]:
     """The signals every heatmap shares; the look's values are defaults that draw.draw replaces.
     Sizes are values and the expressions never change, whatever the lesson (nothing typed reaches
     an expression: tests/classroom/test_hostile_text.py)."""
-    window = f"(windowSize()[1] > 0 ? windowSize()[1] * {WINDOW_SHARE} : 1e9)"
-    cell = f"max(2, min(width / lab_cols, lab_max_cell, {window} / lab_rows))"
-    values = {**look.signals(), "lab_by_row": False, "lab_rows": rows, "lab_cols": cols, "lab_label_px": label_px}
-    return [*({"name": k, "value": v} for k, v in values.items()),
+    window = "(windowSize()[1] > 0 ? windowSize()[1] * lab_share : 1e9)"
+    # In projector mode the window's height never shrinks a cell below what prints "−0.43" at the
+    # look's smallest size: a class reads the numbers, and scrolls for a long sentence's grid.
+    legible = f"(lab_fit_height > 0 ? lab_min_font * lab_fit * 5 * {DIGIT_EM} + 8 : 0)"
+    cell = f"max(2, min(width / lab_cols, lab_max_cell * lab_fit, max({window} / lab_rows, {legible})))"
+    values = {"lab_by_row": False, "lab_rows": rows, "lab_cols": cols, "lab_label_px": label_px}
+    return [*look_params(look), *({"name": k, "value": v} for k, v in values.items()),
             {"name": "lab_cell", "expr": cell}, {"name": "height", "expr": "lab_cell * lab_rows"}]
 
 
@@ -74,7 +95,7 @@ def plot_width() -> dict:
 
 def scaled(px: float) -> dict:
     """A font size that grows with the look."""
-    return {"expr": f"{px} * lab_type"}
+    return {"expr": f"{px} * lab_type * lab_fit"}
 
 
 def label_px(longest: int, px: float) -> float:
@@ -84,7 +105,7 @@ def label_px(longest: int, px: float) -> float:
 
 def label_angle() -> dict:
     """Key labels stand upright while they fit their cell, and turn when they do not."""
-    return {"expr": "lab_cell >= lab_label_px * lab_type ? 0 : -50"}
+    return {"expr": "lab_cell >= lab_label_px * lab_type * lab_fit ? 0 : -50"}
 
 
 def js(text: str) -> str:
@@ -106,9 +127,9 @@ def number_transforms(text: str) -> list[dict]:
         {"calculate": text, "as": "lab_text"},
         {"calculate": "length(datum.lab_text)", "as": "lab_len"},
         {"joinaggregate": [{"op": "max", "field": "lab_len", "as": "lab_chars"}]},
-        {"calculate": f"min(lab_max_font, (lab_cell - 8) / (max(datum.lab_chars, 3) * {DIGIT_EM}))",
+        {"calculate": f"min(lab_max_font * lab_fit, (lab_cell - 8) / (max(datum.lab_chars, 3) * {DIGIT_EM}))",
          "as": "lab_font"},
-        {"calculate": "datum.lab_font >= lab_min_font ? datum.lab_text : ''", "as": "lab_shown"},
+        {"calculate": "datum.lab_font >= lab_min_font * lab_fit ? datum.lab_text : ''", "as": "lab_shown"},
         # No mark at all for a number too small to print: each SVG text is its own paint chunk
         # (it has a transform), and a 23-token lesson's 529 empty texts a chart made the
         # browser's compositing cost more than all its script (Trained heads' head slider).

@@ -53,7 +53,7 @@ def test_focus_answer_is_the_argmax_of_the_row_with_ties_within_0_005(cfg, head,
     row = trace.weights[head, query]  # what the revealed heatmap's row shows
     assert int(np.argmax(row)) in q.answer
     assert set(q.answer) == {i for i, w in enumerate(row) if w >= row.max() - 0.005}
-    assert q.choices == tuple(f"{i + 1} {t}" for i, t in enumerate(trace.tokens))
+    assert q.choices == tuple(token_labels(trace.tokens))  # numbered as on the heatmap's axes
     for i in range(cfg.num_tokens):
         assert q.is_correct(i) == (i in q.answer)
     shown = {f"{w:.3f}" for w in row}

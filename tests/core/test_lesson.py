@@ -223,7 +223,13 @@ def test_blocked_row_demo_blocks_only_the_first_query():
     assert with_mask(PRESETS["padding"], "padding") == PRESETS["padding"]
 
 
+def test_token_labels_mark_punctuation_and_symbols_only_tokens_with_angle_brackets():
+    """A bare "." is a speck on a projected axis; words with an apostrophe or a hyphen stay as they are."""
+    assert token_labels([".", "—", "?!", "+", "didn't", "[CLS]", "##s", "e-mail", "x"]) == [
+        "1 ⟨.⟩", "2 ⟨—⟩", "3 ⟨?!⟩", "4 ⟨+⟩", "5 didn't", "6 [CLS]", "7 ##s", "8 e-mail", "9 x"]
+
+
 def test_token_labels_number_tokens_from_1_so_repeated_words_stay_apart():
     labels = token_labels(["The", "cat", "the", "cat", ","])
-    assert labels == ["1 The", "2 cat", "3 the", "4 cat", "5 ,"] and len(set(labels)) == 5
+    assert labels == ["1 The", "2 cat", "3 the", "4 cat", "5 ⟨,⟩"] and len(set(labels)) == 5
     assert token_labels(run_trace(AttentionConfig(text="a a")).tokens) == ["1 a", "2 a"]

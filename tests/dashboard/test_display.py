@@ -62,9 +62,15 @@ def test_a_link_asking_for_an_unknown_weights_scale_opens_the_fixed_one_and_says
 def test_the_page_css_is_built_from_constants(look):
     css = display.page_css(look)
     rules = css.removeprefix("<style>").removesuffix("</style>").splitlines()
+    width = r'(\d+px|min\(\d+px, [\d.]+vh, [\d.]+vw\))'  # projector mode: a share of the window
     allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(> \[class\*="st-key-lab_w\d+_"\]\) '
-                         r'\{flex: 1 1 \d+px; min-width: min\(\d+px, 100%\);\}'
-                         r'|html \{font-size: \d+px !important;\}'
+                         rf'\{{flex: 1 1 {width}; min-width: min\({width}, 100%\);\}}'
+                         r'|html \{font-size: clamp\(16px, min\([\d.]+vh, [\d.]+vw\), \d+px\) !important;\}'
+                         r'|\[data-testid="(stMainBlockContainer|stCaptionContainer|stHeader)"\]'
+                         r'( \*|, \[data-testid="stCaptionContainer"\] \*)? \{[-a-z: .0-9!;]+\}'
+                         r'|\[data-testid="stMain"\] h1 \{[-a-z: .0-9!;]+\}'
+                         r'|\[data-testid="stElementContainer"\]:has\(> \[data-testid="stHtml"\] > script\) '
+                         r'\{display: none;\}'
                          r'|button\[data-testid\^="stBaseButton-primary"\]:not\(:disabled\)(:hover)? '
                          r'\{[-a-z: #0-9A-F!;]+\})')
     assert rules and all(allowed.fullmatch(rule) for rule in rules), [r for r in rules if not allowed.fullmatch(r)]
@@ -76,3 +82,20 @@ def test_the_page_css_is_built_from_constants(look):
 def test_the_cookie_script_holds_nothing_but_letters_digits_and_dashes(name, value):
     with pytest.raises(ValueError, match="letters, digits"):
         display.set_cookies({name: value}, hours=1)
+
+
+def test_the_model_views_labels_grow_with_the_projector_look():
+    """The Trained heads' model view (a Canvas) drew its head and layer names at 13 px in every look; its
+    type now follows the look as every other chart's does."""
+    import numpy as np
+
+    from dashboard.charts import draw
+    from dashboard.charts.model_view import model_view
+
+    spec = draw.spec_without_data(model_view(np.full((2, 3, 4, 4), 0.25), np.ones((2, 3), bool)))
+    sizing.set_look(spec, sizing.PROJECTOR)
+    values = {p["name"]: p.get("value") for p in spec["params"]}
+    assert values["lab_type"] == sizing.PROJECTOR.scale and values["lab_fit_height"] == sizing.PROJECTOR.fit_height
+    sizes = [spec["encoding"][axis]["axis"]["labelFontSize"] for axis in ("x", "y")]
+    sizes.append(spec["encoding"]["color"]["legend"]["labelFontSize"])
+    assert sizes == [sizing.scaled(13)] * 3

@@ -207,3 +207,58 @@ def test_the_theme_control_puts_the_theme_in_the_address_and_back(server, browse
         assert contrast(page.evaluate(background), "#000") > 10
     finally:
         context.close()
+
+
+# Projector mode, a step per screen (issue 25): the screen's last chart and every caption of the page's
+# main part end above the window's bottom at scroll 0.
+SCREENS = ["?step=1", "?step=2", "?step=3", "?step=4", "masking?mask_stage=1", "masking?mask_stage=2",
+           "masking?mask_stage=3", "why-scale?why_part=1", "why-scale?why_part=2"]
+BOTTOMS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const parts = [...main.querySelectorAll('[data-testid=stVegaLiteChart] svg.marks, [data-testid=stCaptionContainer]')]
+      .filter(e => e.innerText === undefined || e.tagName === 'svg' || e.innerText.trim());
+  return {bottom: Math.max(...parts.map(e => e.getBoundingClientRect().bottom)), height: innerHeight,
+          scrolled: main.scrollTop || document.scrollingElement.scrollTop};
+}"""
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browser, screen):
+    """The chosen step of page 1, stage of Masking or part of Why √d_k, with its charts' titles and captions, in the
+    window at 1920×1080 and 1280×720 (light and dark) without scrolling; captions at 7:1 or more."""
+    path, query = screen.split("?")
+    ARTIFACTS.mkdir(exist_ok=True)
+    fits = []
+    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
+        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+        page = context.new_page()
+        try:
+            settle(page, f"{server}/{path}?projector=1&{query}")
+            got = page.evaluate(BOTTOMS)
+            page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-{path or 'home'}-"
+                                                 f"{query.replace('=', '')}.png"))
+            background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]'))"
+                                       ".backgroundColor")
+            for colour in page.evaluate("""[...document.querySelectorAll(
+                    '[data-testid=stMain] [data-testid=stCaptionContainer]')].map(e => getComputedStyle(e).color)"""):
+                assert contrast(colour, background) >= 7, f"{scheme}: caption {colour} on {background}"
+            fits.append((width, scheme, got["bottom"], got["height"]))
+        finally:
+            context.close()
+    assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
+
+
+def test_arrow_keys_move_between_steps_in_projector_mode(server, browser):
+    """→ opens the next step and ← the one before, as the ← → buttons beside the steps do; not while a
+    box has the focus."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    try:
+        settle(page, f"{server}/?projector=1&step=1")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_url("**step=2**", timeout=30_000)
+        page.wait_for_selector(SETTLED, timeout=60_000)
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_url("**step=1**", timeout=30_000)
+    finally:
+        context.close()
