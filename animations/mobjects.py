@@ -14,6 +14,7 @@ from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Text, VGroup, VM
 
 from animations import style
 from animations.legibility import MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast, digit_height, least_font_size
+from core.trace import shown_token
 
 MAX_SHOWN = 8  # tokens (rows/columns) a grid shows; more would not be legible on a projector
 NUMBER_FONT = math.ceil(least_font_size(MIN_NUMBER_HEIGHT))  # 16: the least size of a number in a cell
@@ -128,6 +129,8 @@ class AttentionGrid(VGroup):
                  show_numbers=None, color=style.QUERY, limit=None, tag=None, label_size=20, mask=None,
                  fit_height=None):
         super().__init__()
+        # a token of punctuation only is marked, "⟨.⟩", as on the dashboard's axes: a bare "." is a speck
+        row_labels, col_labels = [shown_token(t) for t in row_labels], [shown_token(t) for t in col_labels]
         self.values = np.asarray(values, dtype=float)
         if self.values.ndim == 1:
             self.values = self.values[None, :]

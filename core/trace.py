@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 
-def _shown(token: str) -> str:
+def shown_token(token: str) -> str:
     """A token of punctuation or symbols only ("." "," "—") in angle brackets, "⟨.⟩": a bare full
     stop is a speck on a chart's axis and next to invisible on a projector."""
     if token and all(unicodedata.category(ch)[0] in "PS" for ch in token):
@@ -20,8 +20,8 @@ def _shown(token: str) -> str:
 
 def token_labels(tokens) -> list[str]:
     """ "1 the", "2 cat", ... "5 the", "7 ⟨.⟩": a trace's tokens numbered, so repeated words stay separate
-    rows and columns (the charts' axes, and the choices of a question); punctuation marked (`_shown`)."""
-    return [f"{i + 1} {_shown(t)}" for i, t in enumerate(tokens)]
+    rows and columns (the charts' axes, and the choices of a question); punctuation marked (`shown_token`)."""
+    return [f"{i + 1} {shown_token(t)}" for i, t in enumerate(tokens)]
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,7 @@
 """Page 1: one head of scaled dot-product attention, step by step."""
 
+import streamlit as st
+
 from dashboard import controls, display
 from dashboard.app_pages import predict, steps
 from dashboard.app_pages.ui import controls_row, introduction
@@ -23,6 +25,10 @@ def one_head(cfg, trace):
         chosen = steps.choose(arrows=slides)
         # In the row on a projector (its own row would push the step's charts off the screen).
         predicting = predict.switch("softmax") if slides and chosen[2].open else None
+        flat = steps.why_flat(cfg, trace, h) if slides and chosen[2].open and predicting is not True else None
+        if flat:
+            with st.popover("Why so flat?"):
+                st.caption(flat)
     steps.draw_step(chosen, cfg, trace, h, predicting=predicting)
 
 

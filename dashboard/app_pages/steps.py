@@ -16,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 from core.analysis import row_flatness
-from dashboard import controls
+from dashboard import controls, display
 from dashboard.app_pages import predict
 from dashboard.app_pages.ui import dim_labels, first_dims
 from dashboard.charts import heatmaps as charts
@@ -117,27 +117,28 @@ def softmax(cfg, trace, view):
             st.info("The weights after the softmax stay hidden until you commit to a prediction.")
     if trace.blocked_rows.any():
         st.info("A query row has no key left to attend to: its weights and output are 0 (see the Masking page).")
-    if shown:
-        _why_flat(cfg, trace, h)
+    note = why_flat(cfg, trace, h) if shown and not display.projector() else None
+    if note:  # on a projector the step's controls row offers it (attention.py): this screen is full
+        st.caption(note)
 
 
 FLAT = 0.5  # a head whose rows give their largest key less than this on average gets the note below
 
 
-def _why_flat(cfg, trace, h: int):
-    """Random weights give soft rows; say why, with this head's numbers, so a flat row is not read as a
-    finding (a lecturer's complaint: a video celebrated 17 % on a row of 12-17 %)."""
-    flat = row_flatness(trace, h)
+def why_flat(cfg, trace, h: int) -> str | None:
+    """Why random weights give soft rows, with this head's numbers, so a flat row is not read as a
+    finding (a lecturer's complaint: a video celebrated 17 % on a row of 12-17 %); None for sharp rows."""
+    flat = row_flatness(trace, h) if cfg.source != "trained" else None
     if flat is None or flat["top"] >= FLAT:
-        return
+        return None
     keys = f"{flat['keys']:g}" if flat["keys"] == int(flat["keys"]) else f"{flat['keys']:.1f} on average"
-    st.caption(f"Why these rows are close to flat: a row's scaled scores span {flat['span']:.1f} here on average "
-               f"(largest minus smallest), and softmax makes a row's largest weight e^span times its smallest. So "
-               f"a row's largest weight is {flat['top']:.2f} on average, where a perfectly flat row over its "
-               f"{keys} keys gives each {1 / flat['keys']:.2f}. The weights are random: W_Q and W_K are drawn so "
-               "that the scaled scores spread about 1, which ÷√d_k keeps. A trained head learns wider scores "
-               "(Trained heads page); a temperature below 1 divides the scores by it and sharpens the rows "
-               "(the preset sharper-rows).")
+    return (f"Why these rows are close to flat: a row's scaled scores span {flat['span']:.1f} here on average "
+            f"(largest minus smallest), and softmax makes a row's largest weight e^span times its smallest. So "
+            f"a row's largest weight is {flat['top']:.2f} on average, where a perfectly flat row over its "
+            f"{keys} keys gives each {1 / flat['keys']:.2f}. The weights are random: W_Q and W_K are drawn so "
+            "that the scaled scores spread about 1, which ÷√d_k keeps. A trained head learns wider scores "
+            "(Trained heads page); a temperature below 1 divides the scores by it and sharpens the rows "
+            "(the preset sharper-rows).")
 
 
 def _predicted_first(cfg, h: int, on: bool | None = None) -> bool:

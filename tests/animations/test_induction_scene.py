@@ -16,6 +16,7 @@ from animations.scenes.induction import repeat
 from animations.speech import SPEAKABLE, spoken
 from core import PRESETS, AttentionConfig
 from core.film import LearnSettings, encode
+from core.trace import shown_token
 
 from .test_scenes import FRAME_HALF_H, FRAME_HALF_W, _overlap
 
@@ -86,8 +87,8 @@ def test_drawn_weights_are_the_films_at_before_phase_change_and_after(scene, fil
         _, k, layer, head, r0, r1 = grid.tag
         assert (r0, r1) in rows and grid.values.shape == (r1 - r0, len(film.probe))
         np.testing.assert_array_equal(grid.values, film.weights[k, layer - 1, head - 1, r0:r1])
-        assert [t.text for t in grid.row_labels] == film.probe_labels[r0:r1]
-        assert [t.text for t in grid.col_labels] == film.probe_labels
+        assert [t.text for t in grid.row_labels] == [shown_token(t) for t in film.probe_labels[r0:r1]]
+        assert [t.text for t in grid.col_labels] == [shown_token(t) for t in film.probe_labels]  # "." as ⟨.⟩
         steps.add(int(film.snapshots[k]))
     formed = int(film.snapshots[[k for k in range(len(film.snapshots))
                                  if film.induction[k].max() >= 0.5][0]])  # the first snapshot scoring 0.5
