@@ -11,6 +11,8 @@ address says which theme is on and opens it again. Charts follow because `draw.d
 text colours to Streamlit (`theme=None` still applies the theme's text and background).
 """
 
+import contextlib
+import contextvars
 import re
 from functools import lru_cache
 from urllib.parse import parse_qs
@@ -61,8 +63,23 @@ def by_row() -> bool:
     return _opened_with(WEIGHTS, {k: k for k in SCALES}, "fixed") == "row"
 
 
+_SLIDE = contextvars.ContextVar("lab_slide", default=False)  # per script run (each has its own thread)
+
+
+@contextlib.contextmanager
+def slide():
+    """Charts drawn inside are a slide's (projector mode only): sized so the whole step fits the window."""
+    token = _SLIDE.set(True)
+    try:
+        yield
+    finally:
+        _SLIDE.reset(token)
+
+
 def look() -> sizing.Look:
-    return sizing.PROJECTOR if projector() else sizing.ORDINARY
+    if not projector():
+        return sizing.ORDINARY
+    return sizing.SLIDE if _SLIDE.get() else sizing.PROJECTOR
 
 
 def page_config():

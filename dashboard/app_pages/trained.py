@@ -14,7 +14,7 @@ import streamlit as st
 
 from core import AttentionConfig, ConfigError, TrainedTrace, head_patterns, trained_trace
 from core.head_patterns import causal_patterns
-from dashboard import controls, data
+from dashboard import controls, data, display
 from dashboard.app_pages import trained_model
 from dashboard.lesson import links, state
 from dashboard.text import plain
@@ -127,11 +127,18 @@ def use_default_sentence():
 
 
 # -- the head the page opens ----------------------------------------------------------------------
-# The keys of the page's layer and head controls (controls.buttons, controls.number).
-LAYER, HEAD = (controls.state_key(n, page="trained_heads") for n in ("layer", "head"))
+# The keys of the page's layer and head controls (controls.buttons, controls.number) and of its
+# projector-mode switch "Show the open head alone" (controls.flag).
+LAYER, HEAD, ALONE = (controls.state_key(n, page="trained_heads") for n in ("layer", "head", "alone"))
 
 
 def open_head(layer: int, head: int):
-    """A callback (a guided button, a thumbnail click): the large view shows this head, and says where it is."""
+    """A callback (a guided button, a thumbnail click): the large view shows this head, and says where it is;
+    in projector mode it shows that head alone, a slide in the window (no scrolling down to it)."""
     st.session_state[LAYER], st.session_state[HEAD] = int(layer), int(head)
+    if display.projector():
+        st.session_state[ALONE] = True
+        st.toast(f"Layer {layer}, head {head}, alone on the screen: switch “Show the open head alone” off for the "
+                 "whole page.", icon=":material/visibility:")
+        return
     st.toast(f"Layer {layer}, head {head} is open under “One head, step by step”.", icon=":material/visibility:")

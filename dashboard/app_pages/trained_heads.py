@@ -1,6 +1,8 @@
 """Page 8: a trained model's heads on the student's own sentence (all-MiniLM-L6-v2, computed by core)."""
 
+from contextlib import nullcontext
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -9,8 +11,9 @@ import streamlit as st
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, AttentionConfig, ConfigError
 from core.config import MAX_BOX_CHARS
-from dashboard import controls
-from dashboard.app_pages import steps, trained, trained_model, trained_norms
+from dashboard import controls, display
+from dashboard.app_pages import predict, steps, trained, trained_model, trained_norms
+from dashboard.app_pages.ui import controls_row
 from dashboard.app_pages.word_pieces import NOTES, chip
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
@@ -19,10 +22,36 @@ from dashboard.lesson import rerun
 from dashboard.text import plain
 from dashboard.video import studio
 
-st.title("Trained heads")
+
+class Slide(NamedTuple):
+    """Projector mode, the open head alone: the title's row (the layer and the head go there) and the
+    row of steps (beside the switch that ends the slide)."""
+
+    top: object
+    steps: object
+
+
+def header() -> Slide | None:
+    """The title; in projector mode with the switch that shows the open head alone: a slide, whose
+    controls share the title's rows so that its step and caption fit the window (None while off)."""
+    if not display.projector():
+        st.title("Trained heads")
+        return None
+    top = st.container(horizontal=True, vertical_alignment="bottom", gap="large")
+    top.title("Trained heads", width="content")
+    second = st.container(horizontal=True, vertical_alignment="center", gap="large")
+    steps_box = second.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
+    with second:
+        alone = controls.flag("Show the open head alone", "alone",
+                              help="The open head's step fills the screen; ← and → move between its steps.")
+    return Slide(top, steps_box) if alone else None
+
+
 trained_model.current()
-trained_model.picker(trained.model_changed)
-trained_model.introduction()
+SLIDE = header()
+if SLIDE is None:
+    trained_model.picker(trained.model_changed)
+    trained_model.introduction()
 
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
 
@@ -107,13 +136,25 @@ def guided(text):
                           args=(note.layer, note.head))
 
 
-def one_head(text: str, measured: dict, picked: int | None):
-    st.subheader("One head, step by step")
-    left, right = st.columns(2)
-    with left:
-        layer = controls.buttons("Layer", 1, trained_model.info().layers, "layer", 1)
-    with right:
-        head = controls.number("Head", 1, trained_model.info().heads, "head", 1)
+def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None = None):
+    """The open head; `slide` (projector mode, the head alone): the page's only part, whose controls
+    go in the title's rows, so that the step fits the window."""
+    alone = slide is not None
+    if not alone:
+        st.subheader("One head, step by step")
+    if display.projector():  # the layer, the head and the steps in one row, so the step below fits the screen
+        with slide.top if alone else controls_row():
+            layer, head = _which()
+        with slide.steps if alone else controls_row():
+            chosen = steps.choose(arrows=True)
+            predicting = predict.switch("softmax") if chosen[2].open else None
+    else:
+        left, right = st.columns(2)
+        with left:
+            layer = controls.buttons("Layer", 1, trained_model.info().layers, "layer", 1)
+        with right:
+            head = controls.number("Head", 1, trained_model.info().heads, "head", 1)
+        chosen = predicting = None
     cfg = AttentionConfig.trained(text, layer, model=trained_model.name())
     at, columns = (layer - 1, head - 1), trained_model.columns()
     weights = " · ".join(f"{columns[p]} {measured[p][at]:.2f}" for p in columns if p not in ("entropy", "spread"))
@@ -121,11 +162,24 @@ def one_head(text: str, measured: dict, picked: int | None):
     st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
                 f"spread {measured['spread'][at]:.2f} ({spread}).")
     trace = trained.layer_trace(text, layer)
-    if picked is not None:
+    if alone:
+        st.caption("Sized so that the whole step fits the screen: a cell too small to print its number shows it "
+                   "when you point at it; switch “Show the open head alone” off for larger cells (and scrolling).")
+    if picked is not None and not alone:
         piece_row(trace, head, picked)
-    steps.step_tabs(cfg, trace, head - 1, same_charts=True)
-    if trained_model.builtin():  # the norm view reads MiniLM's value and output projections
+    with display.slide() if alone else nullcontext():
+        steps.draw_step(chosen or steps.choose(), cfg, trace, head - 1, same_charts=True, predicting=predicting)
+    if trained_model.builtin() and not alone:  # the norm view reads MiniLM's value and output projections
         trained_norms.norm_view(text, layer, head)
+
+
+def _which() -> tuple[int, int]:
+    """The layer and the head (projector mode): rows of numbered buttons, large targets, where the heads fit."""
+    info = trained_model.info()
+    layer = controls.buttons("Layer", 1, info.layers, "layer", 1)
+    if info.heads <= controls.HEAD_BUTTONS_UP_TO:
+        return layer, controls.buttons("Head", 1, info.heads, "head", 1)
+    return layer, controls.number("Head", 1, info.heads, "head", 1, width=400)
 
 
 def piece_row(trace, head: int, n: int):
@@ -174,7 +228,25 @@ def video(text: str):
     studio.job_panel(scene, current=cfg)
 
 
+def slide():
+    """Projector mode, the open head alone: no sentence box (the page's sentence stays in use)."""
+    text = trained.sentence()
+    if st.session_state.get(trained.ERROR):
+        st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
+    try:
+        measured = trained.patterns(text)
+    except ConfigError as err:
+        if err.field != "model":
+            raise
+        st.error(plain(str(err)), icon="📦")
+        return
+    one_head(text, measured, None, SLIDE)  # whole runs: the slide is the page, and its controls are in the title's rows
+
+
 def page():
+    if SLIDE is not None:
+        slide()
+        return
     try:
         text = sentence_box()
     except ConfigError as err:

@@ -32,6 +32,10 @@ MAX_NUMBER_CELLS = 1024  # above this many cells no number can fit any screen: n
 # heads' open head) faster (docs/performance.md).
 SVG_UP_TO = 256
 AUTOSIZE = {"type": "fit-x", "contains": "padding"}
+# A slide's heatmap: at most this share of the window's height; its title, controls, captions and key labels take
+# the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
+SLIDE_SHARE = 0.31
+SLIDE_PANEL_CELL = 32  # px: a slide's panels sit side by side while each gives a cell this much
 
 
 @dataclass(frozen=True)
@@ -45,16 +49,21 @@ class Look:
     max_cell_px: float
     window_share: float = 0.85  # a heatmap's plot is at most this share of the window's height
     fit_height: float = 0  # px: sizes are for a window this high, smaller in a lower one (0: fixed sizes)
+    legible: bool = True  # projector mode: a cell never shrinks below what prints its number (False: a slide)
 
     def signals(self) -> dict:
         return {"lab_type": self.scale, "lab_min_font": self.min_number_px, "lab_max_font": self.max_number_px,
-                "lab_max_cell": self.max_cell_px, "lab_share": self.window_share, "lab_fit_height": self.fit_height}
+                "lab_max_cell": self.max_cell_px, "lab_share": self.window_share, "lab_fit_height": self.fit_height,
+                "lab_legible": self.legible}
 
 
 ORDINARY = Look("ordinary", 1.0, 12, 20, 96)
 # Under half the window: the title, the folded introduction, one row of controls and the step's caption
 # take the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
 PROJECTOR = Look("projector", 1.5, 20, 32, 160, window_share=0.45, fit_height=1080)
+# A slide (the Trained heads' open head shown alone): the whole step in the window, whatever the sentence's
+# length; a long sentence's cells may then be too small for their numbers (colour only; the tooltip has them).
+SLIDE = Look("slide", 1.5, 20, 32, 160, window_share=SLIDE_SHARE, fit_height=1080, legible=False)
 # 1 in a window fit_height high (or higher), less in a lower or narrower (than 16:9) one; never below half.
 FIT = ("lab_fit_height > 0 && windowSize()[1] > 0 ? clamp(min(windowSize()[1], windowSize()[0] * 9 / 16) "
        "/ lab_fit_height, 0.5, 1) : 1")
@@ -72,8 +81,8 @@ def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list
     an expression: tests/classroom/test_hostile_text.py)."""
     window = "(windowSize()[1] > 0 ? windowSize()[1] * lab_share : 1e9)"
     # In projector mode the window's height never shrinks a cell below what prints "−0.43" at the
-    # look's smallest size: a class reads the numbers, and scrolls for a long sentence's grid.
-    legible = f"(lab_fit_height > 0 ? lab_min_font * lab_fit * 5 * {DIGIT_EM} + 8 : 0)"
+    # look's smallest size: a class reads the numbers, and scrolls for a long sentence's grid (not on a slide).
+    legible = f"(lab_fit_height > 0 && lab_legible ? lab_min_font * lab_fit * 5 * {DIGIT_EM} + 8 : 0)"
     cell = f"max(2, min(width / lab_cols, lab_max_cell * lab_fit, max({window} / lab_rows, {legible})))"
     values = {"lab_by_row": False, "lab_rows": rows, "lab_cols": cols, "lab_label_px": label_px}
     return [*look_params(look), *({"name": k, "value": v} for k, v in values.items()),
@@ -174,7 +183,8 @@ def embed_options(cells: int) -> dict:
 
 def panel_px(cols: int, look: Look) -> int:
     """The narrowest panel (CSS px) in which a `cols`-wide heatmap still prints its numbers."""
-    cell = look.min_number_px * 5 * DIGIT_EM + 8  # "−0.43" at the smallest size allowed
+    # "−0.43" at the smallest size allowed; on a slide, where the window caps the cells, a small cell
+    cell = look.min_number_px * 5 * DIGIT_EM + 8 if look.legible else SLIDE_PANEL_CELL
     return int(cols * cell + 130 * look.scale)
 
 

@@ -8,10 +8,12 @@ find nothing. One server, one page per (theme, size); screenshots go to test-art
 import contextlib
 import re
 import warnings
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from core import HEADS_WORTH_A_LOOK
 from dashboard.charts import sizing
 from dashboard.navigation import PAGES
 from tests.conftest import ARTIFACTS, ROOT, streamlit_server
@@ -215,8 +217,8 @@ SCREENS = ["?step=1", "?step=2", "?step=3", "?step=4", "masking?mask_stage=1", "
            "masking?mask_stage=3", "why-scale?why_part=1", "why-scale?why_part=2"]
 BOTTOMS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
-  const parts = [...main.querySelectorAll('[data-testid=stVegaLiteChart] svg.marks, [data-testid=stCaptionContainer]')]
-      .filter(e => e.innerText === undefined || e.tagName === 'svg' || e.innerText.trim());
+  const parts = [...main.querySelectorAll('[data-testid=stVegaLiteChart] .marks, [data-testid=stCaptionContainer]')]
+      .filter(e => e.innerText === undefined || e.classList.contains('marks') || e.innerText.trim());
   return {bottom: Math.max(...parts.map(e => e.getBoundingClientRect().bottom)), height: innerHeight,
           scrolled: main.scrollTop || document.scrollingElement.scrollTop};
 }"""
@@ -262,3 +264,44 @@ def test_arrow_keys_move_between_steps_in_projector_mode(server, browser):
         page.wait_for_url("**step=1**", timeout=30_000)
     finally:
         context.close()
+
+
+LONG_SENTENCE = "The cat sat on the mat because it was tired."  # 13 word pieces: past the numbers' floor at 1080p
+SLIDE_CHARTS = "() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]').length"
+
+
+@pytest.mark.parametrize("step", [2, 3])
+def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_720p(server, browser, step):
+    """Trained heads in projector mode: a guided note's "Open this head" shows that head alone, a slide (the
+    page's only chart, scrolled to its top) whose controls, step, title and captions end inside the window at
+    1920×1080 (light) and 1280×720 (dark), for a sentence of 13 word pieces; the switch brings the page back."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    fits = []
+    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
+        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+        page = context.new_page()
+        try:
+            settle(page, f"{server}/trained-heads?projector=1&step={step}&sentence={LONG_SENTENCE.replace(' ', '+')}")
+            assert page.evaluate(SLIDE_CHARTS) > 1, "the whole page, grid and open head, before the click"
+            charts = {2: 2, 3: 1}[step]  # the raw and the scaled scores; the weights (no mask in one sentence)
+            page.get_by_role("button", name="Open this head").first.click()
+            page.wait_for_url("**alone=1**", timeout=30_000)
+            page.wait_for_selector(SETTLED, timeout=60_000)
+            page.wait_for_function(f"() => ({SLIDE_CHARTS})() === {charts} && [...document.querySelectorAll("
+                                   "'[data-testid=stVegaLiteChart]')].every(c => c.querySelector('svg.marks'))",
+                                   timeout=30_000)
+            page.wait_for_timeout(400)  # Vega's resize to the container's width
+            note, address = HEADS_WORTH_A_LOOK[0], parse_qs(urlparse(page.url).query)
+            assert (address.get("layer", ["1"]), address.get("head", ["1"])) == ([str(note.layer)], [str(note.head)])
+            got = page.evaluate(BOTTOMS)
+            page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-trained-step{step}.png"))
+            rows = page.evaluate("() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart] "
+                                 "g.mark-rect.role-mark path').length")
+            assert rows == 13 * 13 * charts, rows  # every word piece's row and column
+            assert got["scrolled"] == 0, got
+            fits.append((width, scheme, got["bottom"], got["height"]))
+            page.get_by_text("Show the open head alone", exact=True).click()
+            page.wait_for_function("() => !location.search.includes('alone=1')", timeout=30_000)
+        finally:
+            context.close()
+    assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
