@@ -281,3 +281,17 @@ def test_a_view_link_the_page_cannot_show_says_so(make_app, link, words):
     at = open_page(make_app, link)
     assert words in messages(at) and len(thumbnails(at)) == MINILM.layers * MINILM.heads
     assert not set(link) & set(at.query_params)
+
+
+def test_in_projector_mode_open_this_head_shows_that_head_alone_with_cores_weights(make_app):
+    at = open_page(make_app, {"sentence": TEXT, "projector": "1"})
+    note = HEADS_WORTH_A_LOOK[-1]
+    at.button(key=f"trained_open_{note.layer}_{note.head}").click().run()
+    no_exception(at)
+    boxes = lambda: [box.key for box in at.text_input]  # noqa: E731
+    assert at.query_params["alone"] == "1" and "trained_box" not in boxes() and not at.dataframe  # a slide
+    weights = grid(chart(at, "weights"), "weight", len(core_trained_trace(TEXT).tokens))
+    assert_same_run(weights, core_trained_trace(TEXT).weights[note.layer - 1, note.head - 1])
+    assert any(c.value.startswith("Sized so that the whole step fits the screen") for c in at.caption)
+    at.toggle(key="view_trained_heads_alone").set_value(False).run()
+    assert "alone" not in at.query_params and "trained_box" in boxes() and at.dataframe  # the whole page again
