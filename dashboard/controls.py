@@ -180,11 +180,21 @@ def number(label: str, low: int, high: int, name: str, default: int, **kwargs) -
     return value
 
 
+def _on_off(raw):
+    return {"1": True, "0": False}[raw] if raw in ("0", "1") else _bad(raw)
+
+
+def flag_before(label: str, name: str, default: bool = False) -> bool:
+    """The value `flag(label, name, default)` will have, before it is drawn (where it goes may depend on it)."""
+    key = state_key(name)
+    _from_link(key, name, _on_off, label.lower(), default)
+    return bool(st.session_state[key])
+
+
 def flag(label: str, name: str, default: bool = False, shared: bool = False, **kwargs) -> bool:
     """A page control that is on or off (st.toggle); `name=1` in the URL when on."""
     key = state_key(name, shared)
-    _from_link(key, name, lambda raw: {"1": True, "0": False}[raw] if raw in ("0", "1") else _bad(raw), label.lower(),
-               default)
+    _from_link(key, name, _on_off, label.lower(), default)
     value = st.toggle(label, key=key, **kwargs)
     links.view_param(name, int(value), int(default))
     return value

@@ -132,13 +132,6 @@ def use_default_sentence():
 LAYER, HEAD, ALONE = (controls.state_key(n, page="trained_heads") for n in ("layer", "head", "alone"))
 
 
-def shown_alone() -> bool:
-    """Whether the switch "Show the open head alone" is on, read before it is drawn (its row depends on it)."""
-    if ALONE in st.session_state:
-        return bool(st.session_state[ALONE])
-    return links.view_from_url("alone", str) == "1"
-
-
 def open_head(layer: int, head: int):
     """A callback (a guided button, a thumbnail click): the large view shows this head, and says where it is;
     in projector mode it shows that head alone, a slide in the window (no scrolling down to it)."""

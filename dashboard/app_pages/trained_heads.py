@@ -41,8 +41,9 @@ def header() -> Slide | None:
     top.title("Trained heads", width="content")
     second = st.container(horizontal=True, vertical_alignment="center", gap="large")
     steps_box = second.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
-    with second if trained.shown_alone() else top:  # on a slide the title's row holds the layer and the head
-        alone = controls.flag("Show the open head alone", "alone",
+    label = "Show the open head alone"  # on a slide the title's row holds the layer and the head: not the switch
+    with second if controls.flag_before(label, "alone") else top:
+        alone = controls.flag(label, "alone",
                               help="The open head's step fills the screen; ← and → move between its steps.")
     return Slide(top, steps_box) if alone else None
 

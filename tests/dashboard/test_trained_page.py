@@ -283,7 +283,7 @@ def test_a_view_link_the_page_cannot_show_says_so(make_app, link, words):
     assert not set(link) & set(at.query_params)
 
 
-def test_in_projector_mode_open_this_head_shows_that_head_alone_with_cores_weights(make_app):
+def test_in_projector_mode_open_this_head_or_a_link_shows_that_head_alone_with_cores_weights(make_app):
     at = open_page(make_app, {"sentence": TEXT, "projector": "1"})
     note = HEADS_WORTH_A_LOOK[-1]
     at.button(key=f"trained_open_{note.layer}_{note.head}").click().run()
@@ -295,3 +295,6 @@ def test_in_projector_mode_open_this_head_shows_that_head_alone_with_cores_weigh
     assert any(c.value.startswith("Sized so that the whole step fits the screen") for c in at.caption)
     at.toggle(key="view_trained_heads_alone").set_value(False).run()
     assert "alone" not in at.query_params and "trained_box" in boxes() and at.dataframe  # the whole page again
+    at = open_page(make_app, {"sentence": TEXT, "projector": "1", "alone": "1", "step": "1"})  # a link to a slide
+    at.button(key="view_trained_heads_step_lab_next").click().run()  # → on the keyboard
+    assert (at.query_params["alone"], at.query_params["step"], "trained_box" in boxes()) == ("1", "2", False)
