@@ -118,9 +118,10 @@ def introduction():
     """The page's first paragraph and caption, for the model in use."""
     if builtin():
         st.markdown(
-            "Every other page computes attention with random W matrices. This page is the only one whose weights "
-            f"are **learned**: those of **{MINILM.name}**, a BERT encoder of {MINILM.layers} layers × {MINILM.heads} "
-            f"heads (d_model {MINILM.d_model}, d_k {MINILM.d_model // MINILM.heads}). It is **distilled**: MiniLM "
+            "The attention pages use random W matrices, and Watch it learn trains a tiny model of its own. This page "
+            f"shows the weights of a large model trained elsewhere: **{MINILM.name}**, a BERT encoder of "
+            f"{MINILM.layers} layers × {MINILM.heads} heads (d_model {MINILM.d_model}, "
+            f"d_k {MINILM.d_model // MINILM.heads}). It is **distilled**: MiniLM "
             "(Wang et al. 2020) trained a small model to match a larger teacher's self-attention, and this one keeps "
             "every second of its 12 layers; sentence-transformers then **fine-tuned** it on over a billion sentence "
             "pairs so that sentences of similar meaning get nearby vectors (licence Apache-2.0). The lab runs it with "
@@ -136,7 +137,8 @@ def introduction():
     kind = ("a GPT-2 decoder: each token attends only to itself and the tokens before it (a causal mask)"
             if m.causal else "a BERT-family encoder: every word piece attends to every other")
     st.markdown(
-        f"Every other page computes attention with random W matrices. This page reads **{plain(m.name)}**, from "
+        "The attention pages use random W matrices, and Watch it learn trains a tiny model of its own. This page "
+        f"reads **{plain(m.name)}**, from "
         f"{where}: {kind}; {m.layers} layers × {m.heads} heads, d_model {m.d_model}, d_k {m.d_model // m.heads}. "
         "The lab runs it with its own attention code, from the weights in its folder, as they are: the lab does "
         "not know how they were trained (random weights would show here as readily as learned ones). Every pattern "
