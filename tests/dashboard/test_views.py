@@ -129,3 +129,20 @@ def test_page_1_says_why_random_rows_are_flat_with_the_heads_own_numbers(make_ap
     sharp.run()
     assert "close to flat" not in _captions(sharp)
     assert min(run_trace(PRESETS["sharper-rows"]).weights.max(axis=2).mean(axis=1)) >= 0.45
+
+
+def test_page_5_says_the_learned_table_is_random_and_the_longer_one(make_app):
+    """The shuffle and by-encoding tables compare a random N(0, 1) table with the sinusoidal one: the page
+    says so, with scales checked here from torch.sin / torch.cos themselves (mean square 0.5, though the
+    variance about the mean is lower: cos is near 1 in the slow dimensions)."""
+    import torch
+
+    at = make_app(page="positional")
+    no_exception(at)
+    text = " ".join(str(m.value) for m in at.markdown)
+    assert "the “learned” table is random, drawn from the seed" in text
+    assert "squares average about 1" in text and "squares average exactly 0.5" in text
+    T, d = PRESETS["default"].num_tokens, PRESETS["default"].d_model
+    angles = torch.arange(T)[:, None] / 10000 ** (torch.arange(0, d, 2) / d)
+    pe = torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)
+    assert (pe ** 2).mean().item() == pytest.approx(0.5) and pe.var().item() < 0.4
