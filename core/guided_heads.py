@@ -73,7 +73,8 @@ HEADS_WORTH_A_LOOK = (
     HeadNote(5, 6, "Parked on [CLS]",
              "On average, at least 0.7 of each word piece's weight goes to [CLS], yet [CLS]'s share of the head's "
              "norm-weighted contributions, ‖α·f(x)‖, is at most 0.3: [CLS]'s value, through W_V and this head's "
-             "part of W_O, is at least 20 times shorter than a word piece's (on every sentence the lab's tests try). The weight is parked on "
+             "part of W_O, is at least 20 times shorter than a word piece's (on every sentence the lab's tests "
+             "try). The weight is parked on "
              "[CLS]; what the head adds comes mostly from the words.",
              (Claim("cls", 0.7), Claim("cls_share", 0.3, at_most=True), Claim("cls_shorter", 20.0)),
              caveat="Kobayashi et al. (2020, “Attention is not only a weight”) measured the same for BERT's "
