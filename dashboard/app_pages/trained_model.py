@@ -23,16 +23,20 @@ MODEL = "trained_model"  # session: the model the page reads, by name ("" = the 
 PICKER = "trained_model_picker"  # the picker's own key (its value: a name; MiniLM by its name)
 NOTICE = "trained_model_notice"  # why the model asked for is not the one shown (said once)
 
+# "spread" is core's key (URLs and tests keep it); students read "evenness": "spread" is the scores' standard
+# deviation on the Why √d_k page.
+EVENNESS, CAUSAL_EVENNESS = "evenness (entropy ÷ ln T)", "evenness (entropy ÷ ln of tokens seen)"
 # Each family's measures: core's pattern name -> the page's short words for it (core says each in full).
 MEASURES = {"previous": "mean weight on the previous piece", "next": "mean weight on the next piece",
             "cls": "mean weight on [CLS]", "sep": "mean weight on [SEP]", "self": "mean weight on itself",
-            "spread": "mean row entropy ÷ ln T (spread)"}
+            "spread": "mean row entropy ÷ ln T (evenness)"}
 CAUSAL_MEASURES = {"previous": "mean weight on the previous token", "first": "mean weight on the first token",
-                   "self": "mean weight on itself", "spread": "mean row entropy ÷ ln(i + 1) (spread)"}
+                   "self": "mean weight on itself",
+                   "spread": "mean row entropy ÷ ln(number of tokens the row sees) (evenness)"}
 COLUMNS = {"previous": "previous", "next": "next", "cls": "[CLS]", "sep": "[SEP]", "self": "itself",
-           "entropy": "entropy (nats)", "spread": "spread"}
+           "entropy": "entropy (nats)", "spread": EVENNESS}
 CAUSAL_COLUMNS = {"previous": "previous", "first": "first", "self": "itself", "entropy": "entropy (nats)",
-                  "spread": "spread"}
+                  "spread": CAUSAL_EVENNESS}
 
 
 def listed() -> list[ModelInfo]:
@@ -184,7 +188,8 @@ def strongest_heads(measured: dict, open_head):
     that score highest on each of core's measures on this sentence."""
     st.subheader("The strongest measured patterns")
     st.caption("The lab's guided notes were checked on MiniLM only, so for this model the page names no head's role: "
-               "here are the three heads that score highest on each measure, on this sentence only.")
+               "here are the three heads that score highest on each measure (lowest on entropy and evenness: the "
+               "most focused), on this sentence only.")
     for pattern, words in measures().items():
         lowest = pattern in ("entropy", "spread")  # core.strongest ranks these from the lowest: the most focused
         text = described()[pattern]

@@ -179,7 +179,8 @@ def test_the_patterns_table_is_core_head_patterns(make_app):
     at = open_page(make_app, {"sentence": TEXT})
     (table,) = [d.value for d in at.dataframe]
     measured = head_patterns(core_trained_trace(TEXT).weights)
-    for name, column in (("previous", "previous"), ("cls", "[CLS]"), ("self", "itself"), ("entropy", "entropy (nats)")):
+    for name, column in (("previous", "previous"), ("cls", "[CLS]"), ("self", "itself"), ("entropy", "entropy (nats)"),
+                         ("spread", "evenness (entropy ÷ ln T)")):
         np.testing.assert_allclose(table[column].to_numpy(), measured[name].reshape(-1), rtol=1e-6)
 
 
