@@ -12,10 +12,18 @@ import json
 from classroom.question import Question
 from core.film import INDUCTION_THRESHOLD, Film
 
-LAYER_CHOICES = ("A head of layer 1", "A head of layer 2", "No head: the model learns the task another way")
-PROMPT = ("A tiny Transformer of 2 layers of attention is trained on sequences in which a stretch of letters "
-          "repeats. Which head will become an induction head: one that, in the second copy, looks at the letter "
-          "that came just after the earlier copy of the current letter?")
+LAYER_CHOICES = ("A head of layer 1", "A head of layer 2",
+                 f"No head reaches an induction score of {INDUCTION_THRESHOLD:g} in this run")
+TRAINED_ON = {"induction": "on sequences of random symbols in which a stretch repeats",
+              "text": "to predict the next letter of an English text; its heads are then measured on sequences of "
+                      "random symbols in which a stretch repeats"}
+
+
+def prompt(task: str) -> str:
+    """The question as the room reads it: what the run was trained on follows its task."""
+    return (f"A tiny Transformer of 2 layers of attention is trained {TRAINED_ON[task]}. Which head will become an "
+            "induction head: one that, in the second copy, looks at the letter that came just after the earlier "
+            "copy of the current letter?")
 
 
 def which_layer_question(film: Film) -> Question:
@@ -36,5 +44,5 @@ def which_layer_question(film: Film) -> Question:
                   f"{INDUCTION_THRESHOLD:g} (highest {best[found[0] - 1]:.2f}); the highest in layer {other} was "
                   f"{best[other - 1]:.2f}")
     return Question(kind="film", lesson=json.dumps(film.settings.to_dict(), sort_keys=True), change="", head=0,
-                    query=-1, prompt=PROMPT, choices=LAYER_CHOICES, answer=(answer,), multiple=False, reason=reason,
-                    numbers=(*best, 0.0))
+                    query=-1, prompt=prompt(film.settings.task), choices=LAYER_CHOICES, answer=(answer,),
+                    multiple=False, reason=reason, numbers=(*best, 0.0))

@@ -55,8 +55,10 @@ def saturation(d_ks, T: int = 16, seeds=range(20), scaled: bool = True) -> dict:
 def row_flatness(trace, h: int) -> dict | None:
     """How flat head h's rows are: over the rows that may see at least two keys, the mean span
     of the scaled scores over the keys they see (largest minus smallest; softmax makes the
-    largest weight e^span times the smallest), the mean largest weight, and the mean number of
-    keys a row sees (1/keys would be a perfectly flat row's weight). None: no such row."""
+    largest weight e^span times the smallest), the mean largest weight, the mean number of keys a
+    row sees, and "flat": the mean of 1/keys, the weight a perfectly flat row gives each key, on
+    average (under a causal mask rows see different numbers of keys, and the mean of 1/keys is
+    not 1/(mean keys)). None: no such row."""
     spans, tops, keys = [], [], []
     for i in range(trace.mask.shape[0]):
         seen = np.flatnonzero(trace.mask[i])
@@ -68,7 +70,8 @@ def row_flatness(trace, h: int) -> dict | None:
         keys.append(len(seen))
     if not spans:
         return None
-    return {"span": float(np.mean(spans)), "top": float(np.mean(tops)), "keys": float(np.mean(keys))}
+    return {"span": float(np.mean(spans)), "top": float(np.mean(tops)), "keys": float(np.mean(keys)),
+            "flat": float(np.mean(1 / np.asarray(keys)))}
 
 
 def positional_table(T: int, d: int) -> np.ndarray:

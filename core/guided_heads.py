@@ -53,6 +53,7 @@ class HeadNote:
 
 
 EXAMPLE = "The cat sat on the mat because it was tired."
+PASSIVE = "The ball was chased by the dog until it was exhausted."  # the subject is not the word the rows pick
 
 HEADS_WORTH_A_LOOK = (
     HeadNote(1, 3, "Previous word piece",
@@ -70,9 +71,10 @@ HEADS_WORTH_A_LOOK = (
              "and at least 0.85 on most sentences (short ones fall below).",
              (Claim("spread", 0.75), Claim("spread", 0.85, on_most=True))),
     HeadNote(5, 6, "Parked on [CLS]",
-             "On average, at least 0.7 of each word piece's weight goes to [CLS], yet [CLS] supplies at most 0.3 of "
-             "what the head passes on: [CLS]'s value, through W_V and this head's part of W_O, is at least 20 times "
-             "shorter than a word piece's (on every sentence the lab's tests try). The weight is parked on "
+             "On average, at least 0.7 of each word piece's weight goes to [CLS], yet [CLS]'s share of the head's "
+             "norm-weighted contributions, ‖α·f(x)‖, is at most 0.3: [CLS]'s value, through W_V and this head's "
+             "part of W_O, is at least 20 times shorter than a word piece's (on every sentence the lab's tests "
+             "try). The weight is parked on "
              "[CLS]; what the head adds comes mostly from the words.",
              (Claim("cls", 0.7), Claim("cls_share", 0.3, at_most=True), Claim("cls_shorter", 20.0)),
              caveat="Kobayashi et al. (2020, “Attention is not only a weight”) measured the same for BERT's "
@@ -81,11 +83,12 @@ HEADS_WORTH_A_LOOK = (
              "On most sentences, at least half of the word pieces, “it” among them, put their largest weight "
              "(of the word pieces) on the same one, usually a noun: every row picks “cat” in “" + EXAMPLE + "”",
              (Claim("one_word", 0.5, on_most=True),),
-             caveat="It is not an “it → subject” head: “it” picks the word the other rows pick, whatever it "
+             caveat="It is not a coreference head: “it” picks the word the other rows pick, whatever “it” "
                     "refers to: “dog” in “The dog chased the ball until it rolled under the car.” (“it” is the "
                     "ball), “trophy” in “The trophy didn't fit in the suitcase because it was too small.” (“it” "
-                    "is the suitcase). And the weight on that word can be small: under 0.1 on average in some "
-                    "sentences."),
+                    "is the suitcase). That word is often the subject, but not always: in “" + PASSIVE + "” most "
+                    "rows pick “dog”, not the subject “ball”. And the weight on that word can be small: under 0.1 "
+                    "on average in some sentences."),
 )
 
 

@@ -13,7 +13,7 @@ PATTERNS = {
     "sep": "mean weight a word piece puts on [SEP]",
     "self": "mean weight a word piece puts on itself",
     "entropy": "mean entropy of a word piece's weights, in nats (0 = all on one piece)",
-    "spread": "that entropy divided by ln T, the entropy of a uniform row (1 = evenly spread)",
+    "spread": "evenness: that entropy divided by ln T, the entropy of a uniform row (1 = evenly spread)",
     "one_word": "share of word pieces whose largest weight on a word piece goes to the piece most of them pick",
 }
 
@@ -93,8 +93,8 @@ CAUSAL_PATTERNS = {
     "first": "mean weight a token puts on the sentence's first token",
     "self": "mean weight a token puts on itself",
     "entropy": "mean entropy of a token's weights, in nats (0 = all on one token)",
-    "spread": "mean of each row's entropy divided by ln(i + 1), the entropy of a uniform row over the i + 1 "
-              "tokens it sees (1 = evenly spread)",
+    "spread": "evenness: mean of each row's entropy divided by ln(i + 1), the entropy of a uniform row over "
+              "the i + 1 tokens it sees (1 = evenly spread)",
 }
 
 

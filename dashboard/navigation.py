@@ -10,7 +10,7 @@ so they are not shared between sessions), and links use them.
 import streamlit as st
 
 _KEY = "navigation_pages"
-TRAINED_PAGE = "app_pages/trained_heads.py"  # the one page whose weights are learned
+TRAINED_PAGE = "app_pages/trained_heads.py"  # the one page that reads a large model trained elsewhere
 HERE = "navigation_here"  # the page file this session's last full run chose
 
 # (file, title, url path, extra): the first page is the default; it also answers at its own names,

@@ -17,6 +17,17 @@ def _paren(value: float) -> str:
     return f"({fmt(value)})" if value < 0 else fmt(value)
 
 
+
+def score_markup(cfg) -> str:
+    """The scores as this lesson computes them: ÷√d_k and ÷ temperature only where it applies them."""
+    parts = ["Q·K<sup>T</sup>"] + ([" / √d<sub>k</sub>"] if cfg.scale else [])
+    return "".join(parts + ([f" / {cfg.temperature:g}"] if cfg.temperature != 1 else []))
+
+
+def softmax_markup(cfg, masked: bool) -> str:
+    """The softmax step's formula for this lesson, its mask said where one blocks a pair."""
+    return f"weights = softmax({score_markup(cfg)}{', blocked pairs −∞' if masked else ''})"
+
 class ScoresScene(LessonScene):
     title = "Scores: Q·Kᵀ / √d_k"
     head = 0  # which head the scene follows
@@ -137,9 +148,7 @@ class ScoresScene(LessonScene):
         return text + (" Blocked pairs (the mask) become −∞." if masked else "")
 
     def scale_markup(self, tr) -> str:
-        parts = ["Q·K<sup>T</sup>"] + ([" / √d<sub>k</sub>"] if self.cfg.scale else [])
-        parts += [f" / {self.cfg.temperature:g}"] if self.cfg.temperature != 1 else []
-        return "".join(parts) + f"   (× {tr.scale:.2f})"
+        return score_markup(self.cfg) + f"   (× {tr.scale:.2f})"
 
     def show_softmax(self, tr, h, grid):
         i = self.query
@@ -152,7 +161,7 @@ class ScoresScene(LessonScene):
         self.step("softmax", "Softmax turns each row into weights between 0 and 1 that add up to 1. "
                   f"{tok(self.tokens[i])} gives {pct(tr.weights[h, i, j])} of its attention to "
                   f"{tok(tr.tokens[j])}, its largest weight.{soft}{blocked}",
-                  "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub>)")
+                  softmax_markup(self.cfg, bool((~tr.mask).any())))
         new = self.show(AttentionGrid(tr.weights[h, : self.n, : self.n], self.tokens, self.tokens, kind="weights",
                                       cell=cell_size(self.n), tag=("main", "weights", h), mask=tr.mask,
                                       fit_height=CONTENT_HEIGHT))

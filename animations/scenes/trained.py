@@ -99,9 +99,10 @@ class TrainedScene(LessonScene):
     # -- the model and its word pieces -----------------------------------------------------
     def introduce(self):
         m = MINILM
-        self.step("trained-model", f"Unlike the other videos, whose weights are random, this one shows a trained "
-                  f"model: {m.name}, a BERT encoder of {m.layers} layers with {m.heads} heads each, d_model = "
-                  f"{m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a small model to match a larger "
+        self.step("trained-model", f"Unlike the lecture videos, whose weights are random, this one shows a model "
+                  f"trained on real text: {m.name}, a BERT encoder of {m.layers} layers with {m.heads} heads each, "
+                  f"d_model = {m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a small model to "
+                  "match a larger "
                   "teacher's self-attention, and this one keeps every second of its 12 layers; then it was fine-tuned "
                   "so that sentences of similar meaning get nearby vectors. The lab's own attention code computes "
                   "every number shown from its weights.",
@@ -240,9 +241,10 @@ class TrainedScene(LessonScene):
         n, share, shorter = self.notes["cls"], self.passed_on["cls_share"], self.passed_on["cls_shorter"]
         self.step("passed-on", "But weight is not what a head passes on. Each key passes on its value, through W_V "
                   f"and this head's part of W_O, and here [CLS]'s is {shorter:.0f} times shorter than a word "
-                  f"piece's on average, so [CLS] supplies only {measure_text(share)} of what this head passes on: "
-                  f"the weight is parked on [CLS], the words supply the rest. {n.caveat} Even so, weights show where "
-                  f"a head looks, not why the model decides: {CITED}.",
+                  f"piece's on average. Add up the lengths of the weighted values this head passes on: [CLS]'s share "
+                  f"is only {measure_text(share)}. The weight is parked on [CLS], the words supply the rest. "
+                  f"{n.caveat} Even so, weights show where a head looks; whether they explain a decision has to be "
+                  f"tested, not assumed ({CITED}).",
                   "‖w<sub>ij</sub> · f(x<sub>j</sub>)‖", "weight × value length, as Kobayashi et al. (2020) measure it")
         grey = style.MASKED
         share_label = label(measure_text(share), 32, color=style.HIGHLIGHT, bold=True)

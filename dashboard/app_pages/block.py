@@ -47,7 +47,9 @@ def parameters(cfg):
     st.dataframe([{"part": part, "parameters": f"{n:,}", "share": f"{n / total:.0%}"} for part, n in counts.items()],
                  hide_index=True, width="content")
     st.caption(f"{total:,} in all at d_model = {cfg.d_model} (no biases, as in the lesson's attention): the "
-               "feed-forward network, with d_ff = 4·d_model, holds two thirds of them.")
+               "feed-forward network, with d_ff = 4·d_model, holds about two thirds of them: 8·d_model² of "
+               "12·d_model² + 2·d_model (the attention's four matrices hold 4·d_model², the two LayerNorms' scales "
+               "2·d_model).")
 
 
 def layouts(cfg):

@@ -80,8 +80,8 @@ def reveal_which_head(film):
                "and the key of a position holds only its own letter and place until a layer below has copied the "
                "previous letter in: the previous-token head's work in layer 1.")
         if layers == [2]:
-            why += (" So the induction heads form in layer 2. Which of layer 2's heads depends only on the random "
-                    "start: another seed picks others.")
+            why += (" So the induction heads form in layer 2. Which of layer 2's heads it is depends on the seed "
+                    "(the starting weights and the order of the data): another seed may pick another.")
     else:
         why = (f"{verdict}: in this run no head reached an induction score of {INDUCTION_THRESHOLD:g}. Try more "
                "training steps or another seed.")
@@ -104,7 +104,8 @@ def one_layer(settings, film):
     guess = st.session_state.get(LOSS)
     if guess is None:
         with st.container(border=True):
-            st.markdown("**Predict first.** Train the same model with **one** layer of 4 heads, same steps, same "
+            heads = f"{settings.heads} head{'s' if settings.heads != 1 else ''}"
+            st.markdown(f"**Predict first.** Train the same model with **one** layer of {heads}, same steps, same "
                         "seed. What happens to its loss?")
             st.radio("Your guess", list(LOSS_CHOICES), format_func=LOSS_CHOICES.get, key=f"{LOSS}_choice")
             st.button("Lock in and train the one-layer model", key="film_q_loss_lock", type="primary", on_click=_lock,

@@ -49,8 +49,8 @@ ABOUT = {
     "window": "Sliding window of width w: each token sees itself and the w − 1 tokens before it. With a banded "
               "or sparse kernel the cost grows with T × w instead of T²; the lab builds the full T × T grid and "
               "masks it, so here all T² scores are still computed.",
-    "custom": "Custom: a grid drawn by hand (sidebar). When the lesson has none, this view blocks the first "
-              "query's whole row, to show a row with no key left.",
+    "custom": "Custom: a grid drawn by hand (sidebar). When the lesson has none, this view shows a causal grid "
+              "whose first query may see no key, to show a row with no key left.",
 }
 
 
@@ -135,11 +135,13 @@ def explain_blocked(trace, labels):
     if not rows:
         st.caption("Every query can see at least one key, so every row of weights sums to 1.")
         return
+    many = len(rows) > 1
     st.info(
-        f"**Fully blocked row{'s' if len(rows) > 1 else ''}: {', '.join(rows)}.** This query may attend to no key: "
-        "every score in its row is −∞, and a softmax of only −∞ would be 0 / 0 = NaN. The lab gives such a row "
-        "weights of 0 and an output of 0, and marks it, instead of spreading NaN through the rest of the model. "
-        f"In PyTorch {TORCH}, `F.scaled_dot_product_attention` returns no weights, and "
+        f"**Fully blocked row{'s' if many else ''}: {', '.join(rows)}.** "
+        f"{'These queries' if many else 'This query'} may attend to no key: every score in "
+        f"{'their rows' if many else 'its row'} is −∞, and a softmax of only −∞ would be 0 / 0 = NaN. The lab "
+        "gives such a row weights of 0 and an output of 0, and marks it, instead of spreading NaN through the rest "
+        f"of the model. In PyTorch {TORCH}, `F.scaled_dot_product_attention` returns no weights, and "
         "its output for such a row is 0 (since PyTorch 2.5; earlier versions gave NaN); `nn.MultiheadAttention` "
         "gives NaN for the row when it returns its weights (`need_weights=True`, its default) and, with "
         "`need_weights=False`, 0 before its output projection W_O."

@@ -48,8 +48,9 @@ def switch(slot: str) -> bool:
         ss[PREF] = links.view_from_url("predict", lambda raw: raw == "1") or False
     ss[key] = ss[PREF]
     on = st.toggle("Predict first", key=key, on_change=lambda: ss.__setitem__(PREF, ss[key]),
-                   help="Hide the answer until you have committed to a prediction: predicting first is what "
-                        "makes a demonstration stick.")
+                   help="Hide the answer until you have committed to a prediction: students who predict before a "
+                        "demonstration explain its outcome better later than those who only watch (Crouch et al. "
+                        "2004).")
     links.view_param("predict", int(on), 0)
     return on
 

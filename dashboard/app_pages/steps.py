@@ -69,11 +69,12 @@ def projections(cfg, trace, view):
         if cfg.mask == "causal":  # GPT-2 normalises before attending (pre-LN): x is the input after LayerNorm
             before += ", after the layer's first LayerNorm"
         st.caption(f"Each word piece's vector x ({cfg.d_model} numbers: its input to layer {cfg.layer}, {before}) "
-                   f"times W_Q, W_K and W_V plus their biases gives its q, k and v: {len(labels)} pieces × d_k = "
-                   f"{trace.d_k} numbers per head.")
+                   f"times W_Q, W_K and W_V plus their biases gives its q, k and v: per head, Q, K and V are each "
+                   f"{len(labels)} × {trace.d_k} (word pieces × d_k, with d_k = {trace.d_k}).")
     else:
         st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v: "
-                   f"{len(labels)} tokens × d_k = {trace.d_k} numbers per head.")
+                   f"per head, Q, K and V are each {len(labels)} × {trace.d_k} (tokens × d_k, with d_k = "
+                   f"{trace.d_k}).")
     q, k, v = (first_dims(getattr(trace, m)[h], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
     chart = charts.qkv_heatmap(q, k, v, labels, "Q, K and V, side by side", view.lab("qkv"))
     names = [f"{m}{i + 1}" for m in "qkv" for i in range(trace.d_k)]
@@ -131,14 +132,17 @@ def why_flat(cfg, trace, h: int) -> str | None:
     flat = row_flatness(trace, h) if cfg.source != "trained" else None
     if flat is None or flat["top"] >= FLAT:
         return None
-    keys = f"{flat['keys']:g}" if flat["keys"] == int(flat["keys"]) else f"{flat['keys']:.1f} on average"
+    if np.isclose(flat["flat"], 1 / flat["keys"]):  # every row sees the same number of keys
+        baseline = f"a perfectly flat row over its {flat['keys']:g} keys gives each {flat['flat']:.2f}"
+    else:
+        baseline = (f"perfectly flat rows would give their keys {flat['flat']:.2f} each on average (a row over "
+                    "k keys gives each 1/k)")
     return (f"Why these rows are close to flat: a row's scaled scores span {flat['span']:.1f} here on average "
             f"(largest minus smallest), and softmax makes a row's largest weight e^span times its smallest. So "
-            f"a row's largest weight is {flat['top']:.2f} on average, where a perfectly flat row over its "
-            f"{keys} keys gives each {1 / flat['keys']:.2f}. The weights are random: W_Q and W_K are drawn so "
-            "that the scaled scores spread about 1, which ÷√d_k keeps. A trained head learns wider scores "
-            "(Trained heads page); a temperature below 1 divides the scores by it and sharpens the rows "
-            "(the preset sharper-rows).")
+            f"a row's largest weight is {flat['top']:.2f} on average, where {baseline}. The weights are random: "
+            "W_Q and W_K are drawn so that the scaled scores spread about 1, which ÷√d_k keeps. A trained head "
+            "learns wider scores (Trained heads page); a temperature below 1 divides the scores by it and sharpens "
+            "the rows (the preset sharper-rows).")
 
 
 def _predicted_first(cfg, h: int, on: bool | None = None) -> bool:

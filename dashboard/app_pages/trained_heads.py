@@ -159,7 +159,7 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
     cfg = AttentionConfig.trained(text, layer, model=trained_model.name())
     at, columns = (layer - 1, head - 1), trained_model.columns()
     weights = " · ".join(f"{columns[p]} {measured[p][at]:.2f}" for p in columns if p not in ("entropy", "spread"))
-    spread = "entropy ÷ ln(i + 1)" if trained_model.info().causal else "entropy ÷ ln T"
+    spread = "entropy ÷ ln(number of tokens the row sees)" if trained_model.info().causal else "entropy ÷ ln T"
     st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
                 f"spread {measured['spread'][at]:.2f} ({spread}).")
     trace = trained.layer_trace(text, layer)
@@ -197,7 +197,7 @@ def table(measured: dict):
     overlap = ("" if trained_model.info().causal else
                " The columns can overlap: the first word piece's previous piece is [CLS] and the last one's next piece "
                "is [SEP], so a head like layer 1, head 3 of MiniLM counts its first word piece's row in both its "
-               "“previous” and its “[CLS]” columns: about 1 ÷ n of the “[CLS]” mean, for n word pieces.")
+               "“previous” and “[CLS]” columns: its “[CLS]” mean is about 1 ÷ n (n word pieces), all from that row.")
     st.caption(f"Measured by core on this sentence only: the mean over {over}. Click a column's name to sort by it."
                + overlap)
     L, H = measured["previous"].shape

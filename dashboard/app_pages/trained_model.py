@@ -23,16 +23,20 @@ MODEL = "trained_model"  # session: the model the page reads, by name ("" = the 
 PICKER = "trained_model_picker"  # the picker's own key (its value: a name; MiniLM by its name)
 NOTICE = "trained_model_notice"  # why the model asked for is not the one shown (said once)
 
+# "spread" is core's key (URLs and tests keep it); students read "evenness": "spread" is the scores' standard
+# deviation on the Why √d_k page.
+EVENNESS, CAUSAL_EVENNESS = "evenness (entropy ÷ ln T)", "evenness (entropy ÷ ln of tokens seen)"
 # Each family's measures: core's pattern name -> the page's short words for it (core says each in full).
 MEASURES = {"previous": "mean weight on the previous piece", "next": "mean weight on the next piece",
             "cls": "mean weight on [CLS]", "sep": "mean weight on [SEP]", "self": "mean weight on itself",
-            "spread": "mean row entropy ÷ ln T (spread)"}
+            "spread": "mean row entropy ÷ ln T (evenness)"}
 CAUSAL_MEASURES = {"previous": "mean weight on the previous token", "first": "mean weight on the first token",
-                   "self": "mean weight on itself", "spread": "mean row entropy ÷ ln(i + 1) (spread)"}
+                   "self": "mean weight on itself",
+                   "spread": "mean row entropy ÷ ln(number of tokens the row sees) (evenness)"}
 COLUMNS = {"previous": "previous", "next": "next", "cls": "[CLS]", "sep": "[SEP]", "self": "itself",
-           "entropy": "entropy (nats)", "spread": "spread"}
+           "entropy": "entropy (nats)", "spread": EVENNESS}
 CAUSAL_COLUMNS = {"previous": "previous", "first": "first", "self": "itself", "entropy": "entropy (nats)",
-                  "spread": "spread"}
+                  "spread": CAUSAL_EVENNESS}
 
 
 def listed() -> list[ModelInfo]:
@@ -118,9 +122,10 @@ def introduction():
     """The page's first paragraph and caption, for the model in use."""
     if builtin():
         st.markdown(
-            "Every other page computes attention with random W matrices. This page is the only one whose weights "
-            f"are **learned**: those of **{MINILM.name}**, a BERT encoder of {MINILM.layers} layers × {MINILM.heads} "
-            f"heads (d_model {MINILM.d_model}, d_k {MINILM.d_model // MINILM.heads}). It is **distilled**: MiniLM "
+            "The attention pages use random W matrices, and Watch it learn trains a tiny model of its own. This page "
+            f"shows the weights of a large model trained elsewhere: **{MINILM.name}**, a BERT encoder of "
+            f"{MINILM.layers} layers × {MINILM.heads} heads (d_model {MINILM.d_model}, "
+            f"d_k {MINILM.d_model // MINILM.heads}). It is **distilled**: MiniLM "
             "(Wang et al. 2020) trained a small model to match a larger teacher's self-attention, and this one keeps "
             "every second of its 12 layers; sentence-transformers then **fine-tuned** it on over a billion sentence "
             "pairs so that sentences of similar meaning get nearby vectors (licence Apache-2.0). The lab runs it with "
@@ -136,7 +141,8 @@ def introduction():
     kind = ("a GPT-2 decoder: each token attends only to itself and the tokens before it (a causal mask)"
             if m.causal else "a BERT-family encoder: every word piece attends to every other")
     st.markdown(
-        f"Every other page computes attention with random W matrices. This page reads **{plain(m.name)}**, from "
+        "The attention pages use random W matrices, and Watch it learn trains a tiny model of its own. This page "
+        f"reads **{plain(m.name)}**, from "
         f"{where}: {kind}; {m.layers} layers × {m.heads} heads, d_model {m.d_model}, d_k {m.d_model // m.heads}. "
         "The lab runs it with its own attention code, from the weights in its folder, as they are: the lab does "
         "not know how they were trained (random weights would show here as readily as learned ones). Every pattern "
@@ -182,7 +188,8 @@ def strongest_heads(measured: dict, open_head):
     that score highest on each of core's measures on this sentence."""
     st.subheader("The strongest measured patterns")
     st.caption("The lab's guided notes were checked on MiniLM only, so for this model the page names no head's role: "
-               "here are the three heads that score highest on each measure, on this sentence only.")
+               "here are the three heads that score highest on each measure (lowest on entropy and evenness: the "
+               "most focused), on this sentence only.")
     for pattern, words in measures().items():
         lowest = pattern in ("entropy", "spread")  # core.strongest ranks these from the lowest: the most focused
         text = described()[pattern]

@@ -20,7 +20,7 @@ from dashboard.text import plain
 
 MEASURED_AS = {  # a claim's measure, as the caption under its note says it
     "previous": "mean weight on the previous piece", "next": "mean weight on the next piece",
-    "spread": "mean row entropy ÷ ln T", "cls": "mean weight on [CLS]",
+    "spread": "mean row entropy ÷ ln T (evenness)", "cls": "mean weight on [CLS]",
     "cls_share": "mean share of what the head passes on that comes from [CLS]",
     "cls_shorter": "word pieces' mean value length ÷ [CLS]'s",
     "one_word": "share of word pieces whose top word piece is the one most of them pick",

@@ -24,8 +24,9 @@ st.title("Watch it learn")
 st.markdown(
     "Every other page shows attention with random weights, or with weights someone else trained. Here a tiny "
     "Transformer **learns in front of the class**: by default 2 layers of attention only (no feed-forward part), "
-    "4 heads each, d_model 64, reading sequences of 48 symbols (the 26 letters, the space and . , ' ? !). In the "
-    "default task, each training sequence holds a random stretch of 6 to 19 letters twice, at a random place; the "
+    "4 heads each, d_model 64, reading sequences 48 symbols long, written in 32 symbols (the 26 letters, the space "
+    "and . , ' ? !). In the default task, each training sequence holds a random stretch of 6 to 19 symbols twice, "
+    "at a random place; the "
     "model is scored on predicting the second copy, which only looking back can do. Nothing tells it how. (The "
     "settings of the run change the model and the task.)"
 )
@@ -48,7 +49,7 @@ def summary(film):
         said.append(f"previous-token score ≥ {PREVIOUS_THRESHOLD:g}: {_heads(film.previous_token, previous)}")
     if induction:
         said.append(f"induction score ≥ {INDUCTION_THRESHOLD:g}: {_heads(film.induction, induction)}, the first "
-                    f"reaching it at step {film.formed_at()}")
+                    f"recorded at step {film.formed_at()}")
     if said:
         st.success("Measured at the end of the run: " + "; ".join(said) + ".",
                    icon=":material/insights:")
@@ -134,9 +135,11 @@ def own_sequence(film):
                          "the model predicts": [plain(c) for c in decode(guess[:-1])],
                          "with probability": probs[np.arange(len(ids) - 1), guess[:-1]]})
     right = (guess[:-1] == np.asarray(ids[1:])).mean()
+    first = ("cannot be predicted" if film.settings.task == "induction" else
+             "can be predicted only as far as the training text makes it guessable")
     st.caption(f"The model predicts the next letter correctly at {right:.0%} of the positions. Where a stretch "
-               "repeats, the second copy should be nearly all right if an induction head formed; the first copy "
-               "cannot be predicted.")
+               f"repeats, the second copy should be nearly all right if an induction head formed; the first copy "
+               f"{first}.")
     st.dataframe(rows, hide_index=True, column_config={
         "with probability": st.column_config.NumberColumn(format="%.2f")}, height=240, key="film_predictions")
 

@@ -96,3 +96,14 @@ def test_the_article_is_cited_where_its_example_is_used(dry_scene, name):
     assert ARTICLE in " ".join(dry_scene(name, "article-2x2").captions)
     assert ARTICLE not in " ".join(dry_scene(name, "default").captions)
     assert "entered by hand" in " ".join(dry_scene(name, "article-2x2").captions)  # no W for a hand-made lesson
+
+
+def test_the_softmax_formula_is_the_lessons_own():
+    """The formula on screen was always softmax(Q·Kᵀ / √d_k), even without ÷√d_k, with a temperature or a mask."""
+    from animations.scenes.scores import softmax_markup
+
+    base = LESSONS["default"]
+    assert softmax_markup(base, False) == "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub>)"
+    assert softmax_markup(base.replace(scale=False), False) == "weights = softmax(Q·K<sup>T</sup>)"
+    assert softmax_markup(base.replace(temperature=0.5), True) == \
+        "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub> / 0.5, blocked pairs −∞)"

@@ -45,3 +45,15 @@ def test_it_round_trips_through_json_as_a_room_stores_it():
 def test_a_one_layer_run_is_not_asked_about():
     with pytest.raises(ValueError):
         which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0]], layers=1))
+
+
+@pytest.mark.parametrize("task, trained_on", [("induction", "trained on sequences of random symbols in which a "
+                                                              "stretch repeats. Which head"),
+                                               ("text", "trained to predict the next letter of an English text; its "
+                                                        "heads are then measured on sequences of random symbols")])
+def test_the_prompt_says_what_the_run_was_trained_on(task, trained_on):
+    film = film_with([[0.1, 0.2, 0.0, 0.0], [0.7, 0.3, 0.6, 0.1]])
+    film = Film(**{**film.__dict__, "settings": LearnSettings(task=task)})
+    q = which_layer_question(film)
+    assert trained_on in q.prompt and ("English" in q.prompt) == (task == "text")
+    assert q.choices[2] == "No head reaches an induction score of 0.5 in this run"

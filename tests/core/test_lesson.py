@@ -233,3 +233,18 @@ def test_token_labels_number_tokens_from_1_so_repeated_words_stay_apart():
     labels = token_labels(["The", "cat", "the", "cat", ","])
     assert labels == ["1 The", "2 cat", "3 the", "4 cat", "5 ⟨,⟩"] and len(set(labels)) == 5
     assert token_labels(run_trace(AttentionConfig(text="a a")).tokens) == ["1 a", "2 a"]
+
+
+def test_row_flatness_flat_is_the_mean_of_one_over_keys_under_a_causal_mask():
+    """Rows 2..T of a causal T-token lesson see 2..T keys: a flat row gives each 1/i, so the baseline is
+    the mean of 1/i, which is larger than 1/(mean keys) (Jensen) -- the number page 1 used to say."""
+    from core.analysis import row_flatness
+
+    cfg = PRESETS["causal-sentence"]
+    T = cfg.num_tokens
+    flat = row_flatness(run_trace(cfg), 0)
+    assert flat["keys"] == pytest.approx(sum(range(2, T + 1)) / (T - 1))
+    assert flat["flat"] == pytest.approx(sum(1 / i for i in range(2, T + 1)) / (T - 1))
+    assert flat["flat"] > 1 / flat["keys"] + 0.04
+    unmasked = row_flatness(run_trace(PRESETS["default"]), 0)
+    assert unmasked["flat"] == pytest.approx(1 / PRESETS["default"].num_tokens)

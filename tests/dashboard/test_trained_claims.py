@@ -78,7 +78,12 @@ def test_the_page_says_what_the_model_is_and_what_weights_do_not_show(make_app):
     assert "mean weight on the next piece 0.63 (at least 0.5: holds; at most 0.9: holds)" in said  # one value
     assert "mean weight on the previous piece 0.9996 (at least 0.99: holds)" in said  # not 1.00
     assert "Jain & Wallace 2019" in said and "Wiegreffe & Pinter 2019" in said
-    assert "counts in both its “previous” and its “[CLS]” columns" in said  # the table's footnote
+    # the table's footnote, its "1 ÷ n, all from that row" checked on transformers' BertModel
+    assert "in both its “previous” and “[CLS]” columns: its “[CLS]” mean is about 1 ÷ n (n word pieces), " \
+        "all from that row." in said
+    tokens, weights, _ = reference_run(load_reference(), [EXAMPLE])[EXAMPLE]
+    n, on_cls = len(tokens) - 2, weights[0, 2, 1:-1, 0]  # layer 1 head 3, the word pieces' rows
+    assert on_cls.mean() == pytest.approx(1 / n, rel=0.01) and on_cls[0] > 0.99 * on_cls.sum()
     pieces = " ".join(m.value for m in at.markdown)
     assert "A BERT classifier reads the pooler's tanh(W·h + b)" in pieces and "not that raw vector" in pieces
     assert not any("looks at the subject" in m.value for m in at.markdown)  # the old, false note

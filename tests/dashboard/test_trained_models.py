@@ -87,7 +87,8 @@ def test_other_models_get_measured_patterns_only(make_app):
     first.click().run()
     assert (at.query_params.get("layer", "1"), at.query_params.get("head", "1")) == (str(layer), str(head))
     table = at.dataframe[0].value
-    assert list(table.columns) == ["layer", "head", "previous", "first", "itself", "entropy (nats)", "spread"]
+    assert list(table.columns) == ["layer", "head", "previous", "first", "itself", "entropy (nats)",
+                                   "evenness (entropy ÷ ln of tokens seen)"]
     np.testing.assert_allclose(table["first"].to_numpy(), measured["first"].reshape(-1))
 
 

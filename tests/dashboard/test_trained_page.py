@@ -78,6 +78,7 @@ def test_the_72_thumbnails_are_cores_weights_and_the_pieces_are_shown(make_app):
     assert pills(at)[13:] == [r":blue[14 \#\#ization]", r"15 \.", r":orange[16 \[SEP\]]"]
     assert "the sidebar's sentence" in " ".join(c.value for c in at.caption)
     assert "all-MiniLM-L6-v2" in at.markdown[0].value and "only on it" in at.markdown[0].value
+    assert "Watch it learn trains a tiny model of its own" in at.markdown[0].value  # not "the only learned page"
 
 
 @needs_model
@@ -178,7 +179,8 @@ def test_the_patterns_table_is_core_head_patterns(make_app):
     at = open_page(make_app, {"sentence": TEXT})
     (table,) = [d.value for d in at.dataframe]
     measured = head_patterns(core_trained_trace(TEXT).weights)
-    for name, column in (("previous", "previous"), ("cls", "[CLS]"), ("self", "itself"), ("entropy", "entropy (nats)")):
+    for name, column in (("previous", "previous"), ("cls", "[CLS]"), ("self", "itself"), ("entropy", "entropy (nats)"),
+                         ("spread", "evenness (entropy ÷ ln T)")):
         np.testing.assert_allclose(table[column].to_numpy(), measured[name].reshape(-1), rtol=1e-6)
 
 

@@ -64,6 +64,19 @@ def test_block_page_every_stage_of_both_layouts(make_app):
             assert len(chart(at, f"stage-{stage}")) == PRESETS["default"].num_tokens * PRESETS["default"].d_model
 
 
+def test_block_page_says_the_feed_forward_share_as_torch_counts_it(make_app):
+    """"about two thirds: 8·d_model² of 12·d_model² + 2·d_model", counted on torch's own encoder layer."""
+    import torch
+
+    D = PRESETS["default"].d_model
+    layer = torch.nn.TransformerEncoderLayer(D, PRESETS["default"].num_heads, dim_feedforward=4 * D, bias=False)
+    ffn = sum(p.numel() for m in (layer.linear1, layer.linear2) for p in m.parameters())
+    total = sum(p.numel() for p in layer.parameters())
+    assert (ffn, total) == (8 * D * D, 12 * D * D + 2 * D) and 0.6 < ffn / total < 2 / 3
+    said = " ".join(str(c.value) for c in make_app(page="block").caption)
+    assert "holds about two thirds of them: 8·d_model² of 12·d_model² + 2·d_model" in said
+
+
 # -- the URL holds the page's view ---------------------------------------------------------------------
 @pytest.mark.parametrize("page,setting,param", [
     ("attention", ("tabs", "view_attention_step", STEPS[0]), ("step", "1")),
@@ -123,9 +136,40 @@ def test_page_1_says_why_random_rows_are_flat_with_the_heads_own_numbers(make_ap
     w = trace.weights[0]  # head 1, no mask: every row sees all 7 keys
     span = np.mean([trace.scaled[0, i].max() - trace.scaled[0, i].min() for i in range(7)])
     assert f"span {span:.1f} here on average" in text
-    assert f"largest weight is {w.max(axis=1).mean():.2f} on average" in text and "gives each 0.14" in text
+    assert f"largest weight is {w.max(axis=1).mean():.2f} on average" in text
+    assert "where a perfectly flat row over its 7 keys gives each 0.14." in text
+    at.session_state["view_attention_step"] = STEPS[0]
+    at.run()
+    d_k = PRESETS["default"].d_model // PRESETS["default"].num_heads
+    assert f"per head, Q, K and V are each 7 × {d_k} (tokens × d_k, with d_k = {d_k})." in _captions(at)
+    # Causal: row i sees i keys (i = 2..11; the first row, one key, is left out); the flat baseline is the
+    # mean of 1/i, not 1/(mean keys) = 1/6.5 = 0.15.
+    causal = make_app(query=url_params(PRESETS["causal-sentence"]))
+    causal.session_state["view_attention_step"] = STEPS[2]
+    causal.run()
+    flat = sum(1 / i for i in range(2, 12)) / 10
+    assert f"{flat:.2f}" == "0.20"
+    assert ("where perfectly flat rows would give their keys 0.20 each on average (a row over k keys gives each "
+            "1/k)") in _captions(causal)
     sharp = make_app(query=url_params(PRESETS["sharper-rows"]))
     sharp.session_state["view_attention_step"] = STEPS[2]
     sharp.run()
     assert "close to flat" not in _captions(sharp)
     assert min(run_trace(PRESETS["sharper-rows"]).weights.max(axis=2).mean(axis=1)) >= 0.45
+
+
+def test_page_5_says_the_learned_table_is_random_and_the_longer_one(make_app):
+    """The shuffle and by-encoding tables compare a random N(0, 1) table with the sinusoidal one: the page
+    says so, with scales checked here from torch.sin / torch.cos themselves (mean square 0.5, though the
+    variance about the mean is lower: cos is near 1 in the slow dimensions)."""
+    import torch
+
+    at = make_app(page="positional")
+    no_exception(at)
+    text = " ".join(str(m.value) for m in at.markdown)
+    assert "the “learned” table is random, drawn from the seed" in text
+    assert "squares average about 1" in text and "squares average exactly 0.5" in text
+    T, d = PRESETS["default"].num_tokens, PRESETS["default"].d_model
+    angles = torch.arange(T)[:, None] / 10000 ** (torch.arange(0, d, 2) / d)
+    pe = torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)
+    assert (pe ** 2).mean().item() == pytest.approx(0.5) and pe.var().item() < 0.4
