@@ -161,7 +161,7 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
     weights = " · ".join(f"{columns[p]} {measured[p][at]:.2f}" for p in columns if p not in ("entropy", "spread"))
     spread = "entropy ÷ ln(number of tokens the row sees)" if trained_model.info().causal else "entropy ÷ ln T"
     st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
-                f"spread {measured['spread'][at]:.2f} ({spread}).")
+                f"evenness {measured['spread'][at]:.2f} ({spread}).")
     trace = trained.layer_trace(text, layer)
     if alone:
         st.caption("Sized so that the whole step fits the screen: a cell too small to print its number shows it "
