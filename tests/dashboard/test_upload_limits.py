@@ -65,6 +65,14 @@ async def open_session(url: str) -> tuple[object, str]:
     raise AssertionError("no session")
 
 
+async def first_run_done(ws):
+    async for raw in ws:
+        msg = ForwardMsg()
+        msg.ParseFromString(raw)
+        if msg.WhichOneof("type") == "script_finished":
+            return
+
+
 def put(url: str, session: str, size: int) -> int:
     """PUT one file of `size` bytes to the upload endpoint with a valid XSRF token (read from the
     cookie the lab's health check sets, as Streamlit's own client sends it); the HTTP status. The
@@ -95,16 +103,18 @@ def test_the_upload_endpoint_refuses_files_and_keeps_nothing(lab):
 
     async def attack():
         ws, session = await open_session(url)
+        await asyncio.wait_for(first_run_done(ws), 120)  # the page's own first run is not counted below
         put(url, session, 1)  # warms the route up, so that the RSS below counts the files only
         before = rss_mb(pid)
-        statuses = [put(url, session, 5 * MB) for _ in range(5)]
+        statuses = [put(url, session, 40 * MB) for _ in range(5)]
         after = rss_mb(pid)
         await ws.close()
         return statuses, after - before
 
     statuses, grew = asyncio.run(attack())
     assert statuses == [413] * 5, "every file is refused as too large"
-    assert grew < 10, f"the server grew by {grew:.0f} MB for 25 MB of refused uploads"
+    # RSS moves by a few MB on its own (a session's first runs); what matters is that no file stays
+    assert grew < 40, f"the server grew by {grew:.0f} MB for 200 MB of refused uploads (one file is 40 MB)"
 
 
 def test_a_websocket_message_over_the_cap_closes_that_connection(lab):
@@ -112,9 +122,10 @@ def test_a_websocket_message_over_the_cap_closes_that_connection(lab):
 
     async def attack():
         ws, _ = await open_session(url)
+        await asyncio.wait_for(first_run_done(ws), 120)  # a page that is up, as a browser's would be
         await ws.send(rerun("text=" + "x" * (2 * MB)))  # a 2 MB rerun request
         try:
-            await asyncio.wait_for(ws.wait_closed(), 20)
+            await asyncio.wait_for(ws.wait_closed(), 60)  # a hang guard: the close comes when the frame is read
         except TimeoutError:  # the server read it and goes on
             await ws.close()
             return None
