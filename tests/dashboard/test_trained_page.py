@@ -1,8 +1,6 @@
 """The Trained heads page: every number is core's (trained_trace, run_trace, head_patterns), the view
-lives in the URL, bad sentences keep the page, and a missing model package is one sentence.
-
-The model is read once per process (core's loader), so these tests share it.
-"""
+lives in the URL, bad sentences keep the page, and a missing model package is one sentence (the model
+is read once per process, core's loader, so these tests share it)."""
 
 import dataclasses
 import re

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import urllib.request
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import websockets
@@ -40,6 +41,13 @@ def lab():
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def run(coroutine):
+    """asyncio.run in a thread of its own: a browser test earlier in this worker (Playwright's sync API)
+    may leave an event loop running in the main thread, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def rss_mb(pid: int) -> float:
@@ -111,7 +119,7 @@ def test_the_upload_endpoint_refuses_files_and_keeps_nothing(lab):
         await ws.close()
         return statuses, after - before
 
-    statuses, grew = asyncio.run(attack())
+    statuses, grew = run(attack())
     assert statuses == [413] * 5, "every file is refused as too large"
     # RSS moves by a few MB on its own (a session's first runs); what matters is that no file stays
     assert grew < 40, f"the server grew by {grew:.0f} MB for 200 MB of refused uploads (one file is 40 MB)"
@@ -131,7 +139,7 @@ def test_a_websocket_message_over_the_cap_closes_that_connection(lab):
             return None
         return ws.close_code
 
-    assert asyncio.run(attack()) == 1009, "closed as Message Too Big"
+    assert run(attack()) == 1009, "closed as Message Too Big"
     with urllib.request.urlopen(url + "/_stcore/health", timeout=10) as health:
         assert health.status == 200, "the lab goes on serving"
 
