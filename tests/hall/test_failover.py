@@ -96,7 +96,7 @@ def test_a_session_stays_on_one_process_across_reruns_and_media(hall, browser):
     assert "/_stcore/stream" in paths and any(p.startswith("/media/") for p in paths), paths
     assert {s for s, _, _, _ in rows} == {server}, f"requests of one session went to several processes: {rows}"
     assert all(cookie == f"SERVERID={server}" for _, _, _, cookie in rows[1:]), "the cookie names the process"
-    failed = [row for row in rows if row[1] not in ("200", "101")]
+    failed = [row for row in rows if row[1] not in ("200", "101", "304")]  # 304: the browser's cached page, still valid
     assert not failed, f"requests of the session that failed: {failed}"
 
 
