@@ -122,10 +122,6 @@ def use_lesson_sentence():
     use(offered()[0], "The sidebar's sentence")
 
 
-def use_default_sentence():
-    use(DEFAULT_SENTENCE, "The example sentence")
-
-
 # -- the head the page opens ----------------------------------------------------------------------
 # The keys of the page's layer and head controls (controls.buttons, controls.number) and of its
 # projector-mode switch "Show the open head alone" (controls.flag).
