@@ -18,10 +18,11 @@ twice, each time on a fresh server: calm (the reference), then beside a flooder.
   run the page again and again (no attack), to tell what the attacks cost from what the runs do.
 
 Addresses. On loopback `st.context.ip_address` is None, and the lab then takes the client's address
-from X-Forwarded-For (dashboard/room/session.py: a proxy on the lab's machine sets it; from any other
-address the header is ignored). So every session here sends one, as the class's phones would have
-their own: each student its own (10.0.1.i), the flooder one (10.0.0.66), the teacher none (the lab's
-own machine: only its session counts). A flooder without the header would be a user of the lab's
+from X-Forwarded-For (dashboard/room/session.py: a proxy on the lab's machine sets it; a single lab
+ignores the header on a connection from any other address, a hall's processes read it from HAProxy).
+So every session here sends one, as the class's phones would have their own: each student its own
+(10.0.1.i), the flooder one (10.0.0.66), the teacher none (the lab's own machine: only its session
+counts). A flooder without the header would be a user of the lab's
 own machine, which the lab trusts (classroom/rooms/clients.py).
 
 Printed: p50 / p95 / max of the honest joins, votes and lesson changes, how many were refused
