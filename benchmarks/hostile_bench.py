@@ -13,7 +13,7 @@ Threads stand for the lab's sessions, as Streamlit runs them:
 Printed: p50 / p95 / max of the honest joins, votes and lesson changes, how many of them were
 refused (the target is none, and a p95 of at most 2 s), and what the flooder got; and the same
 class without the flooder, played just before in the same run, as the reference for the ratio.
-The real lab over websockets is not played here (benchmarks/room_scenario.py does a calm class).
+The real lab over websockets: benchmarks/hostile_ws.py (the same attacks against a served lab).
 
 Run: .venv/bin/python benchmarks/hostile_bench.py [--seconds 20]
 """

@@ -4,7 +4,9 @@ that attack a running server (tests/dashboard/test_hostile_server.py); run as a 
     python tests/dashboard/lab_harness.py STREAMLIT_OPTIONS...
 
 Environment: LAB_TEST_RENDERS (renders to queue at start, all from one session, default 0),
-LAB_TEST_STARTS (the file each render's stand-in worker, slow_worker.py, records its start in).
+LAB_TEST_STARTS (the file each render's stand-in worker, slow_worker.py, records its start in),
+LAB_TEST_CODES_PER_ADDRESS (the room registry's wrong codes per network address and minute: a
+test of the limit's wiring then needs a few sessions, not 31).
 It opens a room with PIN 246810 and prints one JSON line {"code": ...} once set up. Each line "check"
 on stdin is answered with one JSON line: whether the room opened at start is still there and
 whether the render queue still refuses a 4th render of the session that asked for 3.
@@ -17,8 +19,10 @@ import threading
 from pathlib import Path
 
 from animations import render
+from classroom.rooms import MemoryRooms, RoomLimits
 from core import PRESETS
 from dashboard import serve
+from dashboard.process import Held
 from dashboard.room import session
 from dashboard.video import studio
 
@@ -49,6 +53,9 @@ def check(key, made):
 
 
 def main():
+    if per_address := os.environ.get("LAB_TEST_CODES_PER_ADDRESS"):
+        limits = RoomLimits(wrong_codes_per_address=int(per_address))
+        session.registry = Held(lambda: MemoryRooms(limits))  # what every page calls: session.registry()
     key = session.registry().open("246810", LESSON.to_json())
     made = lessons()
     for i in range(int(os.environ.get("LAB_TEST_RENDERS", "0"))):

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.util import calc_hash
 from websockets.sync.client import connect
 
 from dashboard.serve import free_port
@@ -26,11 +28,12 @@ HARNESS = Path(__file__).with_name("lab_harness.py")
 
 
 class Lab:
-    def __init__(self, tmp_path: Path, renders: int):
+    def __init__(self, tmp_path: Path, renders: int, env: dict | None = None):
         self.port, self.starts = free_port(), tmp_path / "starts.txt"
         self.starts.touch()
         env = {**os.environ, "ATTENTION_LAB_MEDIA": str(tmp_path / "media"), "ATTENTION_LAB_RENDER_WORKERS": "1",
-               "LAB_TEST_RENDERS": str(renders), "LAB_TEST_STARTS": str(self.starts), "PYTHONPATH": str(ROOT)}
+               "LAB_TEST_RENDERS": str(renders), "LAB_TEST_STARTS": str(self.starts), "PYTHONPATH": str(ROOT),
+               **(env or {})}
         self.proc = subprocess.Popen(
             [sys.executable, str(HARNESS), "--server.headless", "true", "--server.address", "127.0.0.1",
              "--server.port", str(self.port)], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -77,8 +80,8 @@ class Lab:
 def lab(tmp_path):
     made = []
 
-    def start(renders: int) -> Lab:
-        made.append(Lab(tmp_path, renders))
+    def start(renders: int, env: dict | None = None) -> Lab:
+        made.append(Lab(tmp_path, renders, env))
         return made[-1]
 
     yield start
@@ -136,3 +139,44 @@ def test_a_signal_stops_the_lab_and_its_renders_with_a_full_queue(lab, sig):
     wait_for(lambda: not any(alive(pid) for pids in started for pid in pids), "the render processes ended", 10)
     time.sleep(0.5)
     assert server.started() == started and len(started) == 1, "a queued render started after the signal"
+
+
+def room_page(port: int, query: str, address: str) -> tuple[list[str], set[str]]:
+    """A fresh browser session on the Room page (`/room?query`) from `address` (as X-Forwarded-For, the
+    header the lab reads for a connection from its own machine): the warnings shown, and widget keys."""
+    said, keys = [], set()
+    with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                 additional_headers={"X-Forwarded-For": address}) as ws:
+        ws.send(BackMsg(rerun_script={"query_string": query, "page_script_hash": calc_hash("room")})
+                .SerializeToString())
+        for raw in ws:
+            msg = ForwardMsg()
+            msg.ParseFromString(raw)
+            if msg.WhichOneof("type") == "script_finished":
+                return said, keys
+            if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                el = msg.delta.new_element
+                if el.WhichOneof("type") == "alert" and el.alert.format == el.alert.WARNING:
+                    said.append(el.alert.body)
+                widget = getattr(el, el.WhichOneof("type"))
+                keys.add(getattr(widget, "id", "").rsplit("-", 1)[-1])
+    raise AssertionError("the run never finished")
+
+
+def test_a_flooder_is_counted_by_its_address_over_fresh_sessions_and_a_classmate_still_joins(lab):
+    """The real server's wiring of the room limits (tests/classroom/test_limits.py plays the registry):
+    a script that opens a new session for every wrong code is refused by its network address (each session
+    on its own is under its limit), and a student at another address then joins with the right code."""
+    server = lab(renders=0, env={"LAB_TEST_CODES_PER_ADDRESS": "3"})  # 3 wrong codes per address and minute
+    wrong = ("2222" if server.code[:4] != "2222" else "3333") + server.code[4:]
+    refused = None
+    for n in range(1, 8):  # two windows' worth at most (a window may end during the loop)
+        said, _ = room_page(server.port, f"code={wrong}", "10.0.0.66")
+        if any("Too many" in s for s in said):
+            refused = (n, said)
+            break
+        assert any("No open room has that code" in s for s in said), said
+    assert refused is not None, "7 fresh sessions from one address each had their wrong code looked at"
+    assert "from this network address" in " ".join(refused[1]), refused
+    said, keys = room_page(server.port, f"code={server.code}", "10.0.1.7")
+    assert said == [] and "room_leave" in keys, f"a classmate at another address was not let in: {said}"
