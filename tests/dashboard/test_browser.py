@@ -13,7 +13,9 @@ from tests.conftest import ARTIFACTS, streamlit_server
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["", "attention", "multi-head", "masking", "why-scale", "positional", "block", "worked-example"]
+# Page 1 answers at / (test_projector.py opens every page there, fresh and from the sidebar) and at the
+# names a teacher would type.
+ALIASES = ["attention", "scaled-dot-product"]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
 
 
@@ -25,26 +27,17 @@ def server():
 
 def open_settled(page, url: str):
     page.goto(url)
-    page.wait_for_selector(SETTLED, timeout=30_000)
+    page.wait_for_selector(SETTLED, timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg", timeout=30_000)
     page.wait_for_timeout(500)  # Vega draws just after the script settles
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_every_page_renders_without_an_exception_box(server, page, path):
-    requested = []
-    page.on("request", lambda request: requested.append(request.url))
+@pytest.mark.parametrize("path", ALIASES)
+def test_page_one_answers_at_the_names_a_teacher_would_type(server, page, path):
     open_settled(page, f"{server}/{path}")
-    outside = [u for u in requested if not u.startswith((server, "data:", "blob:"))]
-    assert not outside, f"the page fetched from outside the lab: {outside[:3]}"
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"page-{path or 'home'}.png"))
     assert page.locator("[data-testid=stException]").count() == 0
     assert page.locator("[data-testid=stVegaLiteChart]").count() >= 1
-    title = page.locator("h1").first.inner_text().strip()
-    assert title and "not found" not in title.lower()
-    if path in ("", "attention"):  # the first page answers at / and at its own name
-        assert title == "Scaled dot-product attention"
+    assert page.locator("h1").first.inner_text().strip() == "Scaled dot-product attention"
 
 
 def test_a_keyboard_slider_move_redraws_the_weights(server, page):

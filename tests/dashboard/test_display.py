@@ -13,7 +13,7 @@ from dashboard.charts import sizing
 from tests.conftest import shown
 
 from .conftest import no_exception
-from .test_projector import contrast
+from .projector_checks import contrast
 
 
 def signals(at, lab: str) -> dict:

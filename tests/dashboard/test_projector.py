@@ -6,120 +6,35 @@ find nothing. One server, one page per (theme, size); screenshots go to test-art
 """
 
 import contextlib
-import re
 import warnings
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from dashboard.charts import sizing
-from dashboard.navigation import PAGES
-from tests.conftest import ARTIFACTS, ROOT, streamlit_server
+from tests.conftest import ARTIFACTS
+
+from .projector_checks import (
+    ALL_NUMBERS,
+    FORMS_ONLY,
+    MEASURE,
+    SETTLED,
+    SIZES,
+    app_pages,
+    axe_violations,
+    check_charts,
+    contrast,
+    lab,
+    open_by_sidebar,
+    settle,
+)
 
 pytestmark = pytest.mark.browser
-
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]
-SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
-NO_CHARTS = {"lecture": "renders the lecture videos when opened (the videos' half of issue 11)"}
-# Pages checked here that draw no chart until a class is running (test_room_browser draws them), or
-# until a run is trained (test_watch_learn_browser trains one): their text, theme and WCAG rules
-# are checked all the same.
-FORMS_ONLY = {"room", "watch-it-learn"}
-
-
-def app_pages() -> list[str]:
-    """The url paths of the app's visible pages (dashboard/navigation.py's PAGES)."""
-    paths = ["" if extra.get("default") else url_path  # the default page lives at /
-             for _, _, url_path, extra in PAGES if extra.get("visibility") != "hidden" and url_path not in NO_CHARTS]
-    assert len(paths) >= 7, paths
-    return paths
-
-
-def _rgb(colour: str) -> tuple[float, ...]:
-    if colour.startswith("#"):
-        colour = colour.lstrip("#")
-        colour = "".join(c * 2 for c in colour) if len(colour) == 3 else colour
-        return tuple(int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4))
-    return tuple(float(x) / 255 for x in re.findall(r"[\d.]+", colour)[:3])
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG 2.1's contrast ratio of two colours (#hex or rgb())."""
-    def lum(colour):
-        c = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in _rgb(colour)]
-        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-    hi, lo = sorted((lum(a), lum(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
-MEASURE = """() => {
-  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
-  return [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map(chart => {
-    const drawn = chart.querySelector('svg.marks, canvas.marks');
-    const holder = chart.closest('[data-testid=stVerticalBlock]');
-    const cells = [...chart.querySelectorAll('g.mark-rect.role-mark path')].map(p => ({box: box(p),
-        fill: p.getAttribute('fill')}));
-    const texts = [...chart.querySelectorAll('g.mark-text.role-mark text')].filter(t => t.textContent.trim())
-        .map(t => ({box: box(t), fill: t.getAttribute('fill'), size: parseFloat(t.getAttribute('font-size')),
-                    text: t.textContent}));
-    return {chart: box(drawn || chart), holder: box(holder), svg: !!chart.querySelector('svg.marks'),
-            cells, texts};
-  });
-}"""
-
-
-# Every heatmap on the page prints `cells` numbers (Vega adds them once a cell is large enough to hold one).
-ALL_NUMBERS = """cells => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].every(chart =>
-  [...chart.querySelectorAll('g.mark-text.role-mark text')].filter(t => t.textContent.trim()).length >= cells)"""
-
-
-def settle(page, url: str, charts: bool = True):
-    page.goto(url)
-    page.wait_for_selector(SETTLED, timeout=60_000)
-    if not charts:
-        page.wait_for_selector("[data-testid=stButton] button", timeout=30_000)
-        return
-    page.wait_for_selector("[data-testid=stVegaLiteChart] svg, [data-testid=stVegaLiteChart] canvas", timeout=60_000)
-    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-        .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=30_000)
-    page.wait_for_timeout(400)  # Vega's resize to the container's width
-
-
-def check_charts(charts: list[dict], min_font: float, where: str) -> int:
-    """Each chart inside its container, none overlapping another; returns how many numbers it checked."""
-    numbers = 0
-    for i, c in enumerate(charts):
-        left, top, right, bottom = c["chart"]
-        assert left >= c["holder"][0] - 1 and right <= c["holder"][2] + 1, f"{where}: chart {i} overflows {c}"
-        for j, other in enumerate(charts[:i]):
-            o = other["chart"]
-            overlap = min(right, o[2]) - max(left, o[0]), min(bottom, o[3]) - max(top, o[1])
-            assert min(overlap) <= 1, f"{where}: charts {j} and {i} overlap"
-        for t in c["texts"]:
-            x, y = (t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2
-            under = [p for p in c["cells"] if p["box"][0] <= x <= p["box"][2] and p["box"][1] <= y <= p["box"][3]]
-            assert under, f"{where}: number {t['text']} is over no cell"
-            assert t["size"] >= min_font, f"{where}: {t['text']} at {t['size']} px"
-            ratio = contrast(t["fill"], under[-1]["fill"])
-            assert ratio >= 4.5, f"{where}: {t['text']} {t['fill']} on {under[-1]['fill']}: {ratio:.2f}"
-            numbers += 1
-    return numbers
-
-
-def axe_violations(page) -> list[str]:
-    page.add_script_tag(path=str(AXE))
-    found = page.evaluate("""async () => (await axe.run(document, {runOnly: {type: 'tag',
-        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})).violations.map(v =>
-        v.id + ': ' + v.nodes.map(n => n.failureSummary.split('\\n')[1] + ' @ ' + n.target.join(' ')).join(' | '))""")
-    return found
 
 
 @pytest.fixture(scope="module")
 def server():
-    if not AXE.exists():
-        pytest.fail("axe-core is missing: `make setup` installs it (npm ci) into node_modules/")
-    with streamlit_server() as url:
+    with lab(axe=True) as url:
         yield url
 
 
@@ -127,16 +42,23 @@ def server():
 def test_every_page_fits_reads_and_contrasts(server, browser, scheme, sizes):
     """The light theme at three sizes; the dark one at 1280×720, with axe-core: the layout (what fits,
     what overlaps, the numbers' size) is the same CSS in both themes, while what the theme changes
-    (the page's colours and their contrast) is the same at every size."""
+    (the page's colours and their contrast) is the same at every size. Every page also shows no exception box,
+    has a title and fetches nothing from outside the lab. At the first size (light) every
+    page is opened from its address, a fresh load; elsewhere the first one is, and the others from the
+    sidebar, as a student moves on (a fresh load costs the browser about three times as much)."""
     ARTIFACTS.mkdir(exist_ok=True)
-    numbers, violations = 0, []
+    numbers, violations, requested = 0, [], []
     for width, height, scale in sizes:
         context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=scale,
                                       color_scheme=scheme)
         page = context.new_page()
-        for path in app_pages():
+        page.on("request", lambda request: requested.append(request.url))
+        for n, path in enumerate(app_pages()):
             where = f"{scheme} {width}×{height}@{scale} /{path}"
-            settle(page, f"{server}/{path}", charts=path not in FORMS_ONLY)
+            if n == 0 or (scheme == "light" and (width, height, scale) == SIZES[0]):
+                settle(page, f"{server}/{path}", charts=path not in FORMS_ONLY)
+            else:
+                open_by_sidebar(page, server, path, charts=path not in FORMS_ONLY)
             background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]'))"
                                        ".backgroundColor")
             assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{where}: theme {background}"
@@ -145,12 +67,15 @@ def test_every_page_fits_reads_and_contrasts(server, browser, scheme, sizes):
             if path not in FORMS_ONLY:
                 page.locator("[data-testid=stVegaLiteChart]").first.scroll_into_view_if_needed()
             assert page.get_by_text("Page not found").count() == 0, where
+            assert page.locator("h1").first.inner_text().strip(), where
             page.screenshot(path=str(ARTIFACTS / f"projector-{scheme}-{width}x{height}@{scale}-{path or 'home'}.png"))
             if (width, scale) == (1280, 1):
                 violations += [f"{where}: {v}" for v in axe_violations(page)]
         context.close()
     assert numbers > 100, "the default lesson's heatmaps print their numbers"
     assert not violations, "\n".join(violations)
+    outside = [u for u in requested if not u.startswith((server, "data:", "blob:"))]
+    assert not outside, f"a page fetched from outside the lab: {outside[:3]}"
 
 
 @pytest.mark.parametrize("tokens", [7, 12])
@@ -207,94 +132,3 @@ def test_the_theme_control_puts_the_theme_in_the_address_and_back(server, browse
         assert contrast(page.evaluate(background), "#000") > 10
     finally:
         context.close()
-
-
-# Projector mode, a step per screen (issue 25): the screen's last chart and every caption of the page's
-# main part end above the window's bottom at scroll 0.
-SCREENS = ["?step=1", "?step=2", "?step=3", "?step=4", "masking?mask_stage=1", "masking?mask_stage=2",
-           "masking?mask_stage=3", "why-scale?why_part=1", "why-scale?why_part=2"]
-BOTTOMS = """() => {
-  const main = document.querySelector('[data-testid=stMain]');
-  const parts = [...main.querySelectorAll('[data-testid=stVegaLiteChart] .marks, [data-testid=stCaptionContainer]')]
-      .filter(e => e.innerText === undefined || e.classList.contains('marks') || e.innerText.trim());
-  return {bottom: Math.max(...parts.map(e => e.getBoundingClientRect().bottom)), height: innerHeight,
-          scrolled: main.scrollTop || document.scrollingElement.scrollTop};
-}"""
-
-
-@pytest.mark.parametrize("screen", SCREENS)
-def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browser, screen):
-    """The chosen step of page 1, stage of Masking or part of Why √d_k, with its charts' titles and captions, in the
-    window at 1920×1080 and 1280×720 (light and dark) without scrolling; captions at 7:1 or more."""
-    path, query = screen.split("?")
-    ARTIFACTS.mkdir(exist_ok=True)
-    fits = []
-    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
-        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-        page = context.new_page()
-        try:
-            settle(page, f"{server}/{path}?projector=1&{query}")
-            got = page.evaluate(BOTTOMS)
-            page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-{path or 'home'}-"
-                                                 f"{query.replace('=', '')}.png"))
-            background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]'))"
-                                       ".backgroundColor")
-            for colour in page.evaluate("""[...document.querySelectorAll(
-                    '[data-testid=stMain] [data-testid=stCaptionContainer]')].map(e => getComputedStyle(e).color)"""):
-                assert contrast(colour, background) >= 7, f"{scheme}: caption {colour} on {background}"
-            fits.append((width, scheme, got["bottom"], got["height"]))
-        finally:
-            context.close()
-    assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
-
-
-def test_arrow_keys_move_between_steps_in_projector_mode(server, browser):
-    """→ opens the next step and ← the one before, as the ← → buttons beside the steps do; not while a
-    box has the focus."""
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    page = context.new_page()
-    try:
-        settle(page, f"{server}/?projector=1&step=1")
-        page.keyboard.press("ArrowRight")
-        page.wait_for_url("**step=2**", timeout=30_000)
-        page.wait_for_selector(SETTLED, timeout=60_000)
-        page.keyboard.press("ArrowLeft")
-        page.wait_for_url("**step=1**", timeout=30_000)
-    finally:
-        context.close()
-
-
-LONG_SENTENCE = "The cat sat on the mat because it was tired."  # 13 word pieces: past the numbers' floor at 1080p
-SLIDE_CHARTS = "() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]').length"
-
-
-@pytest.mark.parametrize("step, charts", [(2, 2), (3, 1)])
-def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_720p(server, browser, step, charts):
-    """Trained heads, projector mode: "Open this head" shows that head's step alone (step 2: two charts, 3: one), at
-    scroll 0, its 13 word pieces, title and captions in the window at 1920×1080 (light) and 1280×720 (dark)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    fits = []
-    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
-        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-        page = context.new_page()
-        try:
-            settle(page, f"{server}/trained-heads?projector=1&step={step}&sentence={LONG_SENTENCE.replace(' ', '+')}")
-            assert page.evaluate(SLIDE_CHARTS) > 1, "the whole page, grid and open head, before the click"
-            page.get_by_role("button", name="Open this head").first.click()
-            page.wait_for_url("**alone=1**", timeout=30_000)
-            page.wait_for_selector(SETTLED, timeout=60_000)
-            page.wait_for_function(f"() => ({SLIDE_CHARTS})() === {charts} && [...document.querySelectorAll("
-                                   "'[data-testid=stVegaLiteChart]')].every(c => c.querySelector('svg.marks'))",
-                                   timeout=30_000)
-            page.wait_for_timeout(400)  # Vega's resize to the container's width
-            got = page.evaluate(BOTTOMS)
-            page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-trained-step{step}.png"))
-            rows = page.evaluate("() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart] "
-                                 "g.mark-rect.role-mark path').length")
-            assert rows == 13 * 13 * charts and got["scrolled"] == 0, (rows, got)  # every piece's row and column
-            fits.append((width, scheme, got["bottom"], got["height"]))
-            page.get_by_text("Show the open head alone", exact=True).click()
-            page.wait_for_function("() => !location.search.includes('alone=1')", timeout=30_000)
-        finally:
-            context.close()
-    assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout

@@ -1,0 +1,125 @@
+"""What the projector tests check in Debian's Chromium (test_projector.py, test_projector_slides.py,
+test_display.py): the pages, how to wait for a page, the charts' fit and numbers, contrast, axe-core."""
+
+import re
+
+import pytest
+
+from dashboard.navigation import PAGES
+from tests.conftest import ROOT, streamlit_server
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]
+SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+NO_CHARTS = {"lecture": "renders the lecture videos when opened (the videos' half of issue 11)"}
+# Pages checked here that draw no chart until a class is running (test_room_browser draws them), or
+# until a run is trained (test_watch_learn_browser trains one): their text, theme and WCAG rules
+# are checked all the same.
+FORMS_ONLY = {"room", "watch-it-learn"}
+
+
+def app_pages() -> list[str]:
+    """The url paths of the app's visible pages (dashboard/navigation.py's PAGES)."""
+    paths = ["" if extra.get("default") else url_path  # the default page lives at /
+             for _, _, url_path, extra in PAGES if extra.get("visibility") != "hidden" and url_path not in NO_CHARTS]
+    assert len(paths) >= 7, paths
+    return paths
+
+
+def _rgb(colour: str) -> tuple[float, ...]:
+    if colour.startswith("#"):
+        colour = colour.lstrip("#")
+        colour = "".join(c * 2 for c in colour) if len(colour) == 3 else colour
+        return tuple(int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    return tuple(float(x) / 255 for x in re.findall(r"[\d.]+", colour)[:3])
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1's contrast ratio of two colours (#hex or rgb())."""
+    def lum(colour):
+        c = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in _rgb(colour)]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+MEASURE = """() => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map(chart => {
+    const drawn = chart.querySelector('svg.marks, canvas.marks');
+    const holder = chart.closest('[data-testid=stVerticalBlock]');
+    const cells = [...chart.querySelectorAll('g.mark-rect.role-mark path')].map(p => ({box: box(p),
+        fill: p.getAttribute('fill')}));
+    const texts = [...chart.querySelectorAll('g.mark-text.role-mark text')].filter(t => t.textContent.trim())
+        .map(t => ({box: box(t), fill: t.getAttribute('fill'), size: parseFloat(t.getAttribute('font-size')),
+                    text: t.textContent}));
+    return {chart: box(drawn || chart), holder: box(holder), svg: !!chart.querySelector('svg.marks'),
+            cells, texts};
+  });
+}"""
+
+
+# Every heatmap on the page prints `cells` numbers (Vega adds them once a cell is large enough to hold one).
+ALL_NUMBERS = """cells => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].every(chart =>
+  [...chart.querySelectorAll('g.mark-text.role-mark text')].filter(t => t.textContent.trim()).length >= cells)"""
+
+
+def settle(page, url: str, charts: bool = True):
+    page.goto(url)
+    page.wait_for_selector(SETTLED, timeout=60_000)
+    if not charts:
+        page.wait_for_selector("[data-testid=stButton] button", timeout=30_000)
+        return
+    page.wait_for_selector("[data-testid=stVegaLiteChart] svg, [data-testid=stVegaLiteChart] canvas", timeout=60_000)
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+        .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=30_000)
+    page.wait_for_timeout(400)  # Vega's resize to the container's width
+
+
+def open_by_sidebar(page, server: str, path: str, charts: bool = True):
+    """Open the page `path` as a student does after the first: by its link in the sidebar's navigation
+    (no new page load: the same front end, a new script run); then as `settle` waits."""
+    title = page.locator("h1").first.inner_text()
+    page.locator(f"[data-testid=stSidebarNav] a[href='{server}/{path}']").first.click()
+    page.wait_for_function("t => (document.querySelector('h1') || {}).innerText !== t", arg=title, timeout=30_000)
+    page.wait_for_selector(SETTLED, timeout=60_000)
+    if charts:
+        page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+            .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=30_000)
+        page.wait_for_timeout(400)  # Vega's resize to the container's width
+
+
+def check_charts(charts: list[dict], min_font: float, where: str) -> int:
+    """Each chart inside its container, none overlapping another; returns how many numbers it checked."""
+    numbers = 0
+    for i, c in enumerate(charts):
+        left, top, right, bottom = c["chart"]
+        assert left >= c["holder"][0] - 1 and right <= c["holder"][2] + 1, f"{where}: chart {i} overflows {c}"
+        for j, other in enumerate(charts[:i]):
+            o = other["chart"]
+            overlap = min(right, o[2]) - max(left, o[0]), min(bottom, o[3]) - max(top, o[1])
+            assert min(overlap) <= 1, f"{where}: charts {j} and {i} overlap"
+        for t in c["texts"]:
+            x, y = (t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2
+            under = [p for p in c["cells"] if p["box"][0] <= x <= p["box"][2] and p["box"][1] <= y <= p["box"][3]]
+            assert under, f"{where}: number {t['text']} is over no cell"
+            assert t["size"] >= min_font, f"{where}: {t['text']} at {t['size']} px"
+            ratio = contrast(t["fill"], under[-1]["fill"])
+            assert ratio >= 4.5, f"{where}: {t['text']} {t['fill']} on {under[-1]['fill']}: {ratio:.2f}"
+            numbers += 1
+    return numbers
+
+
+def axe_violations(page) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("""async () => (await axe.run(document, {runOnly: {type: 'tag',
+        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})).violations.map(v =>
+        v.id + ': ' + v.nodes.map(n => n.failureSummary.split('\\n')[1] + ' @ ' + n.target.join(' ')).join(' | '))""")
+    return found
+
+
+def lab(axe: bool = False):
+    """The lab on a loopback port for one test module (its pages' scripts cached after the first load)."""
+    if axe and not AXE.exists():
+        pytest.fail("axe-core is missing: `make setup` installs it (npm ci) into node_modules/")
+    return streamlit_server()

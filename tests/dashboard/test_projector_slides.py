@@ -1,0 +1,112 @@
+"""Projector mode, a step per screen (issue 25), in Debian's Chromium: page 1's steps, Masking's stages, Why √d_k's
+parts and a trained head opened alone each fit the window at 1920×1080 and 1280×720; the arrow keys move between
+steps. One server; screenshots go to test-artifacts/.
+"""
+
+import pytest
+
+from tests.conftest import ARTIFACTS
+
+from .projector_checks import SETTLED, contrast, lab, settle
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server():
+    with lab() as url:
+        yield url
+
+
+# Projector mode, a step per screen (issue 25): the screen's last chart and every caption of the page's
+# main part end above the window's bottom at scroll 0. Each page's steps, stages or parts, and their address key.
+SLIDES = {"": ("step", 4), "masking": ("mask_stage", 3), "why-scale": ("why_part", 2)}
+BOTTOMS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const parts = [...main.querySelectorAll('[data-testid=stVegaLiteChart] .marks, [data-testid=stCaptionContainer]')]
+      .filter(e => e.innerText === undefined || e.classList.contains('marks') || e.innerText.trim());
+  return {bottom: Math.max(...parts.map(e => e.getBoundingClientRect().bottom)), height: innerHeight,
+          scrolled: main.scrollTop || document.scrollingElement.scrollTop};
+}"""
+CAPTION_COLOURS = """[...document.querySelectorAll('[data-testid=stMain] [data-testid=stCaptionContainer]')]
+    .map(e => getComputedStyle(e).color)"""
+DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+    .every(c => c.querySelector('svg.marks, canvas.marks'))"""
+
+
+def press(page, key: str, name: str):
+    """The teacher's ← or →: the address's step changes (the page's default step leaves the address), the run
+    ends and its charts are drawn."""
+    at = "n => new URL(location.href).searchParams.get(n)"
+    before = page.evaluate(at, name)
+    page.keyboard.press(key)
+    page.wait_for_function(f"([n, before]) => ({at})(n) !== before", arg=[name, before], timeout=30_000)
+    page.wait_for_selector(SETTLED, timeout=60_000)
+    page.wait_for_function(DRAWN, timeout=30_000)
+    page.wait_for_timeout(400)  # Vega's resize to the container's width
+
+
+@pytest.mark.parametrize("path", SLIDES, ids=lambda p: p or "home")
+def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browser, path):
+    """Every step of page 1, stage of Masking or part of Why √d_k, reached as a teacher does (the first from its
+    link, the others with the keyboard's →, and ← goes back one), with its charts' titles and captions, in the
+    window at 1920×1080 and 1280×720 (light and dark) without scrolling; captions at 7:1 or more."""
+    name, steps = SLIDES[path]
+    ARTIFACTS.mkdir(exist_ok=True)
+    fits = []
+    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
+        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+        page = context.new_page()
+        try:
+            settle(page, f"{server}/{path}?projector=1&{name}=1")
+            for step in range(1, steps + 1):
+                if step > 1:
+                    press(page, "ArrowRight", name)
+                got = page.evaluate(BOTTOMS)
+                page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-{path or 'home'}-"
+                                                     f"{name}{step}.png"))
+                background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]'))"
+                                           ".backgroundColor")
+                for colour in page.evaluate(CAPTION_COLOURS):
+                    assert contrast(colour, background) >= 7, f"{scheme} {name}={step}: {colour} on {background}"
+                fits.append((width, scheme, step, got["bottom"], got["height"], got["scrolled"]))
+            press(page, "ArrowLeft", name)
+        finally:
+            context.close()
+    assert all(bottom <= h + 0.5 and scrolled == 0 for *_, bottom, h, scrolled in fits), fits  # 0.5: sub-pixel
+
+
+LONG_SENTENCE = "The cat sat on the mat because it was tired."  # 13 word pieces: past the numbers' floor at 1080p
+SLIDE_CHARTS = "() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]').length"
+
+
+@pytest.mark.parametrize("step, charts", [(2, 2), (3, 1)])
+def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_720p(server, browser, step, charts):
+    """Trained heads, projector mode: "Open this head" shows that head's step alone (step 2: two charts, 3: one), at
+    scroll 0, its 13 word pieces, title and captions in the window at 1920×1080 (light) and 1280×720 (dark)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    fits = []
+    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
+        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+        page = context.new_page()
+        try:
+            settle(page, f"{server}/trained-heads?projector=1&step={step}&sentence={LONG_SENTENCE.replace(' ', '+')}")
+            assert page.evaluate(SLIDE_CHARTS) > 1, "the whole page, grid and open head, before the click"
+            page.get_by_role("button", name="Open this head").first.click()
+            page.wait_for_url("**alone=1**", timeout=30_000)
+            page.wait_for_selector(SETTLED, timeout=60_000)
+            page.wait_for_function(f"() => ({SLIDE_CHARTS})() === {charts} && [...document.querySelectorAll("
+                                   "'[data-testid=stVegaLiteChart]')].every(c => c.querySelector('svg.marks'))",
+                                   timeout=30_000)
+            page.wait_for_timeout(400)  # Vega's resize to the container's width
+            got = page.evaluate(BOTTOMS)
+            page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-trained-step{step}.png"))
+            rows = page.evaluate("() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart] "
+                                 "g.mark-rect.role-mark path').length")
+            assert rows == 13 * 13 * charts and got["scrolled"] == 0, (rows, got)  # every piece's row and column
+            fits.append((width, scheme, got["bottom"], got["height"]))
+            page.get_by_text("Show the open head alone", exact=True).click()
+            page.wait_for_function("() => !location.search.includes('alone=1')", timeout=30_000)
+        finally:
+            context.close()
+    assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
