@@ -106,3 +106,16 @@ def test_an_ordinary_lessons_numbers_print_as_before():
     svg = draw.chart_svg(charts.scores_heatmap(trace, 0, "qk"))
     assert cell_numbers(svg) == [f"{x:.2f}".replace("-", "−") for x in trace.scores[0].reshape(-1)]
     assert all(re.fullmatch(r"−?\d+", label) for label in legend_labels(svg))
+
+
+def test_the_flat_rows_note_tells_hand_entered_scores_from_random_weights():
+    """Page 1's note on flat rows said "The weights are random: W_Q and W_K are drawn…" and "span 0.0" for
+    hand-entered q and k whose scores span 2e-6 (a lesson has no W matrices then)."""
+    from dashboard.app_pages.steps import why_flat
+
+    cfg = manual([1e-3, 1e-3, 5e-4], [1e-3, -1e-3, 2e-4])  # scores span 2e-6, 2e-6 and 1e-6: 1.7e-6 on average
+    note = why_flat(cfg, run_trace(cfg), 0)
+    assert "span 2e−6 here on average" in note
+    assert "entered by hand, not made by W matrices" in note and "W_Q and W_K are drawn" not in note
+    default = why_flat(PRESETS["default"], run_trace(PRESETS["default"]), 0)
+    assert "W_Q and W_K are drawn" in default and "entered by hand" not in default
