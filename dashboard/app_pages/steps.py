@@ -71,9 +71,10 @@ def projections(cfg, trace, view):
         st.caption(f"Each word piece's vector x ({cfg.d_model} numbers: its input to layer {cfg.layer}, {before}) "
                    f"times W_Q, W_K and W_V plus their biases gives its q, k and v: per head, Q, K and V are each "
                    f"{len(labels)} × {trace.d_k} (word pieces × d_k, with d_k = {trace.d_k}).")
-    else:
-        st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v: "
-                   f"per head, Q, K and V are each {len(labels)} × {trace.d_k} (tokens × d_k, with d_k = "
+    else:  # hand-entered q, k and v have no token vectors x and no W matrices
+        made = ("Q, K and V are the numbers entered, used as they are (no W matrices)" if cfg.source == "manual" else
+                f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v")
+        st.caption(f"{made}: per head, Q, K and V are each {len(labels)} × {trace.d_k} (tokens × d_k, with d_k = "
                    f"{trace.d_k}).")
     q, k, v = (first_dims(getattr(trace, m)[h], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
     chart = charts.qkv_heatmap(q, k, v, labels, "Q, K and V, side by side", view.lab("qkv"))

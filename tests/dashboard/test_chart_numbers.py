@@ -119,3 +119,20 @@ def test_the_flat_rows_note_tells_hand_entered_scores_from_random_weights():
     assert "entered by hand, not made by W matrices" in note and "W_Q and W_K are drawn" not in note
     default = why_flat(PRESETS["default"], run_trace(PRESETS["default"]), 0)
     assert "W_Q and W_K are drawn" in default and "entered by hand" not in default
+
+
+def test_a_hand_entered_lesson_from_a_link_is_not_said_to_come_from_w_matrices(make_app):
+    """Page 1's step 1 said "Each token's vector x (2 numbers) times W_Q, W_K and W_V gives its q, k and v" and
+    the sidebar "as entered by the preset (the article's example)" for the crafted link's lesson."""
+    from dashboard.lesson.links import url_params
+
+    from .conftest import STEPS, no_exception
+
+    at = make_app(query={**url_params(HUGE), "step": "1"})
+    no_exception(at)
+    assert at.session_state["view_attention_step"] == STEPS[0]
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "Q, K and V are the numbers entered, used as they are (no W matrices): per head" in captions
+    assert "times W_Q, W_K and W_V" not in captions
+    sidebar = " ".join(str(c.value) for c in at.sidebar.caption)
+    assert "or the link, used as they are: no W matrices make them." in sidebar
