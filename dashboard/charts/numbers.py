@@ -47,7 +47,8 @@ def extent(field: str) -> list[dict]:
 def legend_labels(scale: str = "color") -> dict:
     """A colour legend's labels: Vega's own ("−6,000", "0.5"), or, when the scale's domain reaches
     BIG or stays under SMALL, `powered` with 2 digits ("−2e10", "5e−7"), so that three labels fit
-    under the shortest gradient (120 px)."""
+    under the shortest gradient (120 px); a domain of 0 alone (B − A of equal lessons) reads "0", not
+    Vega's "0.000000"."""
     ends = f"max(abs(domain('{scale}')[0]), abs(peek(domain('{scale}'))))"
-    wide = f"{ends} >= {BIG:g} || ({ends} < {SMALL:g} && {ends} > 0)"
+    wide = f"{ends} >= {BIG:g} || {ends} < {SMALL:g}"
     return {"labelExpr": f"!({wide}) ? datum.label : datum.value == 0 ? '0' : {powered('datum.value', 2)}"}
