@@ -71,9 +71,10 @@ def projections(cfg, trace, view):
         st.caption(f"Each word piece's vector x ({cfg.d_model} numbers: its input to layer {cfg.layer}, {before}) "
                    f"times W_Q, W_K and W_V plus their biases gives its q, k and v: per head, Q, K and V are each "
                    f"{len(labels)} × {trace.d_k} (word pieces × d_k, with d_k = {trace.d_k}).")
-    else:
-        st.caption(f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v: "
-                   f"per head, Q, K and V are each {len(labels)} × {trace.d_k} (tokens × d_k, with d_k = "
+    else:  # hand-entered q, k and v have no token vectors x and no W matrices
+        made = ("Q, K and V are the numbers entered, used as they are (no W matrices)" if cfg.source == "manual" else
+                f"Each token's vector x ({cfg.d_model} numbers) times W_Q, W_K and W_V gives its q, k and v")
+        st.caption(f"{made}: per head, Q, K and V are each {len(labels)} × {trace.d_k} (tokens × d_k, with d_k = "
                    f"{trace.d_k}).")
     q, k, v = (first_dims(getattr(trace, m)[h], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
     chart = charts.qkv_heatmap(q, k, v, labels, "Q, K and V, side by side", view.lab("qkv"))
@@ -137,12 +138,18 @@ def why_flat(cfg, trace, h: int) -> str | None:
     else:
         baseline = (f"perfectly flat rows would give their keys {flat['flat']:.2f} each on average (a row over "
                     "k keys gives each 1/k)")
-    return (f"Why these rows are close to flat: a row's scaled scores span {flat['span']:.1f} here on average "
+    span = flat["span"]  # hand-entered q and k can make it 2e-6, which one decimal would call 0.0
+    span = f"{span:.1f}" if span >= 0.05 or span == 0 else f"{span:.0e}".replace("e-0", "e−").replace("e-", "e−")
+    if cfg.source == "manual":  # no W matrices: the student's own q and k
+        cause = ("These q and k are entered by hand, not made by W matrices: their dot products are that close "
+                 "together. A temperature below 1 divides the scores by it and sharpens the rows.")
+    else:
+        cause = ("The weights are random: W_Q and W_K are drawn so that the scaled scores spread about 1, which ÷√d_k "
+                 "keeps. A trained head learns wider scores (Trained heads page); a temperature below 1 divides the "
+                 "scores by it and sharpens the rows (the preset sharper-rows).")
+    return (f"Why these rows are close to flat: a row's scaled scores span {span} here on average "
             f"(largest minus smallest), and softmax makes a row's largest weight e^span times its smallest. So "
-            f"a row's largest weight is {flat['top']:.2f} on average, where {baseline}. The weights are random: "
-            "W_Q and W_K are drawn so that the scaled scores spread about 1, which ÷√d_k keeps. A trained head "
-            "learns wider scores (Trained heads page); a temperature below 1 divides the scores by it and sharpens "
-            "the rows (the preset sharper-rows).")
+            f"a row's largest weight is {flat['top']:.2f} on average, where {baseline}. {cause}")
 
 
 def _predicted_first(cfg, h: int, on: bool | None = None) -> bool:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from animations import style
 from core.trace import token_labels
-from dashboard.charts import sizing
+from dashboard.charts import numbers, sizing
 from dashboard.charts.lines import row_bars, saturation_chart, stage_norms  # noqa: F401 (pages read them here)
 
 NUMBERS_UP_TO = 12  # print each cell's number when the sequence is at most this long
@@ -79,8 +79,13 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
 # Sizes are Vega signals (sizing.py): the chart fills its container with square cells.
 def _tooltip():
     return [alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
-            alt.Tooltip("qk:Q", title="q·k", format=".3f"), alt.Tooltip("scaled:Q", title="scaled", format=".3f"),
+            alt.Tooltip("lab_qk_tip:N", title="q·k"), alt.Tooltip("lab_scaled_tip:N", title="scaled"),
             alt.Tooltip("masked_text:N", title="masked"), alt.Tooltip("weight:Q", title="weight", format=".3f")]
+
+
+def _tooltip_numbers(*fields: str) -> list[dict]:
+    """The tooltip's scores as text (numbers.tooltip): no Vega-Lite format string writes both 4.273 and 2.05e10."""
+    return [{"calculate": numbers.tooltip(f"datum.{field}"), "as": f"lab_{field}_tip"} for field in fields]
 
 
 def _grid(labels, x_title="key (attended to)", y_title="query (attending)", x="key", y="query", tooltip=None,
@@ -124,16 +129,17 @@ def with_data(template: alt.TopLevelMixin, df: pd.DataFrame) -> alt.TopLevelMixi
     return chart
 
 
-def _numbers(base, text: str, background: str, cells: int) -> list:
+def _numbers(base, text: str, background: str, cells: int, field: str = "") -> list:
     """The cell numbers as a layer (none when no screen could fit them); `text` and `background`
-    are Vega expressions: the number as printed and the colour of its cell."""
+    are Vega expressions: the number as printed and the colour of its cell; `field`: the one whose
+    largest magnitude (`datum.lab_largest`) `text` reads (numbers.printed)."""
     if cells > sizing.MAX_NUMBER_CELLS:
         return []
     # aria=False: the cell's rectangle already tells a screen reader its numbers (its description
     # lists every field); a second description per number would say it all again, and each one
     # is an interpreted expression Vega evaluates on every redraw.
     layer = base.mark_text(font=FONT, aria=False).encode(**sizing.number_encoding(background))
-    layer.transform = sizing.number_transforms(text)
+    layer.transform = (numbers.extent(field) if field else []) + sizing.number_transforms(text)
     return [layer]
 
 
@@ -162,8 +168,8 @@ def _weights_template(labels: tuple, title: str, fmt: str, head: int) -> alt.Lay
               *_numbers(base, f"format(datum.weight, {sizing.js(fmt)})", _blocked_or("scale('color', datum.lab_shade)"),
                         n * n)]
     key = ("weights", labels, title, fmt, head)
-    return _layered(layers, n, n, title, sizing.by_row_transforms("weight", "query"), labels, lab="weights",
-                    head=head, template=_hash(key))
+    transform = sizing.by_row_transforms("weight", "query") + _tooltip_numbers("qk", "scaled")
+    return _layered(layers, n, n, title, transform, labels, lab="weights", head=head, template=_hash(key))
 
 
 def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str = ".2f",
@@ -175,11 +181,20 @@ def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str =
     return with_data(template, attention_cells(trace, head))
 
 
+# A diverging scale's domain always holds its middle, 0 (Vega-Lite asks domainMid to lie inside the
+# domain): a one-token lesson's single score, or scores all of one sign, get their own side's colours.
+DIVERGING_DOMAIN = {"unionWith": [0]}
+
+
+def _value_legend(title: str) -> alt.Legend:
+    return alt.Legend(title=title, orient="bottom", labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(13),
+                      gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type * lab_fit"},
+                      **numbers.legend_labels())
+
+
 def _diverging(field: str, title: str) -> alt.Color:
-    return alt.Color(f"{field}:Q", scale=alt.Scale(scheme=style.SCORE_SCHEME, domainMid=0),
-                     legend=alt.Legend(title=title, orient="bottom", labelFontSize=sizing.scaled(13),
-                                       titleFontSize=sizing.scaled(13),
-                                       gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type * lab_fit"}))
+    return alt.Color(f"{field}:Q", scale=alt.Scale(scheme=style.SCORE_SCHEME, domain=DIVERGING_DOMAIN, domainMid=0),
+                     legend=_value_legend(title))
 
 
 @lru_cache(maxsize=256)
@@ -189,14 +204,14 @@ def _scores_template(labels: tuple, field: str, title: str, show_mask: bool, hea
     color = _diverging(field, "q·k" if field == "qk" else "score").to_dict()
     if show_mask:
         color["condition"] = {"test": "datum.masked", "value": style.MASKED}
-    number = f"format(datum.{field}, '.2f')"
+    number = numbers.printed(f"datum.{field}", ".2f", "datum.lab_largest")
     cell = f"scale('color', datum.{field})"
     layers = [base.mark_rect().encode(color=color),
               *_numbers(base, f"datum.masked ? '−∞' : {number}" if show_mask else number,
-                        _blocked_or(cell) if show_mask else cell, n * n)]
+                        _blocked_or(cell) if show_mask else cell, n * n, field)]
     key = ("scores", labels, field, title, show_mask, head)
-    return _layered(layers, n, n, title, x_labels=labels, lab="masked" if show_mask else field, head=head,
-                    template=_hash(key))
+    return _layered(layers, n, n, title, _tooltip_numbers("qk", "scaled"), x_labels=labels,
+                    lab="masked" if show_mask else field, head=head, template=_hash(key))
 
 
 def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_mask: bool = False,
@@ -214,21 +229,20 @@ def _matrix_template(row_labels: tuple, col_labels: tuple, title: str, name: str
     rows, cols = len(row_labels), len(x_domain or col_labels)
     rows_sum_to_one = scheme == style.WEIGHT_SCHEME and domain == (0, 1)
     tooltip = [alt.Tooltip("row_label:N", title=y_title), alt.Tooltip("col_label:N", title=x_title),
-               alt.Tooltip("value:Q", format=".3f")]
+               alt.Tooltip("lab_value_tip:N", title="value")]
     base = _grid(list(row_labels), x_title, y_title, x="col_label", y="row_label", tooltip=tooltip,
                  x_domain=list(x_domain or col_labels))
     if rows_sum_to_one:
         color, shade = _weight_color("value"), "lab_shade"
     else:
-        extra = {"domainMid": 0} if scheme == style.SCORE_SCHEME else {}
-        scale = alt.Scale(scheme=scheme, **({"domain": list(domain)} if domain is not None else {}), **extra)
-        color = alt.Color("value:Q", scale=scale, legend=alt.Legend(
-            title="value", orient="bottom", labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(13),
-            gradientLength={"expr": "clamp(lab_cell * 4, 120, 320) * lab_type * lab_fit"}))
-        shade = "value"
+        diverging = scheme == style.SCORE_SCHEME
+        scale = alt.Scale(scheme=scheme, domain=list(domain) if domain is not None else
+                          DIVERGING_DOMAIN if diverging else alt.Undefined, **({"domainMid": 0} if diverging else {}))
+        color, shade = alt.Color("value:Q", scale=scale, legend=_value_legend("value")), "value"
+    number = numbers.printed("datum.value", ".2f", "datum.lab_largest")
     layers = [base.mark_rect().encode(color=color),
-              *_numbers(base, "format(datum.value, '.2f')", f"scale('color', datum.{shade})", rows * cols)]
-    transform = sizing.by_row_transforms("value", "row_label") if rows_sum_to_one else ()
+              *_numbers(base, number, f"scale('color', datum.{shade})", rows * cols, "value")]
+    transform = (sizing.by_row_transforms("value", "row_label") if rows_sum_to_one else []) + _tooltip_numbers("value")
     key = ("matrix", row_labels, col_labels, title, name, scheme, x_title, y_title, domain, x_domain)
     return _layered(layers, rows, cols, title, transform, x_domain or col_labels, lab=name, template=_hash(key))
 

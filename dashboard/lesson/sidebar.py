@@ -259,7 +259,8 @@ def sidebar():
         elif source == "random":
             seq_len_control()
         else:
-            st.caption("Q, K and V as entered by the preset (the article's example).")
+            st.caption("Q, K and V as entered by the preset (the article's example) or the link, used as they are: "
+                       "no W matrices make them.")
         st.subheader("Mask")
         mask = mask_control()
         if mask == "padding":
