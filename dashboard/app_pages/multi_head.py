@@ -37,7 +37,7 @@ st.markdown(
     f"ones: {CLS_SHORT} on “Hi!”). Weight parked on [CLS] passes on little (Trained heads page, “Weight is not "
     "contribution”), but that is not the same as a head being removable."
 )
-untrained_note()
+untrained_note(lesson_page=True)
 
 def the_heads(cfg, trace):
     labels = charts.token_labels(trace.tokens)

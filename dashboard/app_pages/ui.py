@@ -28,10 +28,23 @@ ARTICLE = ('"Transformer Architecture and the Self-Attention Mechanism" (Ashok K
            'Generative AI, LLMs & Prompt Engineering*)')
 
 
-def untrained_note():
-    """Said once on every page built on the lesson's random weights, with the way to learned ones."""
-    st.caption("The W matrices on this page are **random, not trained**: the arithmetic is exactly a "
-               "Transformer's, but the patterns it produces mean nothing about language.")
+def by_hand() -> bool:
+    """Whether the lesson's q, k and v are entered by hand (the article's example, or a link's): then no
+    W matrices make them, random or not."""
+    from dashboard.lesson import state
+
+    return state.lesson().source == "manual"
+
+
+def untrained_note(lesson_page: bool = False):
+    """Said once on every page built on the lesson's random weights, with the way to learned ones;
+    `lesson_page`: a page whose q, k and v are the lesson's own (then hand-entered ones are said so)."""
+    if lesson_page and by_hand():
+        st.caption("This lesson's q, k and v are numbers **entered by hand**, used as they are: no W matrices "
+                   "make them, and nothing was learned from language.")
+    else:
+        st.caption("The W matrices on this page are **random, not trained**: the arithmetic is exactly a "
+                   "Transformer's, but the patterns it produces mean nothing about language.")
     st.page_link(navigation.page(navigation.TRAINED_PAGE),
                  label="For patterns a trained model learned, see Trained heads",
                  icon=":material/school:")
@@ -47,17 +60,18 @@ def introduction(title: str, text: str, untrained: bool = True, more=None):
         if more is not None:
             more()
         if untrained:
-            untrained_note()
+            untrained_note(lesson_page=True)
         return
     row = st.container(horizontal=True, vertical_alignment="center", gap="large")
     row.title(title, width="content")
-    about = "About this page: its W matrices are **random, not trained**" if untrained else "About this page"
+    about = ("About this page" if not untrained else "About this page: its q, k and v are **entered by hand**"
+             if by_hand() else "About this page: its W matrices are **random, not trained**")
     with row.expander(about):
         st.markdown(text)
         if more is not None:
             more()
         if untrained:
-            untrained_note()
+            untrained_note(lesson_page=True)
 
 
 def controls_row():

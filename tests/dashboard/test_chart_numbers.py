@@ -122,8 +122,9 @@ def test_the_flat_rows_note_tells_hand_entered_scores_from_random_weights():
 
 
 def test_a_hand_entered_lesson_from_a_link_is_not_said_to_come_from_w_matrices(make_app):
-    """Page 1's step 1 said "Each token's vector x (2 numbers) times W_Q, W_K and W_V gives its q, k and v" and
-    the sidebar "as entered by the preset (the article's example)" for the crafted link's lesson."""
+    """Page 1's step 1 said "Each token's vector x (2 numbers) times W_Q, W_K and W_V gives its q, k and v", its
+    note "The W matrices on this page are random, not trained", and the sidebar "as entered by the preset (the
+    article's example)" for the crafted link's lesson."""
     from dashboard.lesson.links import url_params
 
     from .conftest import STEPS, no_exception
@@ -134,5 +135,8 @@ def test_a_hand_entered_lesson_from_a_link_is_not_said_to_come_from_w_matrices(m
     captions = " ".join(str(c.value) for c in at.caption)
     assert "Q, K and V are the numbers entered, used as they are (no W matrices): per head" in captions
     assert "times W_Q, W_K and W_V" not in captions
+    assert "q, k and v are numbers **entered by hand**" in captions and "W matrices on this page are" not in captions
     sidebar = " ".join(str(c.value) for c in at.sidebar.caption)
     assert "or the link, used as they are: no W matrices make them." in sidebar
+    default = make_app(query={"step": "1"})
+    assert "The W matrices on this page are **random, not trained**" in " ".join(str(c.value) for c in default.caption)
