@@ -82,6 +82,7 @@ def test_no_source_file_is_over_300_lines():
     assert not long
 
 
+@pytest.mark.slow  # a fresh Python process importing torch
 def test_importing_core_and_classroom_loads_no_streamlit_and_changes_no_torch_setting():
     """`pytest tests/core` must not need Streamlit, and importing a module changes nothing global."""
     code = ("import sys, torch; threads = torch.get_num_threads(); import core, classroom, classroom.questions, "
@@ -91,6 +92,7 @@ def test_importing_core_and_classroom_loads_no_streamlit_and_changes_no_torch_se
     assert run.returncode == 0, run.stderr[-2000:]
 
 
+@pytest.mark.slow  # a fresh Python process importing torch
 def test_importing_the_app_changes_no_torch_setting():
     code = ("import sys, torch; threads = torch.get_num_threads(); import dashboard.app_pages.steps, "
             "dashboard.lesson.rerun, dashboard.display; assert torch.get_num_threads() == threads")
@@ -98,6 +100,7 @@ def test_importing_the_app_changes_no_torch_setting():
     assert run.returncode == 0, run.stderr[-2000:]
 
 
+@pytest.mark.slow  # a fresh Python process importing torch
 def test_collecting_the_core_tests_loads_no_streamlit():
     code = ("import sys, pytest; pytest.main(['tests/core', '-q', '--co', '-p', 'no:cacheprovider']); "
             "assert 'streamlit' not in sys.modules, 'streamlit loaded'")

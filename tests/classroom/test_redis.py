@@ -68,6 +68,7 @@ def test_make_registry_picks_redis_from_the_environment(redis_client):
     rooms.close(rooms.open("123456", LESSON))
 
 
+@pytest.mark.slow  # a fresh Python process
 def test_importing_the_rooms_package_starts_nothing_and_needs_no_streamlit():
     code = ("import sys, threading; import classroom.rooms, classroom.rooms.redis_rooms, classroom.rooms.address; "
             "assert 'streamlit' not in sys.modules, 'streamlit imported'; "

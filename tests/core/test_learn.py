@@ -1,8 +1,6 @@
 """The tiny Transformer that learns in class: its attention against PyTorch's, its tasks, the
-scores that name its heads (on hand-built weights), and what a training run records.
-
-The default film and a one-layer film as long are trained once for this module (they take most
-of its time); every other run is a few dozen steps.
+scores that name its heads (on hand-built weights), and what a training run records. The default
+film and a one-layer film as long are trained once (the `slow` tests); other runs are a few dozen steps.
 """
 
 import math
@@ -260,6 +258,7 @@ def test_run_refuses_sequences_it_cannot_read(short_film):
 
 
 # -- what the default film learns ------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_default_film_forms_a_previous_token_head_in_layer_1_and_an_induction_head_in_layer_2(default_film):
     film = default_film
     previous, induction = film.previous_token_head(), film.induction_head()
@@ -272,6 +271,7 @@ def test_the_default_film_forms_a_previous_token_head_in_layer_1_and_an_inductio
     assert (gaps == 5).any() and set(range(0, film.settings.steps + 1, 25)) <= set(film.snapshots.tolist())
 
 
+@pytest.mark.slow
 def test_one_layer_trained_as_long_forms_no_induction_head(default_film):
     one = train(default_film.settings.replace(layers=1))
     assert one.induction_head() is None
@@ -279,6 +279,7 @@ def test_one_layer_trained_as_long_forms_no_induction_head(default_film):
     assert one.loss[-20:].mean() > default_film.loss[-20:].mean() + 1
 
 
+@pytest.mark.slow
 def test_the_trained_model_completes_a_phrase_typed_twice(default_film):
     film = default_film
     phrase = "my dog jumps over a box. "

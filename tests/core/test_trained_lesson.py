@@ -169,6 +169,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # a fresh Python process importing torch
 def test_without_the_model_or_its_readers_import_core_works():
     done = _python("""
         import sys
@@ -186,6 +187,7 @@ def test_without_the_model_or_its_readers_import_core_works():
 
 
 @needs_model
+@pytest.mark.slow  # a fresh Python process importing torch
 def test_running_the_model_imports_no_hub_client():
     done = _python("""
         import sys
