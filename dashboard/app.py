@@ -1,6 +1,6 @@
 """attention-lab's dashboard: `make run` (this machine) or `make classroom` (the local network).
 
-Each full run draws the sidebar (the display settings, the room block, the lesson's controls, the
+Each full run draws the sidebar (the room block, the display settings, the lesson's controls, the
 video block), then the chosen page from `app_pages/`. What a page draws from the lesson is its
 lesson view, which the rerun policy (lesson/rerun.py) can rerun alone.
 """
@@ -17,10 +17,14 @@ serve.install()  # for a server started with plain `streamlit run` (make run use
 page = navigation.choose()
 links.start_run()
 display.page_config()  # projector mode folds the sidebar away
+room_session.follow()  # a student who follows the teacher: the lesson is the teacher's (read-only)
+# The room block first: the browser loads each widget kind's code on first use and draws a stand-in
+# until then, so a block above the room's form that grows later would move its button under the
+# teacher's click (issue 28); above it there is only the page list.
+room_sidebar.block(on_room_page=page.url_path == "room")
 with st.sidebar:
     display.sidebar()
-room_session.follow()  # a student who follows the teacher: the lesson is the teacher's (read-only)
-room_sidebar.block(on_room_page=page.url_path == "room")
+    st.divider()
 if not room_session.following():
     sidebar.sidebar()
 with st.sidebar:

@@ -111,7 +111,7 @@ if (!window.labArrowKeys) {
 
 
 def sidebar():
-    """The display settings, at the top of the sidebar (inside `with st.sidebar`)."""
+    """The display settings, in the sidebar under the room block (inside `with st.sidebar`)."""
     st.subheader("Display")
     if st.session_state.get(_NOTICE):
         st.warning(plain(st.session_state.pop(_NOTICE)), icon="🔗")

@@ -35,6 +35,8 @@ def block(on_room_page: bool):
                 st.caption("You follow the teacher: the lesson is theirs (read-only). Switch off to explore.")
         elif not on_room_page:  # the Room page has the same forms, larger
             start()
+        else:
+            return  # nothing drawn: no divider under the page list
         st.divider()
 
 
