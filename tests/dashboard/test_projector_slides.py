@@ -3,6 +3,8 @@ parts and a trained head opened alone each fit the window at 1920×1080 and 1280
 steps. One server; screenshots go to test-artifacts/.
 """
 
+import contextlib
+
 import pytest
 
 from tests.conftest import ARTIFACTS
@@ -34,6 +36,19 @@ DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
     .every(c => c.querySelector('svg.marks, canvas.marks'))"""
 
 
+WINDOWS = [((1920, 1080), "light"), ((1280, 720), "dark")]  # a projector's two sizes, each in one theme
+
+
+@contextlib.contextmanager
+def window(browser, width: int, height: int, scheme: str):
+    """A fresh browser window (its own context) of that size and colour scheme."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
 def press(page, key: str, name: str):
     """The teacher's ← or →: the address's step changes (the page's default step leaves the address), the run
     ends and its charts are drawn."""
@@ -54,10 +69,8 @@ def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browse
     name, steps = SLIDES[path]
     ARTIFACTS.mkdir(exist_ok=True)
     fits = []
-    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
-        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-        page = context.new_page()
-        try:
+    for (width, height), scheme in WINDOWS:
+        with window(browser, width, height, scheme) as page:
             settle(page, f"{server}/{path}?projector=1&{name}=1")
             for step in range(1, steps + 1):
                 if step > 1:
@@ -71,8 +84,6 @@ def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browse
                     assert contrast(colour, background) >= 7, f"{scheme} {name}={step}: {colour} on {background}"
                 fits.append((width, scheme, step, got["bottom"], got["height"], got["scrolled"]))
             press(page, "ArrowLeft", name)
-        finally:
-            context.close()
     assert all(bottom <= h + 0.5 and scrolled == 0 for *_, bottom, h, scrolled in fits), fits  # 0.5: sub-pixel
 
 
@@ -86,10 +97,8 @@ def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_72
     scroll 0, its 13 word pieces, title and captions in the window at 1920×1080 (light) and 1280×720 (dark)."""
     ARTIFACTS.mkdir(exist_ok=True)
     fits = []
-    for (width, height), scheme in [((1920, 1080), "light"), ((1280, 720), "dark")]:
-        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-        page = context.new_page()
-        try:
+    for (width, height), scheme in WINDOWS:
+        with window(browser, width, height, scheme) as page:
             settle(page, f"{server}/trained-heads?projector=1&step={step}&sentence={LONG_SENTENCE.replace(' ', '+')}")
             assert page.evaluate(SLIDE_CHARTS) > 1, "the whole page, grid and open head, before the click"
             page.get_by_role("button", name="Open this head").first.click()
@@ -107,6 +116,4 @@ def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_72
             fits.append((width, scheme, got["bottom"], got["height"]))
             page.get_by_text("Show the open head alone", exact=True).click()
             page.wait_for_function("() => !location.search.includes('alone=1')", timeout=30_000)
-        finally:
-            context.close()
     assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
