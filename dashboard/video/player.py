@@ -90,6 +90,8 @@ export default function ({ data, parentElement }) {
   window.addEventListener("resize", relayout);
   relayout();
   requestAnimationFrame(fit);
+  // A caption's height depends on its font: measured again once the page's fonts are in.
+  if (document.fonts) document.fonts.ready.then(relayout);
   return () => {
     video.removeEventListener("timeupdate", show);
     video.removeEventListener("seeked", show);

@@ -3,6 +3,8 @@ light and the dark theme. The heading, the picture and the caption band fit the 
 (no scrolling within a player), the caption stands beneath the picture (no subtitle track over
 it) and follows the video's clock; presenter mode likewise. Screenshots: test-artifacts/player-*."""
 
+import json
+
 import pytest
 
 from tests.conftest import ARTIFACTS, streamlit_server
@@ -63,13 +65,21 @@ def _open(browser, url, size, scheme):
     return context, page
 
 
+def settled(page, heading: str):
+    """The player under `heading` as a viewer sees it: the page's fonts in (the band measures its captions with
+    them), the first cue shown, and two frames drawn since."""
+    page.wait_for_function("() => document.fonts.status === 'loaded'", timeout=30_000)
+    page.wait_for_function(f"() => ({MEASURE})('{heading}').text === {json.dumps(CUES[0][2])}", timeout=30_000)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_player_and_presenter_fit_the_window_with_the_caption_beneath(server, browser, size):
     url, scheme = server
     name = f"{size[0]}x{size[1]}-{scheme}"
     context, page = _open(browser, url, size, scheme)
     try:
-        page.wait_for_timeout(300)  # the band measures its captions after the fonts are in
+        settled(page, "lab-scores")
         box = page.evaluate(MEASURE, "lab-scores")
         _fits(box, "lecture")
         assert box["text"] == CUES[0][2]
@@ -85,7 +95,7 @@ def test_player_and_presenter_fit_the_window_with_the_caption_beneath(server, br
         page.get_by_text("Presenter mode: step through one scene").click()
         page.wait_for_selector("#lab-step", timeout=30_000)
         page.wait_for_selector(SETTLED, timeout=30_000)
-        page.wait_for_timeout(500)
+        settled(page, "lab-step")
         box = page.evaluate(MEASURE, "lab-step")
         _fits(box, "presenter")
         assert box["text"] == CUES[0][2]
