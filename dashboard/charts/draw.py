@@ -3,7 +3,9 @@ look, the width it is given, and its export menu (the numbers as CSV, the chart 
 on the server by vl-convert, so it works offline, and the lesson as JSON; files made only when
 clicked)."""
 
+import logging
 from functools import partial
+from html import escape
 
 import altair as alt
 import numpy as np
@@ -14,6 +16,8 @@ import vl_convert as vlc
 from dashboard import display
 from dashboard.charts import sizing
 from dashboard.data import MemoryLRU
+
+log = logging.getLogger(__name__)
 
 # A template's Vega-Lite spec (no data), by its name; shared by every session's thread.
 _SPECS = MemoryLRU(budget=float("inf"), max_items=512)
@@ -82,12 +86,38 @@ def _spec(chart: alt.TopLevelMixin) -> str:
         return chart.to_json()
 
 
+# What a failed chart export gives instead of the chart: Streamlit would show only its own "Failed to
+# generate file for download" under the button (the reason goes to the server's log, never to the page).
+EXPORT_FAILED = ("This chart could not be made into a picture file on the server.",
+                 "Its numbers are in Numbers (CSV), in the same Export menu.")
+
+
+def failed_svg() -> str:
+    """A picture that says, in words, that the chart's export failed."""
+    lines = "".join(f'<text x="16" y="{32 + 26 * i}">{escape(line)}</text>' for i, line in enumerate(EXPORT_FAILED))
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="620" height="90"><rect width="100%" height="100%" '
+            f'fill="white"/><g font-family="DejaVu Sans" font-size="16" fill="black">{lines}</g></svg>')
+
+
 def chart_png(chart: alt.TopLevelMixin) -> bytes:
-    return vlc.vegalite_to_png(_spec(chart), scale=2)
+    try:
+        return vlc.vegalite_to_png(_spec(chart), scale=2)
+    except Exception:  # any cause: a sentence for the teacher, the traceback for the server's log
+        log.exception("PNG export of chart %r failed", _lab(chart))
+        return vlc.svg_to_png(failed_svg(), scale=2)
 
 
 def chart_svg(chart: alt.TopLevelMixin) -> str:
-    return vlc.vegalite_to_svg(_spec(chart))
+    try:
+        return vlc.vegalite_to_svg(_spec(chart))
+    except Exception:
+        log.exception("SVG export of chart %r failed", _lab(chart))
+        return failed_svg()
+
+
+def _lab(chart) -> str | None:
+    meta = getattr(chart, "usermeta", None)
+    return meta.get("lab") if isinstance(meta, dict) else None
 
 
 def table_csv(table: pd.DataFrame) -> str:

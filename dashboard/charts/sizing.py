@@ -36,6 +36,7 @@ AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 # the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
 SLIDE_SHARE = 0.31
 SLIDE_PANEL_CELL = 32  # px: a slide's panels sit side by side while each gives a cell this much
+CELL_STEP = 64  # a cell's size is a whole number of 1/64 px: sums of such sizes are exact in floating point
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,12 @@ def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list
     # look's smallest size: a class reads the numbers, and scrolls for a long sentence's grid (not on a slide).
     legible = f"(lab_fit_height > 0 && lab_legible ? lab_min_font * lab_fit * 5 * {DIGIT_EM} + 8 : 0)"
     cell = f"max(2, min(width / lab_cols, lab_max_cell * lab_fit, max({window} / lab_rows, {legible})))"
+    # Whole 1/CELL_STEP px: the plot (lab_cell × lab_cols) then ends exactly at or inside `width`. A cell of
+    # width / lab_cols ends 1e-13 px past it for some widths, which fit-x rounds up to a pixel of overhang and
+    # answers with a width 1 px narrower, whose plot fits; that width gives the pixel back, and so on: each
+    # pass changes `height` (it follows the cell), which asks Vega to lay the chart out again, until the
+    # stack overflows (a blank or half-drawn chart, a failed export).
+    cell = f"floor({cell} * {CELL_STEP}) / {CELL_STEP}"
     values = {"lab_by_row": False, "lab_rows": rows, "lab_cols": cols, "lab_label_px": label_px}
     return [*look_params(look), *({"name": k, "value": v} for k, v in values.items()),
             {"name": "lab_cell", "expr": cell}, {"name": "height", "expr": "lab_cell * lab_rows"}]

@@ -7,13 +7,18 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
+import vl_convert as vlc
+from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
 
 from core import PRESETS, AttentionConfig, run_trace
+from core.trace import token_labels
+from dashboard.app_pages.ui import dim_labels, first_dims
 from dashboard.charts import draw
 from dashboard.charts import heatmaps as charts
 from dashboard.lesson.links import url_params
 
-from .conftest import PAGES, no_exception
+from .conftest import APP, PAGES, URL_PATHS, no_exception
 
 BLOCKED = tuple(tuple(0 < i and j <= i for j in range(6)) for i in range(6))  # causal, first query blind
 
@@ -83,3 +88,80 @@ def test_a_chart_with_its_data_leaves_the_cached_template_untouched():
     assert a.to_dict()["layer"] == b.to_dict()["layer"]  # one template, two tables
     np.testing.assert_allclose(a.data["weight"].to_numpy(), first.weights[0].reshape(-1), rtol=1e-6)
     np.testing.assert_allclose(b.data["weight"].to_numpy(), second.weights[0].reshape(-1), rtol=1e-6)
+
+
+# -- every chart an export menu offers converts -------------------------------------------------------
+# Page 1's four steps and the pages whose charts a lesson shapes; a chart's layout depends on its rows,
+# columns, labels and width, so one chart per page, kind and size (its numbers and its head change none of those).
+EXPORT_PAGES = ([("attention", {"step": s}) for s in "1234"] +
+                [(p, {}) for p in ("multi_head", "masking", "positional", "block", "compare")])
+WIDTHS = range(500, 1300, 100)  # some of the widths a browser may give a chart
+
+
+@pytest.fixture(scope="module")
+def eight_heads_exports():
+    """(page, chart name, chart): one chart per page, kind and size on the export menus of the eight-heads lesson
+    (long words, 8 heads, d_k 8), each as `draw.show` hands it to its menu."""
+    offered, real = [], draw.export_menu
+    draw.export_menu = lambda chart, name, cfg, table: offered.append((name, chart))
+    try:
+        found = {}
+        for page, view in EXPORT_PAGES:
+            offered.clear()
+            at = AppTest.from_file(str(APP), default_timeout=60)
+            at.query_params = {**url_params(PRESETS["eight-heads"]), **view}
+            at._page_hash = calc_hash(URL_PATHS.get(page, page))
+            no_exception(at.run())
+            for name, chart in offered:
+                kind = chart.usermeta.get("lab", "").split("-head")[0]  # every head's chart is laid out alike
+                found.setdefault((page, kind, chart.data.shape), (page, name, chart))
+    finally:
+        draw.export_menu = real
+    return list(found.values())
+
+
+def _converts(chart, width=None) -> bool:
+    """vl-convert draws the chart (at `width`, else the export's own), rather than failing."""
+    spec = json.loads(draw._spec(chart))
+    if width is not None:
+        spec["width"] = width
+    try:
+        return vlc.vegalite_to_svg(spec).lstrip().startswith("<svg")
+    except ValueError:  # vl-convert's error: the Vega view failed (e.g. its layout never settled)
+        return False
+
+
+def test_every_chart_on_the_eight_heads_export_menus_converts(eight_heads_exports):
+    pages = {page for page, _, _ in eight_heads_exports}
+    assert pages == {page for page, _ in EXPORT_PAGES}, "every page offers its charts"
+    failed = [(page, name) for page, name, chart in eight_heads_exports if not _converts(chart)]
+    assert not failed, f"these exports fail: {failed}"
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_page_one_qkv_chart_exports_for_every_preset(preset):
+    trace = run_trace(PRESETS[preset])
+    q, k, v = (first_dims(getattr(trace, m)[0], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
+    assert _converts(charts.qkv_heatmap(q, k, v, token_labels(trace.tokens), "Q, K and V, side by side", "qkv"))
+
+
+@pytest.mark.slow
+def test_a_heatmap_settles_at_each_of_a_range_of_widths():
+    """The browser's chart is sized to its container: the layout must settle at other widths than the export's."""
+    trace = run_trace(PRESETS["eight-heads"])
+    chart = charts.weights_heatmap(trace, 0)
+    failed = [w for w in WIDTHS if not _converts(chart, w)]
+    assert not failed, f"the layout never settles at widths {failed}"
+
+
+def test_a_failed_export_gives_a_file_that_says_so_in_words(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("Vega-Lite to SVG conversion failed:\nRangeError: Maximum call stack size exceeded")
+
+    monkeypatch.setattr(vlc, "vegalite_to_svg", broken)
+    monkeypatch.setattr(vlc, "vegalite_to_png", broken)
+    chart = charts.weights_heatmap(run_trace(PRESETS["default"]), 0)
+    svg = draw.chart_svg(chart)
+    assert "could not be made into a picture file" in svg and "Numbers (CSV)" in svg
+    assert "RangeError" not in svg and "Traceback" not in svg
+    assert draw.chart_png(chart).startswith(b"\x89PNG")
