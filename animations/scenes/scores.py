@@ -17,7 +17,6 @@ def _paren(value: float) -> str:
     return f"({fmt(value)})" if value < 0 else fmt(value)
 
 
-
 def score_markup(cfg) -> str:
     """The scores as this lesson computes them: ÷√d_k and ÷ temperature only where it applies them."""
     parts = ["Q·K<sup>T</sup>"] + ([" / √d<sub>k</sub>"] if cfg.scale else [])
@@ -27,6 +26,7 @@ def score_markup(cfg) -> str:
 def softmax_markup(cfg, masked: bool) -> str:
     """The softmax step's formula for this lesson, its mask said where one blocks a pair."""
     return f"weights = softmax({score_markup(cfg)}{', blocked pairs −∞' if masked else ''})"
+
 
 class ScoresScene(LessonScene):
     title = "Scores: Q·Kᵀ / √d_k"

@@ -71,9 +71,14 @@ def settle(page, url: str, charts: bool = True):
         page.wait_for_selector("[data-testid=stButton] button", timeout=30_000)
         return
     page.wait_for_selector("[data-testid=stVegaLiteChart] svg, [data-testid=stVegaLiteChart] canvas", timeout=60_000)
+    drawn(page)
+
+
+def drawn(page):
+    """Wait until every chart on the page has drawn its marks, and for Vega's resize to its container's width."""
     page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
         .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=30_000)
-    page.wait_for_timeout(400)  # Vega's resize to the container's width
+    page.wait_for_timeout(400)
 
 
 def open_by_sidebar(page, server: str, path: str, charts: bool = True):
@@ -84,9 +89,7 @@ def open_by_sidebar(page, server: str, path: str, charts: bool = True):
     page.wait_for_function("t => (document.querySelector('h1') || {}).innerText !== t", arg=title, timeout=30_000)
     page.wait_for_selector(SETTLED, timeout=60_000)
     if charts:
-        page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-            .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=30_000)
-        page.wait_for_timeout(400)  # Vega's resize to the container's width
+        drawn(page)
 
 
 def check_charts(charts: list[dict], min_font: float, where: str) -> int:

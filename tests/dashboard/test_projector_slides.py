@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import ARTIFACTS
 
-from .projector_checks import SETTLED, contrast, lab, settle
+from .projector_checks import SETTLED, contrast, drawn, lab, settle
 
 pytestmark = pytest.mark.browser
 
@@ -32,8 +32,6 @@ BOTTOMS = """() => {
 }"""
 CAPTION_COLOURS = """[...document.querySelectorAll('[data-testid=stMain] [data-testid=stCaptionContainer]')]
     .map(e => getComputedStyle(e).color)"""
-DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-    .every(c => c.querySelector('svg.marks, canvas.marks'))"""
 
 
 WINDOWS = [((1920, 1080), "light"), ((1280, 720), "dark")]  # a projector's two sizes, each in one theme
@@ -57,8 +55,7 @@ def press(page, key: str, name: str):
     page.keyboard.press(key)
     page.wait_for_function(f"([n, before]) => ({at})(n) !== before", arg=[name, before], timeout=30_000)
     page.wait_for_selector(SETTLED, timeout=60_000)
-    page.wait_for_function(DRAWN, timeout=30_000)
-    page.wait_for_timeout(400)  # Vega's resize to the container's width
+    drawn(page)
 
 
 @pytest.mark.parametrize("path", SLIDES, ids=lambda p: p or "home")
