@@ -95,11 +95,31 @@ def pytest_configure(config):
     torch.set_num_threads(1)
 
 
-# Test files that share a costly set-up cached per process (tests/animations/conftest.py: the scenes'
-# dry runs at class quality; the one real render), run on one worker together.
-SHARED_SET_UP = {f"tests/animations/test_{name}.py": group for group, names in {
-    "animations-dry-runs": ("scenes", "legibility", "captions", "narration", "induction_scene"),
-    "animations-render": ("render", "render_sound")}.items() for name in names}
+# Test files that share a costly set-up cached per process run on one worker together:
+# tests/animations/conftest.py's dry runs of the scenes at class quality and its one real render;
+# tests/hall/conftest.py's hall (a session fixture: two workers would start two halls; test_stop.py
+# ends it, and runs last of the group, in collection order); tests/films.py's trained films.
+SHARED_SET_UP = {f"tests/{name}.py": group for group, names in {
+    "animations-dry-runs": ("animations/test_scenes", "animations/test_legibility", "animations/test_captions",
+                            "animations/test_narration", "animations/test_induction_scene"),
+    "animations-render": ("animations/test_render", "animations/test_render_sound"),
+    "hall": ("hall/test_failover", "hall/test_renders", "hall/test_security", "hall/test_stop"),
+    "films": ("core/test_learn", "dashboard/test_watch_learn")}.items() for name in names}
+
+# The scopes (files or groups of SHARED_SET_UP) that take a worker longest, longest first: they
+# start the run, so that no long one is drawn at the end while the other worker idles
+# (ordered by each one's time in a whole `make test`, as `--durations` reports it).
+LONGEST_FIRST = ("hall", "tests/dashboard/test_projector.py", "tests/dashboard/test_projector_slides.py",
+                 "animations-dry-runs", "tests/dashboard/test_room_browser.py", "animations-render",
+                 "tests/animations/test_speech.py", "tests/dashboard/test_restart.py",
+                 "tests/dashboard/test_trained_browser.py", "tests/dashboard/test_watch_learn_browser.py",
+                 "tests/studio/test_browser_studio.py", "tests/dashboard/test_browser.py", "films")
+
+
+def scope(nodeid: str) -> str:
+    """The unit the scheduler hands a worker: the test's file, or its SHARED_SET_UP group."""
+    file = nodeid.split("::")[0]
+    return SHARED_SET_UP.get(file, file)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -118,8 +138,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ByFile(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            file = nodeid.split("::")[0]
-            return SHARED_SET_UP.get(file, file)
+            return scope(nodeid)
 
     return ByFile(config, log)
 
@@ -128,11 +147,18 @@ SLOW_MARKS = ("browser", "render", "hall", "slow")
 
 
 def pytest_collection_modifyitems(config, items):
-    """The files with a browser, render, hall or slow test first, then the rest, each in its own
-    order: a worker that draws a long file near the end leaves the other idle (one such file ran
-    alone for the last three minutes of a run), while short files fill the gaps."""
-    files = {item.nodeid.split("::")[0]: False for item in items}
+    """The scopes of LONGEST_FIRST first, in its order; then the other files with a browser, render,
+    hall or slow test; then the rest; each scope's tests together and in their own order. A worker
+    that draws a long file near the end leaves the other idle (one such file ran alone for the last
+    three minutes of a run), while short files fill the gaps."""
+    slow = {scope(item.nodeid) for item in items if any(item.get_closest_marker(m) for m in SLOW_MARKS)}
+    first_seen = {}
     for item in items:
-        if any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
-            files[item.nodeid.split("::")[0]] = True
-    items.sort(key=lambda item: not files[item.nodeid.split("::")[0]])
+        first_seen.setdefault(scope(item.nodeid), len(first_seen))
+
+    def rank(item):
+        unit = scope(item.nodeid)
+        tier = LONGEST_FIRST.index(unit) if unit in LONGEST_FIRST else len(LONGEST_FIRST) + (unit not in slow)
+        return tier, first_seen[unit]
+
+    items.sort(key=rank)  # stable: a scope keeps its tests' order (test_stop.py last of the hall's)

@@ -4,6 +4,7 @@ Read from the sources (ast), so a new import that crosses a line fails here, not
 """
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -82,22 +83,34 @@ def test_no_source_file_is_over_300_lines():
     assert not long
 
 
+# One fresh Python process for the two import tests below (each would start its own and import torch):
+# it imports core and classroom first, then the app, and says what each step loaded and left set.
+IMPORTS = ("import json, sys, torch; threads = [torch.get_num_threads()]; import core, classroom, "
+           "classroom.questions, classroom.rooms, dashboard.serve; streamlit = 'streamlit' in sys.modules; "
+           "threads.append(torch.get_num_threads()); import dashboard.app_pages.steps, dashboard.lesson.rerun, "
+           "dashboard.display; threads.append(torch.get_num_threads()); "
+           "print(json.dumps({'streamlit': streamlit, 'threads': threads}))")
+
+
+@pytest.fixture(scope="module")
+def imports() -> dict:
+    """{'streamlit': loaded by core and classroom?, 'threads': torch's threads at start, after core
+    and classroom, after the app}."""
+    run = subprocess.run([sys.executable, "-c", IMPORTS], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.splitlines()[-1])
+
+
 @pytest.mark.slow  # a fresh Python process importing torch
-def test_importing_core_and_classroom_loads_no_streamlit_and_changes_no_torch_setting():
+def test_importing_core_and_classroom_loads_no_streamlit_and_changes_no_torch_setting(imports):
     """`pytest tests/core` must not need Streamlit, and importing a module changes nothing global."""
-    code = ("import sys, torch; threads = torch.get_num_threads(); import core, classroom, classroom.questions, "
-            "classroom.rooms, dashboard.serve; assert 'streamlit' not in sys.modules, 'streamlit loaded'; "
-            "assert torch.get_num_threads() == threads, 'torch threads changed'")
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
+    assert not imports["streamlit"], "streamlit loaded"
+    assert imports["threads"][1] == imports["threads"][0], "torch threads changed"
 
 
 @pytest.mark.slow  # a fresh Python process importing torch
-def test_importing_the_app_changes_no_torch_setting():
-    code = ("import sys, torch; threads = torch.get_num_threads(); import dashboard.app_pages.steps, "
-            "dashboard.lesson.rerun, dashboard.display; assert torch.get_num_threads() == threads")
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
+def test_importing_the_app_changes_no_torch_setting(imports):
+    assert imports["threads"][2] == imports["threads"][0]
 
 
 @pytest.mark.slow  # a fresh Python process importing torch

@@ -1,7 +1,6 @@
 """The tiny Transformer that learns in class: its attention against PyTorch's, its tasks, the
 scores that name its heads (on hand-built weights), and what a training run records. The default
-film and a one-layer film as long are trained once (the `slow` tests); other runs are a few dozen steps.
-"""
+film and its one-layer twin are trained once (tests/films.py); other runs are a few dozen steps."""
 
 import math
 
@@ -16,11 +15,12 @@ from core.learn import Stopped, induction_score, previous_token_score, probe, ru
 from core.learn_tasks import clean_repeats, eval_batch, induction_batch, text_batch
 from core.learn_text import PROBE_PHRASE, TEXT
 from core.tiny_model import TinyTransformer
+from tests.films import trained
 
 
 @pytest.fixture(scope="module")
 def default_film():
-    return train(LearnSettings())
+    return trained(LearnSettings())
 
 
 @pytest.fixture(scope="module")
@@ -273,7 +273,7 @@ def test_the_default_film_forms_a_previous_token_head_in_layer_1_and_an_inductio
 
 @pytest.mark.slow
 def test_one_layer_trained_as_long_forms_no_induction_head(default_film):
-    one = train(default_film.settings.replace(layers=1))
+    one = trained(default_film.settings.replace(layers=1))
     assert one.induction_head() is None
     assert one.induction.max() < 0.2
     assert one.loss[-20:].mean() > default_film.loss[-20:].mean() + 1

@@ -2,7 +2,8 @@
 scrubber, settings and link round-trip; a student's sequence is read or refused in words.
 
 The films are real (core.learn.train, the default settings and their one-layer twin), trained
-once for this file into a folder of its own, and served by a film service on that folder.
+once per test process (tests/films.py, shared with tests/core/test_learn.py), saved into a folder
+of this file's own, and served by a film service on that folder.
 """
 
 import json
@@ -13,10 +14,11 @@ import pytest
 import dashboard.app_pages.film as film_parts
 from classroom.films.service import FilmService
 from core.film import INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, LearnSettings, decode, encode
-from core.learn import run, train
+from core.learn import run
 from dashboard.app_pages.learn_questions import SAME_WITHIN
 from dashboard.charts.training import CHANCE
 from dashboard.room import session as room_session
+from tests.films import trained
 
 from .conftest import chart, messages, no_exception
 
@@ -30,7 +32,7 @@ def films(tmp_path_factory):
     service = FilmService(media_dir=media, warm=False)
     made = {}
     for settings in (DEFAULT, DEFAULT.replace(layers=1)):
-        made[settings.layers] = train(settings)
+        made[settings.layers] = trained(settings)
         made[settings.layers].save(service.store.folder(settings.key()))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(film_parts, "service", lambda: service)
