@@ -19,7 +19,7 @@ from core import HEADS_WORTH_A_LOOK, PRESETS, AttentionConfig, ConfigError, run_
 from core.config import INSTALL_HINT
 from tests.core.conftest import needs_model
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, SKIP
 from .test_scenes import FRAME_HALF_H, FRAME_HALF_W, _overlap, as_text, source_array
 
 SENTENCE = "The cat sat on the mat because it was tired."  # 13 word pieces, all shown
@@ -37,7 +37,8 @@ def _dry_run(lesson: str, media_dir):
         options = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                    "verbosity": "WARNING", "media_dir": str(media_dir)}
         with tempconfig(options):
-            scene = TrainedScene(AttentionConfig.trained(TEXTS[lesson]))
+            # every animation jumps to its end, as in the other dry runs (conftest.SKIP)
+            scene = TrainedScene(AttentionConfig.trained(TEXTS[lesson]), skip_animations=SKIP)
             scene.record_layout = True
             scene.snapshot_dir = ARTIFACTS / "steps" / f"trained-{lesson}"
             scene.snapshot_dir.mkdir(parents=True, exist_ok=True)
