@@ -85,7 +85,7 @@ def lab_context(browser):
     """One browser context per test process, shared by the tests' pages: the lab's front end (its
     scripts, their compiled code) is then fetched and compiled once, not once per test. A test that
     needs its own device scale opens its own context; a page sets its own size and colour scheme
-    (`page.set_viewport_size`, `page.emulate_media`). `page` (below) clears what a test leaves."""
+    (`page.set_viewport_size`, `page.emulate_media`). `clean_context` (below) clears what a test leaves."""
     context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
     yield context
     context.close()
@@ -115,13 +115,12 @@ def clean_context(lab_context):
 
 
 @pytest.fixture
-def page(clean_context):
-    """A new page (a new Streamlit session) at 1600×1400 in the light scheme, in the shared context."""
-    opened = clean_context.new_page()
-    yield opened
-    for popup in [p for p in clean_context.pages if p.opener() is opened]:
-        close_clean(popup)
-    close_clean(opened)
+def page(browser):
+    """A page in a context of its own (tests/dashboard/test_browser.py's tests take one in the shared
+    context instead: test_restart and test_watch_learn_browser failed there, not yet understood)."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
+    yield context.new_page()
+    context.close()
 
 
 def pytest_configure(config):

@@ -85,9 +85,11 @@ def loaded(context) -> set[str]:
 
 
 def drawn(page):
-    """Wait until every chart on the page has drawn its marks, and for Vega's resize to its container's width."""
+    """Wait until every chart on the page has drawn its marks, and for Vega's resize to its container's width.
+    (The waits here poll every 100 ms, not on every animation frame, Playwright's default, which keeps
+    Chromium drawing.)"""
     page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-        .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=30_000)
+        .every(c => c.querySelector('svg.marks, canvas.marks'))""", polling=100, timeout=30_000)
     page.wait_for_timeout(400)
 
 
@@ -96,7 +98,8 @@ def open_by_sidebar(page, server: str, path: str, charts: bool = True):
     (no new page load: the same front end, a new script run); then as `settle` waits."""
     title = page.locator("h1").first.inner_text()
     page.locator(f"[data-testid=stSidebarNav] a[href='{server}/{path}']").first.click()
-    page.wait_for_function("t => (document.querySelector('h1') || {}).innerText !== t", arg=title, timeout=30_000)
+    page.wait_for_function("t => (document.querySelector('h1') || {}).innerText !== t", arg=title, polling=100,
+                           timeout=30_000)
     page.wait_for_selector(SETTLED, timeout=60_000)
     if charts:
         drawn(page)
@@ -142,7 +145,7 @@ def press(page, key: str, name: str):
     at = "n => new URL(location.href).searchParams.get(n)"
     before = page.evaluate(at, name)
     page.keyboard.press(key)
-    page.wait_for_function(f"([n, before]) => ({at})(n) !== before", arg=[name, before], timeout=30_000)
+    page.wait_for_function(f"([n, before]) => ({at})(n) !== before", arg=[name, before], polling=100, timeout=30_000)
     page.wait_for_selector(SETTLED, timeout=60_000)
     drawn(page)
 

@@ -17,12 +17,25 @@ pytestmark = pytest.mark.browser
 # names a teacher would type.
 ALIASES = ["attention", "scaled-dot-product"]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+TEMPERATURE_IS = "v => new URL(location.href).searchParams.get('temperature') === v"
+# Waits poll every 100 ms, not on every animation frame (Playwright's default), which keeps Chromium drawing.
 
 
 @pytest.fixture(scope="module")
 def server():
     with streamlit_server() as url:
         yield url
+
+
+@pytest.fixture
+def page(clean_context):
+    """A new page (a new Streamlit session) at 1600×1400 in the light scheme, in the shared context
+    (its front end cached): the context's cookies and the page's storage are cleared after the test."""
+    opened = clean_context.new_page()
+    yield opened
+    for popup in [p for p in clean_context.pages if p.opener() is opened]:
+        close_clean(popup)
+    close_clean(opened)
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +73,7 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
     slider.focus()
     for _ in range(2):
         slider.press("ArrowLeft")  # 1 -> 0.7 -> 0.5: sharper weights
-    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.5'", timeout=20_000)
+    page.wait_for_function(TEMPERATURE_IS, arg="0.5", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     deadline = time.monotonic() + 15
     after = weights.screenshot()
@@ -84,7 +97,7 @@ def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(serv
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
     slider.press("ArrowLeft")  # 1 -> 0.7
-    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.7'", timeout=20_000)
+    page.wait_for_function(TEMPERATURE_IS, arg="0.7", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     page.wait_for_timeout(500)  # Vega draws just after the script settles
     kept = page.evaluate("() => [...document.querySelectorAll('.mark-rect.role-mark path')]"
@@ -110,7 +123,7 @@ def test_on_a_page_that_runs_whole_a_temperature_move_reaches_the_address(server
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
     slider.press("ArrowLeft")  # 1 -> 0.7
-    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.7'", timeout=20_000)
+    page.wait_for_function(TEMPERATURE_IS, arg="0.7", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     assert page.locator("[data-testid=stException]").count() == 0
 
@@ -178,7 +191,7 @@ def test_unticking_a_custom_mask_row_blocks_it(server, page):
     page.wait_for_timeout(300)
     page.keyboard.press("Escape")
     page.wait_for_function("() => new URL(location.href).searchParams.get('custom_mask') === '000;110;111'",
-                           timeout=20_000)
+                           polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     page.get_by_text("Fully blocked row").first.wait_for(timeout=20_000)
     page.screenshot(path=str(ARTIFACTS / "custom-mask-blocked-row.png"))

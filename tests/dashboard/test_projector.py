@@ -120,7 +120,7 @@ def test_projector_mode_prints_cell_numbers_of_twenty_px_at_1080p(server, clean_
                 assert "step=" not in page.url, "step 3, the page's default, which leaves the address"
             assert page.locator("[data-testid=stSidebar]").get_attribute("data-collapsed") == "true"
             try:
-                page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, timeout=10_000)
+                page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, polling=100, timeout=10_000)
             except PlaywrightTimeout:
                 # The race of issue 11 (above): now and then, on a busy machine, the second chart keeps the
                 # width it had before the CSS wrapped the panels, with no numbers. A student's reload
@@ -128,7 +128,7 @@ def test_projector_mode_prints_cell_numbers_of_twenty_px_at_1080p(server, clean_
                 warnings.warn(f"{tokens} tokens, step {step}: a chart drew no numbers until a reload", stacklevel=1)
                 settle(page, page.url)
                 with contextlib.suppress(PlaywrightTimeout):
-                    page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, timeout=10_000)
+                    page.wait_for_function(ALL_NUMBERS, arg=tokens * tokens, polling=100, timeout=10_000)
             charts = page.evaluate(MEASURE)
             assert sum(len(c["texts"]) for c in charts) >= tokens * tokens * 2, "every cell has its number"
             check_charts(charts, 20, f"projector {tokens} tokens step {step}")
@@ -147,6 +147,6 @@ def test_the_theme_control_puts_the_theme_in_the_address_and_back(server, clean_
         page.wait_for_selector(SETTLED, timeout=60_000)  # the reload the control made
         assert "temperature=0.5" in page.url and contrast(page.evaluate(background), "#000") < 3
         page.locator("[data-testid=stSidebar]").get_by_text("Browser's", exact=True).click()
-        page.wait_for_function("() => !location.search.includes('embed_options')", timeout=30_000)
+        page.wait_for_function("() => !location.search.includes('embed_options')", polling=100, timeout=30_000)
         page.wait_for_selector(SETTLED, timeout=60_000)
         assert contrast(page.evaluate(background), "#000") > 10

@@ -85,7 +85,7 @@ def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_72
             page.wait_for_selector(SETTLED, timeout=60_000)
             page.wait_for_function(f"() => ({SLIDE_CHARTS})() === {charts} && [...document.querySelectorAll("
                                    "'[data-testid=stVegaLiteChart]')].every(c => c.querySelector('svg.marks'))",
-                                   timeout=30_000)
+                                   polling=100, timeout=30_000)
             page.wait_for_timeout(400)  # Vega's resize to the container's width
             got = page.evaluate(BOTTOMS)
             page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-trained-step{step}.png"))
@@ -96,6 +96,6 @@ def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_72
             assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{scheme}: theme {background}"
             fits.append((width, scheme, got["bottom"], got["height"]))
             page.get_by_text("Show the open head alone", exact=True).click()
-            page.wait_for_function("() => !location.search.includes('alone=1')", timeout=30_000)
+            page.wait_for_function("() => !location.search.includes('alone=1')", polling=100, timeout=30_000)
             page.wait_for_selector(SETTLED, timeout=60_000)
     assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
