@@ -80,8 +80,44 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="session")
+def lab_context(browser):
+    """One browser context per test process, shared by the tests' pages: the lab's front end (its
+    scripts, their compiled code) is then fetched and compiled once, not once per test. A test that
+    needs its own device scale opens its own context; a page sets its own size and colour scheme
+    (`page.set_viewport_size`, `page.emulate_media`). `clean_context` (below) clears what a test leaves."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
+    yield context
+    context.close()
+
+
+_FORGET = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }"
+
+
+def close_clean(page):
+    """Close a page of the shared context, its origin's storage cleared first (Streamlit keeps a
+    theme picked in its menu in localStorage, which the next page of that server would read)."""
+    with contextlib.suppress(Exception):  # a page that crashed or never loaded has nothing to clear
+        for frame in page.frames:
+            if frame.url.startswith("http"):
+                frame.evaluate(_FORGET)
+    page.close()
+
+
+@pytest.fixture
+def clean_context(lab_context):
+    """The shared context for one test, which opens its own pages (and closes them with
+    `close_clean`); its cookies, permissions and routes are cleared when the test ends."""
+    yield lab_context
+    lab_context.clear_cookies()
+    lab_context.clear_permissions()
+    lab_context.unroute_all(behavior="ignoreErrors")
+
+
 @pytest.fixture
 def page(browser):
+    """A page in a context of its own (tests/dashboard/test_browser.py's tests take one in the shared
+    context instead: test_restart and test_watch_learn_browser failed there, not yet understood)."""
     context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
     yield context.new_page()
     context.close()

@@ -1,12 +1,13 @@
 """What the projector tests check in Debian's Chromium (test_projector.py, test_projector_slides.py,
 test_display.py): the pages, how to wait for a page, the charts' fit and numbers, contrast, axe-core."""
 
+import contextlib
 import re
 
 import pytest
 
 from dashboard.navigation import PAGES
-from tests.conftest import ROOT, streamlit_server
+from tests.conftest import ROOT, close_clean, streamlit_server
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]
@@ -66,6 +67,7 @@ ALL_NUMBERS = """cells => [...document.querySelectorAll('[data-testid=stVegaLite
 
 def settle(page, url: str, charts: bool = True):
     page.goto(url)
+    loaded(page.context).add(url.split("/")[2])
     page.wait_for_selector(SETTLED, timeout=60_000)
     if not charts:
         page.wait_for_selector("[data-testid=stButton] button", timeout=30_000)
@@ -74,10 +76,20 @@ def settle(page, url: str, charts: bool = True):
     drawn(page)
 
 
+def loaded(context) -> set[str]:
+    """The servers (host:port) whose front end a page of this browser context has loaded: their scripts
+    come from its cache."""
+    if not hasattr(context, "lab_loaded"):
+        context.lab_loaded = set()
+    return context.lab_loaded
+
+
 def drawn(page):
-    """Wait until every chart on the page has drawn its marks, and for Vega's resize to its container's width."""
+    """Wait until every chart on the page has drawn its marks, and for Vega's resize to its container's width.
+    (The waits here poll every 100 ms, not on every animation frame, Playwright's default, which keeps
+    Chromium drawing.)"""
     page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-        .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=30_000)
+        .every(c => c.querySelector('svg.marks, canvas.marks'))""", polling=100, timeout=30_000)
     page.wait_for_timeout(400)
 
 
@@ -86,7 +98,8 @@ def open_by_sidebar(page, server: str, path: str, charts: bool = True):
     (no new page load: the same front end, a new script run); then as `settle` waits."""
     title = page.locator("h1").first.inner_text()
     page.locator(f"[data-testid=stSidebarNav] a[href='{server}/{path}']").first.click()
-    page.wait_for_function("t => (document.querySelector('h1') || {}).innerText !== t", arg=title, timeout=30_000)
+    page.wait_for_function("t => (document.querySelector('h1') || {}).innerText !== t", arg=title, polling=100,
+                           timeout=30_000)
     page.wait_for_selector(SETTLED, timeout=60_000)
     if charts:
         drawn(page)
@@ -111,6 +124,30 @@ def check_charts(charts: list[dict], min_font: float, where: str) -> int:
             assert ratio >= 4.5, f"{where}: {t['text']} {t['fill']} on {under[-1]['fill']}: {ratio:.2f}"
             numbers += 1
     return numbers
+
+
+@contextlib.contextmanager
+def window(context, width: int, height: int, scheme: str = "light"):
+    """A new page (a new Streamlit session) of that size and colour scheme in `context`, the tests'
+    shared one (tests/conftest.py's `clean_context`): the lab's front end comes from its cache."""
+    page = context.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        page.emulate_media(color_scheme=scheme)
+        yield page
+    finally:
+        close_clean(page)
+
+
+def press(page, key: str, name: str):
+    """The teacher's ← or → in projector mode: the address's `name` (the page's step) changes (its
+    default leaves the address), the run ends and its charts are drawn."""
+    at = "n => new URL(location.href).searchParams.get(n)"
+    before = page.evaluate(at, name)
+    page.keyboard.press(key)
+    page.wait_for_function(f"([n, before]) => ({at})(n) !== before", arg=[name, before], polling=100, timeout=30_000)
+    page.wait_for_selector(SETTLED, timeout=60_000)
+    drawn(page)
 
 
 def axe_violations(page) -> list[str]:

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.conftest import ARTIFACTS, streamlit_server
+from tests.conftest import ARTIFACTS, close_clean, streamlit_server
 
 pytestmark = pytest.mark.browser
 
@@ -17,12 +17,35 @@ pytestmark = pytest.mark.browser
 # names a teacher would type.
 ALIASES = ["attention", "scaled-dot-product"]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+TEMPERATURE_IS = "v => new URL(location.href).searchParams.get('temperature') === v"
+# Waits poll every 100 ms, not on every animation frame (Playwright's default), which keeps Chromium drawing.
 
 
 @pytest.fixture(scope="module")
 def server():
     with streamlit_server() as url:
         yield url
+
+
+@pytest.fixture
+def page(clean_context):
+    """A new page (a new Streamlit session) at 1600×1400 in the light scheme, in the shared context
+    (its front end cached): the context's cookies and the page's storage are cleared after the test."""
+    opened = clean_context.new_page()
+    yield opened
+    for popup in [p for p in clean_context.pages if p.opener() is opened]:
+        close_clean(popup)
+    close_clean(opened)
+
+
+@pytest.fixture(scope="module")
+def page_one(server, lab_context):
+    """Page 1 of the default lesson, loaded once for the tests that leave the lesson as it was (each
+    asserts that it did: the box shows d_model 16 again, the address holds no lesson setting)."""
+    opened = lab_context.new_page()
+    open_settled(opened, server)
+    yield opened
+    close_clean(opened)
 
 
 def open_settled(page, url: str):
@@ -50,7 +73,7 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
     slider.focus()
     for _ in range(2):
         slider.press("ArrowLeft")  # 1 -> 0.7 -> 0.5: sharper weights
-    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.5'", timeout=20_000)
+    page.wait_for_function(TEMPERATURE_IS, arg="0.5", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     deadline = time.monotonic() + 15
     after = weights.screenshot()
@@ -74,7 +97,7 @@ def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(serv
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
     slider.press("ArrowLeft")  # 1 -> 0.7
-    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.7'", timeout=20_000)
+    page.wait_for_function(TEMPERATURE_IS, arg="0.7", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     page.wait_for_timeout(500)  # Vega draws just after the script settles
     kept = page.evaluate("() => [...document.querySelectorAll('.mark-rect.role-mark path')]"
@@ -100,7 +123,7 @@ def test_on_a_page_that_runs_whole_a_temperature_move_reaches_the_address(server
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
     slider.press("ArrowLeft")  # 1 -> 0.7
-    page.wait_for_function("() => new URL(location.href).searchParams.get('temperature') === '0.7'", timeout=20_000)
+    page.wait_for_function(TEMPERATURE_IS, arg="0.7", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     assert page.locator("[data-testid=stException]").count() == 0
 
@@ -123,25 +146,26 @@ def test_loading_the_worked_example_from_its_page_puts_it_in_the_sidebar(server,
     ("abc", "d_model must be a whole number"),
     ("", "d_model is empty"),
 ])
-def test_typing_a_d_model_that_cannot_work_keeps_the_lesson_and_says_why(server, page, typed, words):
-    open_settled(page, server)
+def test_typing_a_d_model_that_cannot_work_keeps_the_lesson_and_says_why(page_one, typed, words):
+    page = page_one
     box = page.get_by_label("d_model (size of each token vector, 1 to 1,024)")
     box.fill(typed)
     box.press("Enter")
-    page.get_by_text(words).first.wait_for(timeout=20_000)
+    # The notice of this value (it quotes what was typed): the page is shared, and two values get the same words.
+    page.get_by_text(words).filter(has_text=typed).first.wait_for(timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     assert box.input_value() == "16", "the box shows the lesson's d_model again"
-    assert "d_model" not in page.url
+    assert "d_model" not in page.url and "?" not in page.url
     assert page.locator("[data-testid=stException]").count() == 0
 
 
-def test_pasting_too_much_text_says_how_long_it_may_be(server, page):
-    open_settled(page, server)
+def test_pasting_too_much_text_says_how_long_it_may_be(page_one):
+    page = page_one
     box = page.get_by_role("textbox", name="Text to attend over")
     box.fill("word " * 600)
     box.press("Enter")
     page.get_by_text("3,000 characters long; the lab takes at most 2,000").first.wait_for(timeout=20_000)
-    assert "text=" not in page.url
+    assert "text=" not in page.url and "?" not in page.url
     assert page.locator("[data-testid=stException]").count() == 0
 
 
@@ -167,28 +191,23 @@ def test_unticking_a_custom_mask_row_blocks_it(server, page):
     page.wait_for_timeout(300)
     page.keyboard.press("Escape")
     page.wait_for_function("() => new URL(location.href).searchParams.get('custom_mask') === '000;110;111'",
-                           timeout=20_000)
+                           polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     page.get_by_text("Fully blocked row").first.wait_for(timeout=20_000)
     page.screenshot(path=str(ARTIFACTS / "custom-mask-blocked-row.png"))
     assert page.locator("[data-testid=stException]").count() == 0
 
 
-def test_export_menu_downloads_a_png_rendered_on_the_server(server, browser):
-    context = browser.new_context(viewport={"width": 1600, "height": 1400}, accept_downloads=True)
-    page = context.new_page()
-    try:
-        open_settled(page, server)
-        page.get_by_role("button", name="Export").last.click()
-        button = page.get_by_role("button", name="Chart (PNG)")
-        button.wait_for(timeout=20_000)
-        with page.expect_download(timeout=30_000) as info:
-            button.click()
-        path = info.value.path()
-        assert info.value.suggested_filename.endswith(".png")
-        assert Path(path).read_bytes().startswith(b"\x89PNG")
-    finally:
-        context.close()
+def test_export_menu_downloads_a_png_rendered_on_the_server(server, page):
+    open_settled(page, server)
+    page.get_by_role("button", name="Export").last.click()
+    button = page.get_by_role("button", name="Chart (PNG)")
+    button.wait_for(timeout=20_000)
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    path = info.value.path()
+    assert info.value.suggested_filename.endswith(".png")
+    assert Path(path).read_bytes().startswith(b"\x89PNG")
 
 
 def test_a_crafted_link_shows_its_values_as_text_not_a_link_an_image_or_a_heading(server, page):

@@ -3,13 +3,11 @@ parts and a trained head opened alone each fit the window at 1920×1080 and 1280
 steps. One server; screenshots go to test-artifacts/.
 """
 
-import contextlib
-
 import pytest
 
 from tests.conftest import ARTIFACTS
 
-from .projector_checks import SETTLED, contrast, drawn, lab, settle
+from .projector_checks import SETTLED, contrast, lab, press, settle, window
 
 pytestmark = pytest.mark.browser
 
@@ -30,6 +28,7 @@ BOTTOMS = """() => {
   return {bottom: Math.max(...parts.map(e => e.getBoundingClientRect().bottom)), height: innerHeight,
           scrolled: main.scrollTop || document.scrollingElement.scrollTop};
 }"""
+BACKGROUND = "getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
 CAPTION_COLOURS = """[...document.querySelectorAll('[data-testid=stMain] [data-testid=stCaptionContainer]')]
     .map(e => getComputedStyle(e).color)"""
 
@@ -37,29 +36,8 @@ CAPTION_COLOURS = """[...document.querySelectorAll('[data-testid=stMain] [data-t
 WINDOWS = [((1920, 1080), "light"), ((1280, 720), "dark")]  # a projector's two sizes, each in one theme
 
 
-@contextlib.contextmanager
-def window(browser, width: int, height: int, scheme: str):
-    """A fresh browser window (its own context) of that size and colour scheme."""
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def press(page, key: str, name: str):
-    """The teacher's ← or →: the address's step changes (the page's default step leaves the address), the run
-    ends and its charts are drawn."""
-    at = "n => new URL(location.href).searchParams.get(n)"
-    before = page.evaluate(at, name)
-    page.keyboard.press(key)
-    page.wait_for_function(f"([n, before]) => ({at})(n) !== before", arg=[name, before], timeout=30_000)
-    page.wait_for_selector(SETTLED, timeout=60_000)
-    drawn(page)
-
-
 @pytest.mark.parametrize("path", SLIDES, ids=lambda p: p or "home")
-def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browser, path):
+def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, clean_context, path):
     """Every step of page 1, stage of Masking or part of Why √d_k, reached as a teacher does (the first from its
     link, the others with the keyboard's →, and ← goes back one), with its charts' titles and captions, in the
     window at 1920×1080 and 1280×720 (light and dark) without scrolling; captions at 7:1 or more."""
@@ -67,7 +45,7 @@ def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browse
     ARTIFACTS.mkdir(exist_ok=True)
     fits = []
     for (width, height), scheme in WINDOWS:
-        with window(browser, width, height, scheme) as page:
+        with window(clean_context, width, height, scheme) as page:
             settle(page, f"{server}/{path}?projector=1&{name}=1")
             for step in range(1, steps + 1):
                 if step > 1:
@@ -75,8 +53,8 @@ def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, browse
                 got = page.evaluate(BOTTOMS)
                 page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-{path or 'home'}-"
                                                      f"{name}{step}.png"))
-                background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]'))"
-                                           ".backgroundColor")
+                background = page.evaluate(BACKGROUND)
+                assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{scheme}: theme {background}"
                 for colour in page.evaluate(CAPTION_COLOURS):
                     assert contrast(colour, background) >= 7, f"{scheme} {name}={step}: {colour} on {background}"
                 fits.append((width, scheme, step, got["bottom"], got["height"], got["scrolled"]))
@@ -89,28 +67,35 @@ SLIDE_CHARTS = "() => document.querySelectorAll('[data-testid=stMain] [data-test
 
 
 @pytest.mark.parametrize("step, charts", [(2, 2), (3, 1)])
-def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_720p(server, browser, step, charts):
+def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_720p(server, clean_context, step, charts):
     """Trained heads, projector mode: "Open this head" shows that head's step alone (step 2: two charts, 3: one), at
-    scroll 0, its 13 word pieces, title and captions in the window at 1920×1080 (light) and 1280×720 (dark)."""
+    scroll 0, its 13 word pieces, title and captions in the window at 1920×1080 (light) and 1280×720 (dark). The page
+    is loaded once, at 1920×1080; "Show the open head alone", unticked, brings the whole page back, which the window,
+    made 1280×720 and dark, opens the head from again."""
     ARTIFACTS.mkdir(exist_ok=True)
     fits = []
-    for (width, height), scheme in WINDOWS:
-        with window(browser, width, height, scheme) as page:
-            settle(page, f"{server}/trained-heads?projector=1&step={step}&sentence={LONG_SENTENCE.replace(' ', '+')}")
+    with window(clean_context, *WINDOWS[0][0], WINDOWS[0][1]) as page:
+        settle(page, f"{server}/trained-heads?projector=1&step={step}&sentence={LONG_SENTENCE.replace(' ', '+')}")
+        for (width, height), scheme in WINDOWS:
+            page.set_viewport_size({"width": width, "height": height})
+            page.emulate_media(color_scheme=scheme)
             assert page.evaluate(SLIDE_CHARTS) > 1, "the whole page, grid and open head, before the click"
             page.get_by_role("button", name="Open this head").first.click()
             page.wait_for_url("**alone=1**", timeout=30_000)
             page.wait_for_selector(SETTLED, timeout=60_000)
             page.wait_for_function(f"() => ({SLIDE_CHARTS})() === {charts} && [...document.querySelectorAll("
                                    "'[data-testid=stVegaLiteChart]')].every(c => c.querySelector('svg.marks'))",
-                                   timeout=30_000)
+                                   polling=100, timeout=30_000)
             page.wait_for_timeout(400)  # Vega's resize to the container's width
             got = page.evaluate(BOTTOMS)
             page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-trained-step{step}.png"))
             rows = page.evaluate("() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart] "
                                  "g.mark-rect.role-mark path').length")
             assert rows == 13 * 13 * charts and got["scrolled"] == 0, (rows, got)  # every piece's row and column
+            background = page.evaluate(BACKGROUND)
+            assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{scheme}: theme {background}"
             fits.append((width, scheme, got["bottom"], got["height"]))
             page.get_by_text("Show the open head alone", exact=True).click()
-            page.wait_for_function("() => !location.search.includes('alone=1')", timeout=30_000)
+            page.wait_for_function("() => !location.search.includes('alone=1')", polling=100, timeout=30_000)
+            page.wait_for_selector(SETTLED, timeout=60_000)
     assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
