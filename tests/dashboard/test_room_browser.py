@@ -18,12 +18,17 @@ WAIT = 20_000  # ms: a poll every 1.5 s, on a busy 2-core machine
 PICKED = "[data-testid=stButtonGroup] button[data-selected=true]:not([data-variant=segmented_control])"  # a pill
 
 
-def open_page(browser, url: str, phone: bool):
-    size = {"width": 390, "height": 844} if phone else {"width": 1500, "height": 1100}
-    page = browser.new_context(viewport=size, is_mobile=phone).new_page()
+def open_page(place, url: str):
+    """A new page at `url` in `place` (a browser context), after its first run."""
+    page = place.new_page()
     page.goto(url)
     page.wait_for_selector(SETTLED, timeout=60_000)
     return page
+
+
+def student_phone(browser, url: str):
+    """A student's phone: a browser of its own, since a joined student's seat is a cookie of it."""
+    return open_page(browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True), url)
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +37,17 @@ def url():
         yield base
 
 
-def test_a_click_on_the_row_is_the_prediction(browser, url):
-    page = open_page(browser, f"{url}/?predict=1", phone=False)
+@pytest.fixture(scope="module")
+def teacher_browser(browser):
+    """The teachers' desktop browser, shared by the tests: a teacher holds no cookie (only a joined
+    student does, dashboard/room/session.py), so each new page in it is a new session of its own."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    yield context
+    context.close()
+
+
+def test_a_click_on_the_row_is_the_prediction(teacher_browser, url):
+    page = open_page(teacher_browser, f"{url}/?predict=1")
     strip = page.locator("[data-testid=stVegaLiteChart]").first
     strip.wait_for(timeout=WAIT)
     page.wait_for_timeout(800)  # Vega draws the cells
@@ -48,15 +62,15 @@ def test_a_click_on_the_row_is_the_prediction(browser, url):
     assert "3 sat" in page.get_by_text("You predicted:").locator("..").inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "predict-click-reveal.png"))
-    page.context.close()
+    page.close()
 
 
-def test_a_teacher_opens_a_room_from_the_sidebar_and_the_lesson_stays(browser, url):
+def test_a_teacher_opens_a_room_from_the_sidebar_and_the_lesson_stays(teacher_browser, url):
     """The sidebar's Classroom room: open a room from page 1; the app moves to the Room page and the
     address holds the room's code and nothing else: the lesson is still the default one (sidebar
     expanders that drew their forms only while open once made the browser send the lesson
     widgets' defaults here)."""
-    page = open_page(browser, f"{url}/", phone=False)
+    page = open_page(teacher_browser, f"{url}/")
     sidebar = page.locator("[data-testid=stSidebar]")
     sidebar.get_by_test_id("stExpander").get_by_text("Classroom room", exact=True).click()
     sidebar.get_by_role("textbox", name="Teachers: choose a PIN to open a room").fill("246810")
@@ -65,16 +79,18 @@ def test_a_teacher_opens_a_room_from_the_sidebar_and_the_lesson_stays(browser, u
                            timeout=WAIT)  # st.switch_page: a same-document navigation
     page.wait_for_timeout(2000)  # any rerun the move starts has run
     assert list(parse_qs(urlparse(page.url).query)) == ["code"], page.url
-    page.context.close()
+    page.close()
 
 
 def test_one_click_on_open_a_room_opens_it_every_time(browser, url):
     """Issue 28: the teacher's first "Open a room" click was swallowed in 3 of ~25 runs (the PIN
     stayed in its box). A teacher clicks once, as soon as the form is on the screen, without waiting
     for the page's first run to end (where the form is drawn before the run ends, the click can land
-    in it): four fresh screens, two on the Room page and two in page 1's sidebar, four rooms."""
+    in it): four fresh screens, two on the Room page and two in page 1's sidebar, four rooms. One
+    browser: its first screen loads the lab's code cold, the next three from its cache."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
     for i in range(4):
-        page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+        page = context.new_page()
         if i % 2:
             page.goto(f"{url}/")
             where = page.locator("[data-testid=stSidebar]")
@@ -89,7 +105,8 @@ def test_one_click_on_open_a_room_opens_it_every_time(browser, url):
         page.wait_for_function("location.pathname.endsWith('/room') && location.search.includes('code=')",
                                timeout=WAIT)  # the room opened: its code is in the address
         page.get_by_text("Students: scan the QR code").wait_for(timeout=WAIT)
-        page.context.close()
+        page.close()
+    context.close()
 
 
 def test_the_sidebar_s_open_a_room_stays_where_the_teacher_aimed(browser, url):
@@ -128,9 +145,9 @@ def test_the_sidebar_s_open_a_room_stays_where_the_teacher_aimed(browser, url):
     context.close()
 
 
-def test_three_students_join_follow_answer_and_see_the_reveal(browser, url):
+def test_three_students_join_follow_answer_and_see_the_reveal(browser, teacher_browser, url):
     t0 = time.monotonic()
-    teacher = open_page(browser, f"{url}/room", phone=False)
+    teacher = open_page(teacher_browser, f"{url}/room")
     teacher.get_by_role("textbox", name="Choose a PIN").fill("135790")
     teacher.get_by_role("button", name="Open a room").click()
     teacher.wait_for_url("**/room?code=*", timeout=WAIT)
@@ -140,7 +157,7 @@ def test_three_students_join_follow_answer_and_see_the_reveal(browser, url):
 
     students = []
     for _ in range(3):
-        s = open_page(browser, f"{url}/room", phone=True)
+        s = student_phone(browser, f"{url}/room")
         s.get_by_role("textbox", name="Room code").fill(f"{code[:4]}-{code[4:]}".lower())
         s.get_by_role("button", name="Join the room").click()
         s.get_by_text("Follow the teacher's lesson").wait_for(timeout=WAIT)
@@ -176,5 +193,6 @@ def test_three_students_join_follow_answer_and_see_the_reveal(browser, url):
     for p in [teacher, *students]:
         assert p.locator("[data-testid=stException]").count() == 0
     print(f"classroom flow: {time.monotonic() - t0:.0f} s")
-    for p in [teacher, *students]:
-        p.context.close()
+    teacher.close()
+    for s in students:
+        s.context.close()

@@ -40,14 +40,22 @@ def thumbnail_under_pointer(page, box) -> tuple[int, int, float, float]:
     raise AssertionError("no thumbnail answered with a tooltip")
 
 
+# Vega's tooltip as a reader sees it, read a frame after the pointer moved: its text while shown, else
+# "" (one call to the browser per point, where a locator's count, visibility and text were three).
+TOOLTIP_SHOWN = """() => new Promise(r => requestAnimationFrame(() => {
+  const tip = document.getElementById("vg-tooltip-element");
+  const box = tip && tip.getBoundingClientRect();
+  r(tip && box.width > 0 && box.height > 0 && getComputedStyle(tip).visibility !== "hidden" ? tip.innerText : "");
+}))"""
+
+
 def tooltip_numbers(page, field: str, points) -> list[int]:
     """The token numbers that Vega's tooltip gives for `field` ("query" or "key") at each point
     (x, y in the viewport) in turn, each kept once, in the order met."""
-    tip, seen = page.locator("#vg-tooltip-element"), []
+    seen = []
     for x, y in points:
         page.mouse.move(x, y)
-        page.wait_for_timeout(30)
-        found = re.search(rf"{field}\s+(\d+)", tip.inner_text()) if tip.count() and tip.is_visible() else None
+        found = re.search(rf"{field}\s+(\d+)", page.evaluate(TOOLTIP_SHOWN))
         if found and (not seen or seen[-1] != int(found[1])):
             seen.append(int(found[1]))
     return seen
@@ -74,12 +82,13 @@ def test_the_page_renders_and_a_thumbnail_click_opens_that_head(server, browser)
         weights = charts.nth(1)
         assert weights.locator("canvas").count() == 1 and weights.locator("svg path").count() == 0
         # Rows and columns in the sentence's order (the scales' domain), 10 after 9, not after 1:
-        # the tooltips met going down the plot's middle (the part on screen), then across it.
+        # the tooltips met going down the plot's middle (the part on screen), then across it, about
+        # three points to a cell (a cell is over 25 px at this size), so none is stepped over.
         weights.scroll_into_view_if_needed()
         box = weights.locator("canvas").bounding_box()
         top, bottom = max(box["y"], 0), min(box["y"] + box["height"], 720)
-        down = [(box["x"] + box["width"] * 0.55, y) for y in range(int(top) + 2, int(bottom) - 2, 4)]
-        across = [(box["x"] + box["width"] * f / 200, (top + bottom) / 2) for f in range(8, 200)]
+        down = [(box["x"] + box["width"] * 0.55, y) for y in range(int(top) + 2, int(bottom) - 2, 9)]
+        across = [(box["x"] + box["width"] * f / 100, (top + bottom) / 2) for f in range(4, 100)]
         for field, points in (("query", down), ("key", across)):
             met = tooltip_numbers(page, field, points)
             assert len(met) >= 12 and met == list(range(met[0], met[0] + len(met))) and 10 in met, (field, met)
