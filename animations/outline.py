@@ -6,12 +6,12 @@ Label only needs all outlines in one array. Here manim's own pieces do every ste
 and svgelements read it, `VMobjectFromSVGPath.handle_commands` turns each path into Bezier points;
 then the steps `Text` applies afterwards (flip, centre, closing each glyph, the anti-aliasing
 scale) run in the same order. tests/animations/test_text_path.py compares the result with
-`Text`'s own. Anything unusual (another shape than a path, the OpenGL renderer) returns None and
-the caller builds the real `Text`.
+`Text`'s own. Anything unusual (a shape outside Pango's glyph symbols, a transform, the OpenGL
+renderer) returns None and the caller builds the real `Text`.
 """
 
 import xml.etree.ElementTree as ET
-from io import BytesIO
+from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
@@ -20,10 +20,6 @@ from manim import RIGHT, MarkupText, SVGMobject, Text, VMobject, config
 from manim.constants import RendererType
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 from manim.mobject.text.text_mobject import TEXT_MOB_SCALE_FACTOR
-
-# SVGMobject's default style, as Text leaves it; only modify_xml_tree reads it
-_SVG_DEFAULT = {"color": None, "opacity": None, "fill_color": None, "fill_opacity": None,
-                "stroke_width": 0, "stroke_color": None, "stroke_opacity": None}
 
 
 class _SvgWritten(Exception):
@@ -55,38 +51,46 @@ def _svg_file(cls, *args, **kwargs) -> str:
     raise RuntimeError("manim's Text no longer hands its SVG to SVGMobject")
 
 
+_SVG, _XLINK = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1999/xlink}href"
+_PLAIN = {"svg": {"width", "height", "viewBox", "version"}, "defs": set(), "g": {"id", "style"},
+          "symbol": {"overflow", "id"}, "path": {"style", "d"}, "use": {_XLINK, "x", "y"}}
+
+
+@lru_cache(maxsize=8192)
+def _glyph(d: str) -> np.ndarray:
+    """One glyph's path in its own coordinates, as VMobjectFromSVGPath converts it."""
+    path = se.Path(d)
+    path.approximate_arcs_with_quads()
+    holder = SimpleNamespace(path_obj=path, n_points_per_curve=4, long_lines=False)
+    VMobjectFromSVGPath.handle_commands(holder)
+    return holder.points
+
+
 def _glyph_paths(file_name: str):
-    """Each glyph path's points, in the order SVGMobject.get_mobjects_from adds them; None if the
-    SVG holds anything but paths (manim's own classes handle that)."""
-    holder = SimpleNamespace(svg_default=_SVG_DEFAULT)
-    holder.generate_config_style_dict = lambda: SVGMobject.generate_config_style_dict(holder)
-    tree = SVGMobject.modify_xml_tree(holder, ET.parse(file_name))
-    buffer = BytesIO()
-    tree.write(buffer)
-    buffer.seek(0)
-    svg = se.SVG.parse(buffer)
-    glyphs, stack = [], [svg]
-    while stack:
-        element = stack.pop()
-        if isinstance(element, se.Group | se.Use):
-            stack.extend(element[::-1])
-        if isinstance(element, se.SimpleLine | se.Rect | se.Circle | se.Ellipse | se.Polygon
-                      | se.Polyline | se.Text):
+    """Each drawn glyph's points, in document order (the order SVGMobject adds them), or None
+    unless the SVG is Pango's plain form: glyph symbols made of paths, placed by <use x y>
+    (a use is a translation, so a glyph converted once serves every place it is drawn)."""
+    root = ET.parse(file_name).getroot()
+    symbols, glyphs = {}, []
+    for element in root.iter():
+        tag = element.tag.removeprefix(_SVG)
+        if tag not in _PLAIN or not set(element.attrib) <= _PLAIN[tag]:
             return None
-        if not isinstance(element, se.Path):
-            continue
-        element.approximate_arcs_with_quads()
-        path = SimpleNamespace(path_obj=element, n_points_per_curve=4, long_lines=False)
-        VMobjectFromSVGPath.handle_commands(path)
-        points = path.points
-        if not len(points):
-            continue  # a space: SVGMobject drops it too
-        if element.apply:  # SVGMobject.handle_transform: the matrix about the origin, then the shift
-            m = element.transform
-            full = np.identity(3)
-            full[:2, :2] = [[m.a, m.c], [m.b, m.d]]
-            points = np.dot(points, full.T) + np.array([m.e, m.f, 0.0])
-        glyphs.append(points)
+        if tag == "symbol":
+            if any(child.tag != _SVG + "path" for child in element):
+                return None
+            symbols[element.get("id")] = [child.get("d", "") for child in element]
+    if len(list(root.iter(_SVG + "path"))) != sum(len(paths) for paths in symbols.values()):
+        return None  # a path drawn outside a glyph (a rule, an underline)
+    for use in root.iter(_SVG + "use"):
+        paths = symbols.get(use.get(_XLINK, "").removeprefix("#"))
+        if paths is None:
+            return None
+        shift = np.array([float(use.get("x", 0)), float(use.get("y", 0)), 0.0])
+        for d in paths:
+            points = _glyph(d)
+            if len(points):  # a space has no points: SVGMobject drops it too
+                glyphs.append(points + shift)
     return glyphs
 
 

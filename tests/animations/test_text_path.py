@@ -19,6 +19,9 @@ WORDS = [
     "Σ softmax(x)ᵢ", "≈ 1.00", "→", "½", "", " ", "a  b", "two\nlines", "tab\there",
     "Olsson et al. (2022), “In-context Learning and Induction Heads”", MINUS_INF,
 ]
+# no font here has these glyphs: Pango draws a stroked box for each, outside its glyph symbols, and
+# label() leaves such strings to manim's Text (they are compared all the same)
+NO_GLYPH = {"猫が座った", "字", "🙂", "👍🏽 ok"}
 # (size, mono, bold): the sizes the scenes and tests use, in each face
 FACES = [(16, False, False), (19, False, True), (20, True, False), (24, False, False),
          (26, True, True), (48, False, False)]
@@ -55,7 +58,7 @@ def test_label_outlines_match_manims_text(size, mono, bold):
     strings = NUMBERS + WORDS if (size, mono, bold) == FACES[0] else NUMBERS[::10] + WORDS[::4]
     for text in strings:
         # the fast path is taken (else this would compare Text with itself)
-        assert outline.text_points(text, font, size, weight) is not None, text
+        assert text in NO_GLYPH or outline.text_points(text, font, size, weight) is not None, text
         theirs = _manim(Text(text, font=font, font_size=size, weight=weight))
         _same(mobjects._template(text, size, font, weight), theirs, text, size)
 
