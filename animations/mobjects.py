@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, MarkupText, Rectangle, Text, VGroup, VMobject
 
-from animations import style
+from animations import outline, style
 from animations.legibility import MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast, digit_height, least_font_size
 from core.trace import shown_token
 
@@ -50,18 +50,27 @@ class Label(VMobject):
         return self.built_size * max(self.width, self.height) / self.built_extent
 
 
-def _flat(glyphs, text: str, size: int) -> Label:
-    """The glyphs' outlines as one Label."""
+def _as_label(points: np.ndarray, text: str, size: int) -> Label:
+    """Glyph outlines (each glyph and each hole its own closed subpath) as one Label."""
     mob = Label(text, size)
-    for glyph in glyphs.family_members_with_points():
-        mob.append_points(glyph.points)  # each glyph (and each hole) stays its own closed subpath
+    mob.append_points(points)
     mob.built_extent = max(mob.width, mob.height) if mob.has_points() else 0.0
     return mob.set_stroke(width=0).set_fill(style.TEXT_LIGHT, opacity=1)
 
 
+def _flat(glyphs, text: str, size: int) -> Label:
+    """The glyphs' outlines as one Label."""
+    points = [glyph.points for glyph in glyphs.family_members_with_points()]
+    return _as_label(np.concatenate(points) if points else np.zeros((0, 3)), text, size)
+
+
 @lru_cache(maxsize=4096)
 def _template(text: str, size: int, font: str, weight: str) -> Label:
-    return _flat(Text(text, font=font, font_size=size, weight=weight), text, size)
+    # Text's outlines without its per-glyph objects (test_text_path: the same points as Text's)
+    points = outline.text_points(text, font, size, weight)
+    if points is None:
+        return _flat(Text(text, font=font, font_size=size, weight=weight), text, size)
+    return _as_label(points, text, size)
 
 
 def label(text: str, size: int = 24, color: str = style.TEXT_LIGHT, mono: bool = False,
@@ -83,7 +92,10 @@ def number(value: float, size: int, color: str = style.TEXT_LIGHT) -> Label:
 
 @lru_cache(maxsize=256)
 def _formula(markup: str, size: int) -> Label:
-    return _flat(MarkupText(markup, font=style.FONT, font_size=size), markup, size)
+    points = outline.markup_points(markup, style.FONT, size)
+    if points is None:
+        return _flat(MarkupText(markup, font=style.FONT, font_size=size), markup, size)
+    return _as_label(points, markup, size)
 
 
 def formula(markup: str, size: int = 26, color: str = style.TEXT_LIGHT) -> Label:
