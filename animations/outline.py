@@ -43,12 +43,14 @@ class _MarkupSvg(MarkupText, _StopAtSvg):
     pass
 
 
-def _svg_file(cls, *args, **kwargs) -> str:
+def _svg_file(cls, *args, **kwargs) -> str | None:
+    """The SVG file Text wrote, or None where a newer manim no longer hands it to SVGMobject (the
+    caller then builds the real Text: a render never fails for want of this shortcut)."""
     try:
         cls(*args, **kwargs)
     except _SvgWritten as done:
         return str(done.file_name)
-    raise RuntimeError("manim's Text no longer hands its SVG to SVGMobject")
+    return None
 
 
 _SVG, _XLINK = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1999/xlink}href"
@@ -106,8 +108,8 @@ def _closed(points: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _outline(file_name: str) -> np.ndarray | None:
-    glyphs = _glyph_paths(file_name)
+def _outline(file_name: str | None) -> np.ndarray | None:
+    glyphs = None if file_name is None else _glyph_paths(file_name)
     if glyphs is None:
         return None
     if not glyphs:
