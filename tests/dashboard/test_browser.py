@@ -182,8 +182,12 @@ def test_unticking_a_custom_mask_row_blocks_it(server, page):
     page.get_by_text("Edit the custom mask").click()
     grid = page.locator("[data-testid=stDataFrame] canvas").first
     grid.wait_for()
-    page.wait_for_timeout(1000)  # the popover slides open
-    box = grid.bounding_box()
+    box = None  # the popover slides open: aim once the grid has stopped moving (a busy machine slides slowly)
+    for _ in range(100):
+        page.wait_for_timeout(200)
+        box, before = grid.bounding_box(), box
+        if box and box == before:
+            break
     # 3×3 checkboxes after a narrow index column and a header row: aim at row 1, column 1.
     page.mouse.click(box["x"] + box["width"] * 0.32, box["y"] + box["height"] * 0.37)
     page.wait_for_timeout(300)
