@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Install the system packages that manim (Cairo, Pango, ffmpeg), the browser tests (Chromium, and npm for axe-core),
-# the lecture hall and the classroom rooms (HAProxy, Redis) and the QR test (zbarimg, from
-# zbar-tools) need, only when one is missing. On macOS, print the one Homebrew line instead.
+# Install the system packages that manim (Cairo, Pango, ffmpeg), the browser tests (Chromium and its headless
+# shell, and npm for axe-core), the lecture hall and the classroom rooms (HAProxy, Redis) and the QR test
+# (zbarimg, from zbar-tools) need, only when one is missing. On macOS, print the one Homebrew line instead.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium haproxy redis-server zbar-tools)
+DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium chromium-headless-shell haproxy redis-server zbar-tools)
 # Packages that come with a system service: `make hall` starts its own HAProxy and Redis (on
 # ports and with a password of its own), so a service we install is stopped and not started at
 # boot. A service that was on the machine before is left as it was.

@@ -4,10 +4,8 @@ test_display.py): the pages, how to wait for a page, the charts' fit and numbers
 import contextlib
 import re
 
-import pytest
-
 from dashboard.navigation import PAGES
-from tests.conftest import ROOT, close_clean, streamlit_server
+from tests.conftest import ROOT, close_clean
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]
@@ -158,9 +156,3 @@ def axe_violations(page) -> list[str]:
         v.id + ': ' + v.nodes.map(n => n.failureSummary.split('\\n')[1] + ' @ ' + n.target.join(' ')).join(' | '))""")
     return found
 
-
-def lab(axe: bool = False):
-    """The lab on a loopback port for one test module (its pages' scripts cached after the first load)."""
-    if axe and not AXE.exists():
-        pytest.fail("axe-core is missing: `make setup` installs it (npm ci) into node_modules/")
-    return streamlit_server()

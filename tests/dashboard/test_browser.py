@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.conftest import ARTIFACTS, close_clean, streamlit_server
+from tests.conftest import ARTIFACTS, close_clean
 
 pytestmark = pytest.mark.browser
 
@@ -22,9 +22,8 @@ TEMPERATURE_IS = "v => new URL(location.href).searchParams.get('temperature') ==
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
+def server(lab_server):
+    return lab_server
 
 
 @pytest.fixture

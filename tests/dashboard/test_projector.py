@@ -16,6 +16,7 @@ from tests.conftest import ARTIFACTS
 
 from .projector_checks import (
     ALL_NUMBERS,
+    AXE,
     FORMS_ONLY,
     MEASURE,
     SETTLED,
@@ -24,7 +25,6 @@ from .projector_checks import (
     axe_violations,
     check_charts,
     contrast,
-    lab,
     loaded,
     open_by_sidebar,
     press,
@@ -36,9 +36,10 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server():
-    with lab(axe=True) as url:
-        yield url
+def server(lab_server):
+    if not AXE.exists():
+        pytest.fail("axe-core is missing: `make setup` installs it (npm ci) into node_modules/")
+    return lab_server
 
 
 @pytest.mark.parametrize("scheme, sizes", [("light", SIZES), ("dark", SIZES[:1])])

@@ -7,15 +7,14 @@ import pytest
 
 from tests.conftest import ARTIFACTS
 
-from .projector_checks import SETTLED, contrast, lab, press, settle, window
+from .projector_checks import SETTLED, contrast, press, settle, window
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server():
-    with lab() as url:
-        yield url
+def server(lab_server):
+    return lab_server
 
 
 # Projector mode, a step per screen (issue 25): the screen's last chart and every caption of the page's

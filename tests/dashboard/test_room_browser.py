@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.conftest import ARTIFACTS, streamlit_server
+from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -32,9 +32,8 @@ def student_phone(browser, url: str):
 
 
 @pytest.fixture(scope="module")
-def url():
-    with streamlit_server() as base:
-        yield base
+def url(lab_server):
+    return lab_server
 
 
 @pytest.fixture(scope="module")

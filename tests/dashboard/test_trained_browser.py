@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.conftest import ARTIFACTS, streamlit_server
+from tests.conftest import ARTIFACTS
 from tests.core.conftest import needs_model
 
 pytestmark = [pytest.mark.browser, needs_model]
@@ -15,9 +15,8 @@ SENTENCE = "The old teacher who lived near the river told the children a long st
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
+def server(lab_server):
+    return lab_server
 
 
 def settle(page):

@@ -52,6 +52,9 @@ def test_a_class_trains_scrubs_and_plays_a_run(server, page):
     page.wait_for_function("() => Number(new URL(location.href).searchParams.get('film_at') ?? 100) < 100",
                            timeout=20_000)
     page.get_by_role("button", name="Pause").click()
+    # The click's own run has drawn once its button says Play again: until then the page may still show a
+    # tick before the pause (read too early under load, a step that then moved on was taken for the pause).
+    page.get_by_role("button", name="Play").wait_for(timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     paused = shown_step(page)
     page.wait_for_timeout(2500)  # several ticks' worth: paused, nothing moves
