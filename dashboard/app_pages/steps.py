@@ -15,7 +15,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from core.analysis import row_flatness
+from core.trace import row_flatness
 from dashboard import controls, display
 from dashboard.app_pages import predict
 from dashboard.app_pages.ui import dim_labels, first_dims

@@ -11,8 +11,8 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
+from core import tokenize
 from core.config import MAX_LINK_CHARS, MAX_SEED, MAX_TEXT_CHARS, MAX_TOKENS
-from core.inputs import tokenize
 from dashboard.lesson.links import config_from_url, link_chars
 from tests.hall.conftest import listening
 
