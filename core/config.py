@@ -27,7 +27,7 @@ MAX_TEXT_CHARS = 2000
 # holds more than this of refused text.
 MAX_BOX_CHARS = 4 * MAX_TEXT_CHARS
 MAX_NUMBER_CHARS = 100  # a number box: room for any number a student types, and a clear refusal
-# A link's query string, as the lab writes it (links.link_chars): the longest lesson a student can
+# A link's query string, as the lab writes it (lesson/state.py, link_chars): the longest lesson a student can
 # make (a 2,000-character sentence of 4-byte letters, 12 characters each once percent-encoded, and
 # a 64 × 64 custom mask) fits; the hall's proxy takes any link up to this (hall/haproxy.py).
 MAX_LINK_CHARS = 32_768
