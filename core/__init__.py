@@ -1,16 +1,14 @@
 """attention-lab's core: every number the dashboard shows and the animations draw."""
 
-from .attention import attention
+from .attention import attention, blocked_rows
 from .block import TransformerBlock
-from .config import MAX_TOKENS, MINILM, AttentionConfig, ConfigError
-from .device import available_devices
+from .config import MAX_TOKENS, MINILM, AttentionConfig, ConfigError, available_devices
 from .film import Film, LearnSettings
 from .guided_heads import HEADS_WORTH_A_LOOK
 from .head_patterns import PATTERNS, head_patterns
-from .inputs import embed_tokens, random_inputs, tokenize
 from .learn import train
-from .lesson import lesson_inputs, lesson_mask, lesson_module, run_trace
-from .masks import blocked_rows, causal_mask, from_torch_mask, padding_mask, to_torch_mask, window_mask
+from .lesson import embed_tokens, lesson_inputs, lesson_mask, lesson_module, random_inputs, run_trace, tokenize
+from .masks import causal_mask, from_torch_mask, padding_mask, to_torch_mask, window_mask
 from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, apply_rotary, sinusoidal_encoding
 from .presets import PRESETS

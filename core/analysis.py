@@ -9,10 +9,17 @@ import torch
 from .attention import attention
 from .bert import load_minilm
 from .block import TransformerBlock
-from .config import MINILM, AttentionConfig, ConfigError
-from .device import resolve_device
-from .inputs import generator
-from .lesson import add_positions, lesson_inputs, lesson_mask, lesson_module, lesson_scale, token_vectors, unfilled
+from .config import MINILM, AttentionConfig, ConfigError, resolve_device
+from .lesson import (
+    add_positions,
+    generator,
+    lesson_inputs,
+    lesson_mask,
+    lesson_module,
+    lesson_scale,
+    token_vectors,
+    unfilled,
+)
 from .positional import sinusoidal_encoding
 
 FF_MULTIPLE = 4  # d_ff = 4 · d_model, as in the 2017 paper and most models since
@@ -50,28 +57,6 @@ def saturation(d_ks, T: int = 16, seeds=range(20), scaled: bool = True) -> dict:
         largest.append(float(np.mean(m)))
     return {"d_k": list(d_ks), "entropy": entropy, "max_weight": largest,
             "uniform_entropy": math.log(T)}
-
-
-def row_flatness(trace, h: int) -> dict | None:
-    """How flat head h's rows are: over the rows that may see at least two keys, the mean span
-    of the scaled scores over the keys they see (largest minus smallest; softmax makes the
-    largest weight e^span times the smallest), the mean largest weight, the mean number of keys a
-    row sees, and "flat": the mean of 1/keys, the weight a perfectly flat row gives each key, on
-    average (under a causal mask rows see different numbers of keys, and the mean of 1/keys is
-    not 1/(mean keys)). None: no such row."""
-    spans, tops, keys = [], [], []
-    for i in range(trace.mask.shape[0]):
-        seen = np.flatnonzero(trace.mask[i])
-        if len(seen) < 2:
-            continue
-        row = trace.scaled[h, i, seen]
-        spans.append(float(row.max() - row.min()))
-        tops.append(float(trace.weights[h, i, seen].max()))
-        keys.append(len(seen))
-    if not spans:
-        return None
-    return {"span": float(np.mean(spans)), "top": float(np.mean(tops)), "keys": float(np.mean(keys)),
-            "flat": float(np.mean(1 / np.asarray(keys)))}
 
 
 def positional_table(T: int, d: int) -> np.ndarray:

@@ -34,6 +34,11 @@ def attention(q, k, v, mask=None, scale=None, steps=None):
     return _weighted_sum(weights, v), weights  # (..., T_q, d_v), (..., T_q, T_k)
 
 
+def blocked_rows(mask: torch.Tensor) -> torch.Tensor:
+    """Queries that may attend to no key at all; their weights and output are 0."""
+    return ~mask.any(dim=-1)  # (..., T)
+
+
 def _softmax_(scores):
     """softmax over the last dimension, written over `scores`.
 

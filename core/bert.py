@@ -13,8 +13,7 @@ from torch import nn
 
 from .block import TransformerBlock
 from .checkpoint import Shape
-from .config import MINILM
-from .device import resolve_device
+from .config import MINILM, resolve_device
 from .pretrained import model_dir, read_weights
 from .trace import AttentionTrace
 

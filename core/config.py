@@ -1,7 +1,8 @@
 """`AttentionConfig`: the whole state of a lesson, validated in words a student understands.
 
-It round-trips through a flat dict of strings (URL query parameters) and JSON (render jobs),
-and `key()` is a stable hash that every cache uses.
+It round-trips through a flat dict of strings (URL query parameters; read back by serial.py) and
+JSON (render jobs), and `key()` is a stable hash that every cache uses. The device setting's
+"auto" picks CUDA, then Apple's MPS, then the CPU (`resolve_device`).
 """
 
 import dataclasses
@@ -11,12 +12,14 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from .device import DEVICE_CHOICES, available_devices
+import torch
+
 from .minilm import INSTALL_HINT, MINILM, TrainedModel  # noqa: F401 (re-exported)
 
 SOURCES = ("text", "random", "manual", "trained")
 MASKS = ("none", "causal", "padding", "window", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rotary")
+DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
 MAX_TOKENS = 64  # heatmaps stay legible and a lesson stays instant
 MAX_TEXT_CHARS = 2000
 # What a text box may hold: a paste a few times too long is kept, so the student can shorten it and
@@ -24,7 +27,7 @@ MAX_TEXT_CHARS = 2000
 # holds more than this of refused text.
 MAX_BOX_CHARS = 4 * MAX_TEXT_CHARS
 MAX_NUMBER_CHARS = 100  # a number box: room for any number a student types, and a clear refusal
-# A link's query string, as the lab writes it (links.link_chars): the longest lesson a student can
+# A link's query string, as the lab writes it (lesson/state.py, link_chars): the longest lesson a student can
 # make (a 2,000-character sentence of 4-byte letters, 12 characters each once percent-encoded, and
 # a 64 × 64 custom mask) fits; the hall's proxy takes any link up to this (hall/haproxy.py).
 MAX_LINK_CHARS = 32_768
@@ -54,7 +57,27 @@ def head_choices(d_model: int) -> list[int]:
     return [h for h in range(1, min(MAX_HEADS, d_model) + 1) if d_model % h == 0]
 
 
-def _check(ok: bool, field: str, message: str):
+def available_devices() -> list[str]:
+    """The concrete devices this machine can run on, fastest first."""
+    found = []
+    if torch.cuda.is_available():
+        found.append("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        found.append("mps")
+    return found + ["cpu"]
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    """Turn a device choice into a `torch.device`; "auto" takes the first available one."""
+    if name == "auto":
+        return torch.device(available_devices()[0])
+    if name not in available_devices():
+        raise ValueError(f"the device '{name}' is not available on this machine")
+    return torch.device(name)
+
+
+def check(ok: bool, field: str, message: str):
+    """Refuse a setting (`field`) that cannot work, saying why in `message`."""
     if not ok:
         raise ConfigError(message, field)
 
@@ -87,9 +110,11 @@ class AttentionConfig:
     def __post_init__(self):
         self._check_choices()
         if self.source == "trained":
+            from .trained import check_settings  # here, not at the top: trained reads this module
+
             if self.model == MINILM.name:  # the built-in model has one name in every key: ""
                 object.__setattr__(self, "model", "")
-            self._check_trained()
+            check_settings(self)
         elif self.layer != 1 or self.model:  # no layers to choose: the default keeps to_dict() and key()
             object.__setattr__(self, "layer", 1)
             object.__setattr__(self, "model", "")
@@ -105,95 +130,64 @@ class AttentionConfig:
         for field, value, choices in (("source", self.source, SOURCES), ("mask", self.mask, MASKS),
                                       ("positional", self.positional, POSITIONALS),
                                       ("device", self.device, DEVICE_CHOICES)):
-            _check(value in choices, field,
+            check(value in choices, field,
                    f"Unknown {field} '{value}': choose one of {', '.join(choices)}.")
-        _check(self.device in ("auto", "cpu") or self.device in available_devices(), "device",
+        check(self.device in ("auto", "cpu") or self.device in available_devices(), "device",
                f"The device '{self.device}' was asked for, but this machine has none; use auto or cpu.")
 
     def _check_sizes(self):
-        own = self.source == "trained"  # a trained model's sizes are its own (checked in _check_trained)
-        _check(1 <= self.d_model <= MAX_D_MODEL or own, "d_model",
+        own = self.source == "trained"  # a trained model's sizes are its own (checked in trained.check_settings)
+        check(1 <= self.d_model <= MAX_D_MODEL or own, "d_model",
                f"d_model must be between 1 and {MAX_D_MODEL}, got {self.d_model}.")
-        _check(1 <= self.num_heads <= MAX_HEADS or own, "num_heads",
+        check(1 <= self.num_heads <= MAX_HEADS or own, "num_heads",
                f"The number of heads must be between 1 and {MAX_HEADS}, got {self.num_heads}.")
-        _check(self.d_model % self.num_heads == 0, "num_heads",
+        check(self.d_model % self.num_heads == 0, "num_heads",
                f"d_model {self.d_model} is not divisible by {self.num_heads} heads: each head "
                f"gets an equal share of the dimensions.")
-        _check(math.isfinite(self.temperature) and MIN_TEMPERATURE <= self.temperature <= MAX_TEMPERATURE,
+        check(math.isfinite(self.temperature) and MIN_TEMPERATURE <= self.temperature <= MAX_TEMPERATURE,
                "temperature", f"The temperature must be between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g}, "
                f"got {self.temperature}.")
-        _check(0 <= self.seed <= MAX_SEED, "seed", f"The seed must be between 0 and {MAX_SEED}, got {self.seed}.")
-
-    def _check_trained(self):
-        """The trained model's sizes and settings are its own: a setting that would differ is refused,
-        never silently overridden."""
-        m = self.trained_model
-        _check(1 <= self.layer <= m.layers, "layer",
-               f"The layer must be between 1 and {m.layers} (the trained model has {m.layers}), got {self.layer}.")
-        _check(self.d_model == m.d_model, "d_model",
-               f"The trained model has d_model {m.d_model}, so d_model must be {m.d_model}, got {self.d_model}.")
-        _check(self.num_heads == m.heads, "num_heads", f"The trained model has {m.heads} heads in each layer, "
-               f"so the number of heads must be {m.heads}, got {self.num_heads}.")
-        sees, mask = ("itself and the tokens before it", "causal") if m.causal else ("every other", "none")
-        _check(self.mask == mask, "mask", f"The trained model lets every word piece attend to {sees}, as it was "
-               f"trained, so the mask must be {mask}, got '{self.mask}'.")
-        _check(self.positional == "none", "positional", f"The trained model adds its own learned positions, "
-               f"so the positional encoding must be none, got '{self.positional}'.")
-        _check(self.scale, "scale", "The trained model was trained dividing its scores by √d_k, so that "
-               "division must stay on.")
-        _check(self.temperature == 1.0, "temperature", f"The trained model's weights are shown as it computes "
-               f"them, so the temperature must be 1, got {self.temperature:g}.")
+        check(0 <= self.seed <= MAX_SEED, "seed", f"The seed must be between 0 and {MAX_SEED}, got {self.seed}.")
 
     def _check_tokens(self):
         if self.source in ("text", "trained"):
-            _check(len(self.text) <= MAX_TEXT_CHARS, "text",
+            check(len(self.text) <= MAX_TEXT_CHARS, "text",
                    f"The text is {len(self.text):,} characters long; the lab takes at most {MAX_TEXT_CHARS:,}.")
         if self.source == "trained":
-            self._check_trained_tokens()
+            from .trained import check_tokens
+
+            check_tokens(self)
         if self.source == "text":
-            _check(bool(self.tokens), "text", "The text is empty: type a few words to attend over.")
-            _check(len(self.tokens) <= MAX_TOKENS, "text",
+            check(bool(self.tokens), "text", "The text is empty: type a few words to attend over.")
+            check(len(self.tokens) <= MAX_TOKENS, "text",
                    f"The text has {len(self.tokens)} tokens; the lab shows at most {MAX_TOKENS}. Shorten it.")
         elif self.source == "random":
-            _check(1 <= self.seq_len <= MAX_TOKENS, "seq_len",
+            check(1 <= self.seq_len <= MAX_TOKENS, "seq_len",
                    f"The number of tokens must be between 1 and {MAX_TOKENS}, got {self.seq_len}.")
-
-    def _check_trained_tokens(self):
-        m, n = self.trained_model, len(self.tokens)
-        # GPT-2 adds no [CLS] or [SEP]; its first token can look only at itself, so a sentence needs two
-        pieces = "tokens" if m.causal else "word pieces with [CLS] and [SEP]"
-        _check(n > 1 + (not m.causal), "text", "The text is empty: type a few words to attend over." if n != 1 else
-               "The text makes one token, which can attend only to itself: type at least two.")
-        _check(n <= MAX_TOKENS, "text", f"The text makes {n} {pieces}; the lab shows at most {MAX_TOKENS}. Shorten it.")
-        cells, most = m.layers * m.heads * n * n, math.isqrt(MAX_ATTENTION_CELLS // (m.layers * m.heads))
-        _check(cells <= MAX_ATTENTION_CELLS, "text", f"{m.name} has {m.layers} layers × {m.heads} heads: at {n} "
-               f"{pieces.split()[0]} that is {cells:,} attention weights, past the lab's bound of "
-               f"{MAX_ATTENTION_CELLS:,} per sentence (layers × heads × T²). Shorten it to at most {most} "
-               f"{pieces.split(' with')[0]}.")
 
     def _check_mask(self):
         """The window and the padding length are checked whatever the mask: one kept from a link
         while another mask is on would later make that mask impossible to choose."""
         T = self.num_tokens
-        _check(1 <= self.window <= MAX_TOKENS, "window",
+        check(1 <= self.window <= MAX_TOKENS, "window",
                f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
-        _check(1 <= self.pad_length <= MAX_TOKENS, "pad_length",
+        check(1 <= self.pad_length <= MAX_TOKENS, "pad_length",
                f"At least one token must be real (not padding), and at most {MAX_TOKENS}, got {self.pad_length}.")
         if self.mask == "padding":
-            _check(self.pad_length <= T, "pad_length",
+            check(self.pad_length <= T, "pad_length",
                    f"The padding length {self.pad_length} is longer than the sequence of {T} tokens.")
         if self.mask == "custom":
-            _check(len(self.custom_mask) == T and all(len(r) == T for r in self.custom_mask),
+            check(len(self.custom_mask) == T and all(len(r) == T for r in self.custom_mask),
                    "custom_mask", f"The custom mask must be a {T}×{T} grid, one row and column per token.")
 
     def _check_positional(self):
         if self.positional == "rotary":
             d_k = self.d_model // self.num_heads
-            _check(d_k % 2 == 0, "positional",
+            check(d_k % 2 == 0, "positional",
                    f"Rotary positions turn pairs of numbers, so each head needs an even size; "
                    f"d_model {self.d_model} / {self.num_heads} heads = {d_k}.")
         if self.source == "manual":
-            _check(self.positional in ("none", "rotary"), "positional",
+            check(self.positional in ("none", "rotary"), "positional",
                    "Hand-entered Q, K, V have no token embeddings to add positions to: "
                    "choose no positional encoding, or rotary.")
 
@@ -201,24 +195,24 @@ class AttentionConfig:
         for name in ("q", "k", "v"):
             m = getattr(self, name)
             label = name.upper()
-            _check(len(m) >= 1, name, f"{label} is empty: enter one row per token.")
-            _check(len(m) <= MAX_TOKENS, name, f"{label} has {len(m)} rows; the lab shows at most {MAX_TOKENS}.")
-            _check(len(m) == len(self.q), name,
+            check(len(m) >= 1, name, f"{label} is empty: enter one row per token.")
+            check(len(m) <= MAX_TOKENS, name, f"{label} has {len(m)} rows; the lab shows at most {MAX_TOKENS}.")
+            check(len(m) == len(self.q), name,
                    f"{label} has {len(m)} rows but Q has {len(self.q)}: one row per token.")
             for i, row in enumerate(m):
-                _check(len(row) == self.d_model, name,
+                check(len(row) == self.d_model, name,
                        f"{label} row {i + 1} has {len(row)} numbers but d_model is {self.d_model}.")
                 for j, value in enumerate(row):
-                    _check(math.isfinite(value), name,
+                    check(math.isfinite(value), name,
                            f"{label} row {i + 1}, column {j + 1} is not a finite number ({value}).")
-                    _check(abs(value) <= MAX_ENTRY, name, f"{label} row {i + 1}, column {j + 1} is {value:g}; "
+                    check(abs(value) <= MAX_ENTRY, name, f"{label} row {i + 1}, column {j + 1} is {value:g}; "
                            f"the lab takes numbers between -{MAX_ENTRY:,.0f} and {MAX_ENTRY:,.0f}.")
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
     def tokens(self) -> list[str]:
         if self.source == "text":
-            from .inputs import tokenize  # here, not at the top: inputs reads this module's limits
+            from .lesson import tokenize  # here, not at the top: lesson reads this module
 
             return tokenize(self.text)
         if self.source == "trained":  # the model's own word pieces ([CLS] first and [SEP] last, for BERT)
@@ -260,9 +254,7 @@ class AttentionConfig:
     def to_dict(self) -> dict[str, str]:
         """A flat dict of strings, for URL query parameters. `layer` appears for the trained model only,
         so every other lesson keeps the dict, and the key, it had before the trained model came."""
-        from .serial import encode_field
-
-        return {f.name: encode_field(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
+        return {f.name: _encode(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
                 if (f.name != "layer" or self.source == "trained") and (f.name != "model" or self.model)}
 
     @classmethod
@@ -281,9 +273,20 @@ class AttentionConfig:
             values = json.loads(text)
         except json.JSONDecodeError as err:
             raise ConfigError(f"The configuration is not valid JSON: {err.msg}.") from None
-        _check(isinstance(values, dict), "", "The configuration must be a JSON object of settings.")
+        check(isinstance(values, dict), "", "The configuration must be a JSON object of settings.")
         return cls.from_dict(values)
 
     def key(self) -> str:
         """A stable hash of every setting: the same lesson gives the same key on any machine."""
         return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:16]
+
+
+def _encode(name: str, value) -> str:
+    """One setting as a string: "1.0,0.0;0.0,1.0" for a matrix, "10;11" for a mask, "true" for a flag."""
+    if name in ("q", "k", "v"):
+        return ";".join(",".join(repr(float(x)) for x in row) for row in value)
+    if name == "custom_mask":
+        return ";".join("".join("1" if x else "0" for x in row) for row in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

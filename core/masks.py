@@ -31,11 +31,6 @@ def window_mask(T: int, w: int, causal: bool = True, device=None) -> torch.Tenso
     return keep & (offset >= 0) if causal else keep  # (T, T)
 
 
-def blocked_rows(mask: torch.Tensor) -> torch.Tensor:
-    """Queries that may attend to no key at all; their weights and output are 0."""
-    return ~mask.any(dim=-1)  # (..., T)
-
-
 def to_torch_mask(keep: torch.Tensor) -> torch.Tensor:
     """Our keep-mask as `nn.MultiheadAttention`'s `attn_mask` (True = blocked)."""
     return ~keep.bool()

@@ -6,8 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .attention import attention
-from .masks import blocked_rows
+from .attention import attention, blocked_rows
 from .positional import apply_rotary
 from .trace import AttentionTrace
 

@@ -1,4 +1,5 @@
-"""Settings as strings and back: "1,0;0,1" for a matrix, "10;11" for a mask, "true" for a flag."""
+"""Settings read back from strings (`AttentionConfig.from_dict`; config.py writes them): "1,0;0,1" for a
+matrix, "10;11" for a mask, "true" for a flag. Every refusal says which setting and why."""
 
 import re
 
@@ -15,16 +16,6 @@ _LABELS = {"seq_len": "The number of tokens", "pad_length": "The padding length"
            "num_heads": "The number of heads", "d_model": "d_model", "window": "The window",
            "seed": "The seed", "temperature": "The temperature", "scale": "Divide by √d_k",
            "layer": "The layer"}
-
-
-def encode_field(name: str, value) -> str:
-    if name in _MATRICES:
-        return ";".join(",".join(repr(float(x)) for x in row) for row in value)
-    if name == "custom_mask":
-        return ";".join("".join("1" if x else "0" for x in row) for row in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def quote(text: str, most: int = 40) -> str:

@@ -1,7 +1,8 @@
 """`AttentionTrace`: every intermediate of one attention layer on one sequence, as numpy.
 
 Both front ends (the dashboard's charts and the manim scenes) read these arrays and nothing
-else, so a number on screen and a number in a video are the same number.
+else, so a number on screen and a number in a video are the same number. Also here: a trace's
+token labels, and how flat a head's rows are (`row_flatness`).
 """
 
 import unicodedata
@@ -62,3 +63,25 @@ class AttentionTrace:
 
     def with_config(self, config) -> "AttentionTrace":
         return replace(self, config=config)
+
+
+def row_flatness(trace, h: int) -> dict | None:
+    """How flat head h's rows are: over the rows that may see at least two keys, the mean span
+    of the scaled scores over the keys they see (largest minus smallest; softmax makes the
+    largest weight e^span times the smallest), the mean largest weight, the mean number of keys a
+    row sees, and "flat": the mean of 1/keys, the weight a perfectly flat row gives each key, on
+    average (under a causal mask rows see different numbers of keys, and the mean of 1/keys is
+    not 1/(mean keys)). None: no such row."""
+    spans, tops, keys = [], [], []
+    for i in range(trace.mask.shape[0]):
+        seen = np.flatnonzero(trace.mask[i])
+        if len(seen) < 2:
+            continue
+        row = trace.scaled[h, i, seen]
+        spans.append(float(row.max() - row.min()))
+        tops.append(float(trace.weights[h, i, seen].max()))
+        keys.append(len(seen))
+    if not spans:
+        return None
+    return {"span": float(np.mean(spans)), "top": float(np.mean(tops)), "keys": float(np.mean(keys)),
+            "flat": float(np.mean(1 / np.asarray(keys)))}

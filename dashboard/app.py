@@ -8,14 +8,14 @@ lesson view, which the rerun policy (lesson/rerun.py) can rerun alone.
 import streamlit as st
 
 from dashboard import display, navigation, process, serve
-from dashboard.lesson import links, rerun, sidebar, state
+from dashboard.lesson import rerun, sidebar, state
 from dashboard.room import session as room_session
 from dashboard.room import sidebar as room_sidebar
 from dashboard.video import studio
 
 serve.install()  # for a server started with plain `streamlit run` (make run uses dashboard/serve.py)
 page = navigation.choose()
-links.start_run()
+state.start_run()
 display.page_config()  # projector mode folds the sidebar away
 room_session.follow()  # a student who follows the teacher: the lesson is the teacher's (read-only)
 # The room block first: the browser loads each widget kind's code on first use and draws a stand-in
@@ -36,7 +36,7 @@ with st.sidebar:
         studio.render_with_my_settings(state.lesson)
         studio.job_panel("mine", current=state.lesson())
 rerun.sidebar_drawn(names_the_lesson=studio.has_job("mine"))
-links.app_views_done()
+state.app_views_done()
 rerun.run(page)
 process.freeze_loaded_objects()
 process.give_back_memory()

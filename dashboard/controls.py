@@ -1,18 +1,24 @@
-"""The pages' own controls (which head, which step, which mask to show...): how a page looks,
-not what the lesson is. Each is mirrored in the URL (links.view_param), so a shared link shows
-the same screen, and a link's value that a page cannot show is said, not dropped.
+"""The pages' own controls (which head, which step, which mask to show, "Predict first"...): how a
+page looks, not what the lesson is. Each is mirrored in the URL (state.view_param), so a shared link
+shows the same screen, and a link's value that a page cannot show is said, not dropped.
 
 Each page keeps its controls' state under keys of its own (`state_key`): page 1's head (up to 64) and
 the Trained heads page's head (up to 12) are two settings, not one. The display settings are the
-app's, shared by every page."""
+app's, shared by every page: `projector()` and `by_row()` read them (the sidebar draws their
+controls: display.py), and `row()` lays a page's controls out for the display."""
 
 from contextlib import nullcontext
 
 import streamlit as st
 
 from dashboard import navigation
-from dashboard.lesson import links
+from dashboard.lesson import state
 from dashboard.text import plain
+
+PROJECTOR, WEIGHTS = "projector", "weights"  # the display settings' names, in the URL
+SCALES = {"fixed": "0 to 1 (compare rows)", "row": "0 to the row's largest (see its shape)"}
+DISPLAY_NOTICE = "display_link_notice"  # a link's display setting that cannot be (said in the sidebar)
+PREDICT_FIRST = "predict_first"  # the "Predict first" switch: one setting for every page
 
 
 def state_key(name: str, shared: bool = False, page: str | None = None) -> str:
@@ -26,7 +32,7 @@ def _from_link(key: str, name: str, parse, what: str, default):
     link asked for something this page does not have)."""
     if key not in st.session_state:
         try:
-            value = links.view_from_url(name, parse)
+            value = state.view_from_url(name, parse)
         except ValueError as err:
             st.warning(plain(f"This link asks for {what} '{str(err)[:40]}', which this page does not have; it "
                              "shows its default instead."), icon="🔗")
@@ -46,6 +52,47 @@ def _in(options):
     return parse
 
 
+# -- the display settings (drawn in the sidebar by display.py; read by every page) -----------------
+def _one_of(options):
+    def parse(raw):
+        if raw not in options:
+            raise ValueError(raw)
+        return options[raw]
+    return parse
+
+
+def _opened_with(name: str, options: dict, default):
+    """The value before the widget is drawn (the look is needed first): the session's, else the
+    opening link's, else `default`; a link's value that cannot be is said in the sidebar."""
+    key = state_key(name, shared=True)
+    if key not in st.session_state:
+        try:
+            value = state.view_from_url(name, _one_of(options))
+        except ValueError as err:
+            st.session_state[DISPLAY_NOTICE] = (f"This link asks for {name} '{str(err)[:40]}', which the lab does "
+                                                "not have; it shows its default instead.")
+            value = None
+        st.session_state[key] = default if value is None else value
+    return st.session_state[key]
+
+
+def projector() -> bool:
+    return bool(_opened_with(PROJECTOR, {"1": True, "0": False}, False))
+
+
+def by_row() -> bool:
+    return _opened_with(WEIGHTS, {k: k for k in SCALES}, "fixed") == "row"
+
+
+def row():
+    """Where a lesson's controls go: in projector mode side by side in one row (it wraps when
+    narrow), so that the chart below them fits the screen; elsewhere one under another."""
+    if projector():
+        return st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    return nullcontext()
+
+
+# -- a page's controls ------------------------------------------------------------------------------
 HEAD_BUTTONS_UP_TO = 16  # heads offered as a row of buttons up to this many; a slider beyond
 
 
@@ -72,7 +119,7 @@ def head_control(num_heads: int) -> int:
         return buttons("Head to inspect", 1, num_heads, "head", 1) - 1
     with st.columns([1, 2])[0]:
         head = st.slider("Head to inspect", 1, num_heads, key=key)
-    links.view_param("head", head, 1)
+    state.view_param("head", head, 1)
     return head - 1
 
 
@@ -123,7 +170,7 @@ def tabs(steps: list[str], name: str, default: str, arrows: bool = False):
         chosen = _step_row(steps, key, default, at, arrows)
     if chosen is None:  # the chosen button clicked off: the default is drawn (and chosen again next run)
         chosen = default
-    links.view_param(name, steps.index(chosen) + 1, steps.index(default) + 1)
+    state.view_param(name, steps.index(chosen) + 1, steps.index(default) + 1)
     return [_Step(s == chosen) for s in steps]
 
 
@@ -152,7 +199,7 @@ def choice(widget, label: str, options: list, name: str, default, shared: bool =
     value = widget(label, options, key=key, **kwargs)
     if value is None and default is not None:  # a segmented control clicked off: back to the default
         value = st.session_state[key] = default
-    links.view_param(name, value, default)
+    state.view_param(name, value, default)
     return value
 
 
@@ -165,7 +212,7 @@ def buttons(label: str, low: int, high: int, name: str, default: int) -> int:
         st.session_state[key] = default
     value = st.segmented_control(label, list(range(low, high + 1)), key=key, on_change=_keep_open, args=(key,))
     st.session_state[f"{key}_open"] = value
-    links.view_param(name, value, default)
+    state.view_param(name, value, default)
     return value
 
 
@@ -176,7 +223,7 @@ def number(label: str, low: int, high: int, name: str, default: int, **kwargs) -
     if st.session_state[key] not in range(low, high + 1):  # e.g. fewer layers or heads than last time
         st.session_state[key] = min(max(low, int(st.session_state[key])), high)
     value = st.slider(label, low, high, key=key, **kwargs)
-    links.view_param(name, value, default)
+    state.view_param(name, value, default)
     return value
 
 
@@ -196,5 +243,19 @@ def flag(label: str, name: str, default: bool = False, shared: bool = False, **k
     key = state_key(name, shared)
     _from_link(key, name, _on_off, label.lower(), default)
     value = st.toggle(label, key=key, **kwargs)
-    links.view_param(name, int(value), int(default))
+    state.view_param(name, int(value), int(default))
     return value
+
+
+def predict_first(slot: str) -> bool:
+    """The "Predict first" toggle (app_pages/predict.py); one setting for every page, `predict=1` in the URL."""
+    ss, key = st.session_state, f"predict_switch_{slot}"
+    if PREDICT_FIRST not in ss:
+        ss[PREDICT_FIRST] = state.view_from_url("predict", lambda raw: raw == "1") or False
+    ss[key] = ss[PREDICT_FIRST]
+    on = st.toggle("Predict first", key=key, on_change=lambda: ss.__setitem__(PREDICT_FIRST, ss[key]),
+                   help="Hide the answer until you have committed to a prediction: students who predict before a "
+                        "demonstration explain its outcome better later than those who only watch (Crouch et al. "
+                        "2004).")
+    state.view_param("predict", int(on), 0)
+    return on

@@ -1,7 +1,8 @@
 """Cached calls into `core`, keyed on plain values (`cfg.key()`, ints), never on tensors.
 
-One cache per process shared by every session (sessions are threads; dashboard/process.py holds
-it, so a visitor's "clear cache" cannot empty it), bounded by memory, not by entries:
+One cache per process shared by every session (sessions are threads): `memo`, a module-level
+object, not a Streamlit cache, so a visitor's "clear cache" cannot empty it (dashboard/process.py
+says why), bounded by memory, not by entries:
 ATTENTION_LAB_LESSON_CACHE_MB, default 64 (three of the largest lessons, thousands of classroom-sized
 ones; docs/performance.md measures what a process takes with it). Streamlit's own caches bound the
 number of entries, not their size, and one client loading many of the largest lessons could drive
@@ -20,33 +21,29 @@ import numpy as np
 
 from core import AttentionConfig, ConfigError, analysis, run_trace
 from core.views import stage_summary
-from dashboard.process import Held
 
 SATURATION_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 COMPUTING = 2  # lessons computed at once (the others wait their turn); a lab process uses about one core
 BUDGET_BYTES = int(float(os.environ.get("ATTENTION_LAB_LESSON_CACHE_MB", "64")) * 1024**2)
 
 
-memo = Held(lambda: MemoryLRU(BUDGET_BYTES, computing=COMPUTING))  # one per process, as dashboard/process.py says why
-
-
 def trace(cfg: AttentionConfig):
-    return memo().get_or_make(("trace", cfg.key()), lambda: run_trace(cfg))
+    return memo.get_or_make(("trace", cfg.key()), lambda: run_trace(cfg))
 
 
 def saturation(T: int, seeds: int) -> tuple[dict, dict]:
     """(with ÷√d_k, without) as core.analysis.saturation reports them."""
-    return memo().get_or_make(("saturation", T, seeds), lambda: tuple(
+    return memo.get_or_make(("saturation", T, seeds), lambda: tuple(
         analysis.saturation(SATURATION_D_KS, T=T, seeds=range(seeds), scaled=s) for s in (True, False)))
 
 
 def score_row(d_k: int, T: int, seed: int, scaled: bool):
-    return memo().get_or_make(("score_row", d_k, T, seed, scaled), lambda: analysis.score_row(d_k, T, seed, scaled))
+    return memo.get_or_make(("score_row", d_k, T, seed, scaled), lambda: analysis.score_row(d_k, T, seed, scaled))
 
 
 def positional(T: int, d: int):
     """(table (T, d), similarity (T, T)) of the sinusoidal encoding."""
-    return memo().get_or_make(("positional", T, d), lambda: (analysis.positional_table(T, d),
+    return memo.get_or_make(("positional", T, d), lambda: (analysis.positional_table(T, d),
                                                               analysis.positional_similarity(T, d)))
 
 
@@ -68,15 +65,15 @@ def block(cfg: AttentionConfig, norm_first: bool):
         stages = analysis.block_stages(cfg, norm_first=norm_first)
         return stages, stage_summary(stages)
 
-    return memo().get_or_make(("block", cfg.key(), norm_first), make)
+    return memo.get_or_make(("block", cfg.key(), norm_first), make)
 
 
 def block_parameters(cfg: AttentionConfig) -> dict:
-    return memo().get_or_make(("block_parameters", cfg.key()), lambda: analysis.block_parameters(cfg))
+    return memo.get_or_make(("block_parameters", cfg.key()), lambda: analysis.block_parameters(cfg))
 
 
 def shuffle_demo(cfg: AttentionConfig, order: tuple) -> dict:
-    return memo().get_or_make(("shuffle", cfg.key(), order), lambda: analysis.shuffle_demo(cfg, order))
+    return memo.get_or_make(("shuffle", cfg.key(), order), lambda: analysis.shuffle_demo(cfg, order))
 
 
 # -- the cache ------------------------------------------------------------------------------------
@@ -174,3 +171,6 @@ class MemoryLRU:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+
+
+memo = MemoryLRU(BUDGET_BYTES, computing=COMPUTING)  # this process's one lesson cache (above: why not st.cache_data)

@@ -1,8 +1,8 @@
-"""How the lab is shown in this session (not what the lesson is): projector mode, the weights'
-colour scale and the theme, in the sidebar and the URL (`projector=1`, `weights=row`), and the
-page's CSS.
+"""How the lab is shown in this session (not what the lesson is): the sidebar's display settings
+(projector mode and the weights' colour scale, in the URL as `projector=1`, `weights=row`; their
+values are read with controls.projector() and controls.by_row()), the theme, and the page's CSS.
 
-Every chart drawn through `draw.draw` follows the look (sizing.set_look), so a new page needs
+Every chart drawn through `draw.draw` follows the look (draw.set_look), so a new page needs
 nothing of its own. The two themes live in .streamlit/config.toml ([theme.light], [theme.dark]);
 Streamlit follows the browser's preference until the user picks one in its ⋮ menu. A link can
 force one with Streamlit's own `embed_options=light_theme` / `dark_theme` (honoured on load,
@@ -11,8 +11,6 @@ address says which theme is on and opens it again. Charts follow because `draw.d
 text colours to Streamlit (`theme=None` still applies the theme's text and background).
 """
 
-import contextlib
-import contextvars
 import re
 from functools import lru_cache
 from urllib.parse import parse_qs
@@ -20,75 +18,20 @@ from urllib.parse import parse_qs
 import streamlit as st
 
 from dashboard import controls, serve
-from dashboard.charts import sizing
-from dashboard.lesson import links
+from dashboard.charts import draw, sizing
+from dashboard.controls import PROJECTOR, SCALES, WEIGHTS
 from dashboard.text import plain
 
-PROJECTOR, WEIGHTS = "projector", "weights"
-SCALES = {"fixed": "0 to 1 (compare rows)", "row": "0 to the row's largest (see its shape)"}
 THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
-_NOTICE = "display_link_notice"
-_PANEL_STEPS = range(200, 2401, 25)  # CSS px: the widths a panel may ask for (sizing.panel_px, rounded up)
-_PANEL_KEY = "lab_w"  # a panel's key: lab_w{width}_{name}; "_" ends the width, so 300 never matches 3000
-
-
-def _one_of(options):
-    def parse(raw):
-        if raw not in options:
-            raise ValueError(raw)
-        return options[raw]
-    return parse
-
-
-def _opened_with(name: str, options: dict, default):
-    """The value before the widget is drawn (the look is needed first): the session's, else the
-    opening link's, else `default`; a link's value that cannot be is said in the sidebar."""
-    key = controls.state_key(name, shared=True)
-    if key not in st.session_state:
-        try:
-            value = links.view_from_url(name, _one_of(options))
-        except ValueError as err:
-            st.session_state[_NOTICE] = (f"This link asks for {name} '{str(err)[:40]}', which the lab does not "
-                                         "have; it shows its default instead.")
-            value = None
-        st.session_state[key] = default if value is None else value
-    return st.session_state[key]
-
-
-def projector() -> bool:
-    return bool(_opened_with(PROJECTOR, {"1": True, "0": False}, False))
-
-
-def by_row() -> bool:
-    return _opened_with(WEIGHTS, {k: k for k in SCALES}, "fixed") == "row"
-
-
-_SLIDE = contextvars.ContextVar("lab_slide", default=False)  # per script run (each has its own thread)
-
-
-@contextlib.contextmanager
-def slide():
-    """Charts drawn inside are a slide's (projector mode only): sized so the whole step fits the window."""
-    token = _SLIDE.set(True)
-    try:
-        yield
-    finally:
-        _SLIDE.reset(token)
-
-
-def look() -> sizing.Look:
-    if not projector():
-        return sizing.ORDINARY
-    return sizing.SLIDE if _SLIDE.get() else sizing.PROJECTOR
 
 
 def page_config():
     """`st.set_page_config` for this run: in projector mode the sidebar starts collapsed, and the
     keyboard's ← → move between a page's steps."""
     st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide",
-                       initial_sidebar_state="collapsed" if projector() else "auto")
-    st.html(page_css(look()))  # a style-only st.html takes no room on the page
-    if projector():
+                       initial_sidebar_state="collapsed" if controls.projector() else "auto")
+    st.html(page_css(draw.look()))  # a style-only st.html takes no room on the page
+    if controls.projector():
         st.html(_ARROW_KEYS, unsafe_allow_javascript=True)  # a constant script
 
 
@@ -113,8 +56,8 @@ if (!window.labArrowKeys) {
 def sidebar():
     """The display settings, in the sidebar under the room block (inside `with st.sidebar`)."""
     st.subheader("Display")
-    if st.session_state.get(_NOTICE):
-        st.warning(plain(st.session_state.pop(_NOTICE)), icon="🔗")
+    if st.session_state.get(controls.DISPLAY_NOTICE):
+        st.warning(plain(st.session_state.pop(controls.DISPLAY_NOTICE)), icon="🔗")
     controls.flag("Projector mode", PROJECTOR, shared=True,
                   help="Larger type everywhere, one chart per screen, the sidebar folded away (open it again "
                        "with the arrow at the top left).")
@@ -126,13 +69,6 @@ def sidebar():
 
 
 # -- the page's CSS -------------------------------------------------------------------------------
-def panel_key(px: int, name: str) -> str:
-    """The key of a panel (draw.panels) that stays at least `px` wide in its row: Streamlit writes
-    it into the panel's class (st-key-…), which page_css picks by its start."""
-    step = next((s for s in _PANEL_STEPS if s >= px), _PANEL_STEPS[-1])
-    return f"{_PANEL_KEY}{step}_{name}"
-
-
 def _darker(color: str, by: float = 0.15) -> str:
     rgb = (int(color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
     return "#" + "".join(f"{round(c * (1 - by)):02X}" for c in rgb)
@@ -154,8 +90,8 @@ def page_css(look: sizing.Look) -> str:
     the theme's primaryColor. The dark theme's accent must be light to read on its dark page, and
     white on it is hard to read; no one accent serves both. So primary buttons keep the light
     theme's accent (config.toml) in both themes: white on it passes 4.5:1 (tests/dashboard/test_projector.py)."""
-    rules = [f'[data-testid="stHorizontalBlock"] > div:has(> [class*="st-key-{_PANEL_KEY}{s}_"]) '
-             f'{{flex: 1 1 {_px(s, look)}; min-width: min({_px(s, look)}, 100%);}}' for s in _PANEL_STEPS]
+    rules = [f'[data-testid="stHorizontalBlock"] > div:has(> [class*="st-key-{draw.PANEL_KEY}{s}_"]) '
+             f'{{flex: 1 1 {_px(s, look)}; min-width: min({_px(s, look)}, 100%);}}' for s in draw.PANEL_STEPS]
     accent = st.get_option("theme.light.primaryColor")
     if accent:
         primary = 'button[data-testid^="stBaseButton-primary"]:not(:disabled)'

@@ -1,12 +1,12 @@
 """What the lab process holds and does once, whichever session's run comes first (module state
 outlives runs: app.py itself is executed afresh on every run).
 
-`Held(make)`: one object per process, made on first use. The room registry, the render service
-and the lesson caches live here, not in `st.cache_resource`: any visitor can send Streamlit's
-`clear_cache` message (two bytes on the websocket, or "Clear cache" in a menu) and it empties every
-Streamlit cache for all sessions, which would delete every room and reset the render queue and
-its limits. Nothing a browser sends reaches these; `stop()` (dashboard/serve.py, as the server
-stops) shuts down the ones that run work.
+`Held(make)`: one object per process, made on first use. The room registry and the render service
+live here (the lesson cache is a plain module-level object, dashboard/data.py), not in
+`st.cache_resource`: any visitor can send Streamlit's `clear_cache` message (two bytes on the
+websocket, or "Clear cache" in a menu) and it empties every Streamlit cache for all sessions,
+which would delete every room and reset the render queue and its limits. Nothing a browser sends
+reaches these; `stop()` (dashboard/serve.py, as the server stops) shuts down the ones that run work.
 """
 
 import ctypes

@@ -1,10 +1,7 @@
-"""Page 1: one head of scaled dot-product attention, step by step."""
+"""Page 1: one head of scaled dot-product attention, step by step (its lesson view: steps.one_head)."""
 
-import streamlit as st
-
-from dashboard import controls, display
-from dashboard.app_pages import predict, steps
-from dashboard.app_pages.ui import controls_row, introduction
+from dashboard.app_pages import steps
+from dashboard.app_pages.ui import introduction
 from dashboard.lesson import rerun
 
 introduction(
@@ -15,21 +12,4 @@ introduction(
     "each row of scores becomes **weights** that add up to 1, and token i's output is the weighted average of "
     "the values: `softmax(Q·Kᵀ / √d_k) · V`."
 )
-
-
-def one_head(cfg, trace):
-    # One step at a time (only the chosen one is computed and drawn): legible on a projector, fast.
-    slides = display.projector()
-    with controls_row():
-        h = controls.head_control(trace.num_heads)
-        chosen = steps.choose(arrows=slides)
-        # In the row on a projector (its own row would push the step's charts off the screen).
-        predicting = predict.switch("softmax") if slides and chosen[2].open else None
-        flat = steps.why_flat(cfg, trace, h) if slides and chosen[2].open and predicting is not True else None
-        if flat:
-            with st.popover("Why so flat?"):
-                st.caption(flat)
-    steps.draw_step(chosen, cfg, trace, h, predicting=predicting)
-
-
-rerun.view(one_head)
+rerun.view(steps.one_head)

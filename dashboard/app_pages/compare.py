@@ -33,7 +33,7 @@ def comparison(cfg):
         change = controls.choice(st.selectbox, "Lesson B changes", options, "change", default,
                                  format_func=LABELS.get)
     try:
-        result = data.memo().get_or_make(("compare", cfg.key(), change),
+        result = data.memo.get_or_make(("compare", cfg.key(), change),
                                          lambda: compare(cfg, apply_change(cfg, change)))
     except (CompareError, ConfigError) as err:
         st.warning(plain(err))

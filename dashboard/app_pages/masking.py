@@ -6,9 +6,9 @@ import torch
 from core import ConfigError
 from core.config import MASKS
 from core.lesson import PAD_TOKEN, with_mask
-from dashboard import controls, data, display
+from dashboard import controls, data
 from dashboard.app_pages import predict
-from dashboard.app_pages.ui import controls_row, introduction
+from dashboard.app_pages.ui import introduction
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
@@ -59,8 +59,8 @@ STAGES = ["1. scaled scores", "2. after the mask", "3. after the softmax"]
 
 def compare(cfg):
     default = cfg.mask if cfg.mask != "none" else "causal"  # "none" would show before = after
-    slides = display.projector()  # one stage per screen, ← → between them
-    with controls_row():
+    slides = controls.projector()  # one stage per screen, ← → between them
+    with controls.row():
         kind = controls.choice(st.segmented_control, "Mask to show", list(MASKS), "show", default,
                                format_func=MASK_LABELS.get)
         if not slides:
@@ -91,7 +91,7 @@ def compare(cfg):
 
 def _predicted_first(cfg, kind: str) -> bool:
     """With "Predict first" on, a question about this mask; False while its result must stay hidden."""
-    if not predict.switch("masking"):
+    if not controls.predict_first("masking"):
         return True
     question = predict.lesson_question("masking", cfg, ("blocked",), mask=kind)
     return question is None or predict.hide_until_committed(question, "masking")

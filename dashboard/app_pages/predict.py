@@ -3,7 +3,7 @@
 Students who predict before a demonstration understand it better than those who only watch
 it (Crouch et al., Am. J. Phys. 72:835, 2004). A page that takes part:
 
-    if predict.switch("masking"):                       # the "Predict first" toggle
+    if controls.predict_first("masking"):               # the "Predict first" toggle
         question = predict.lesson_question("masking", cfg, ("blocked",), mask=kind)
         shown = question is None or predict.hide_until_committed(question, "masking")
     if shown: ...draw the charts that show the answer...
@@ -25,12 +25,11 @@ from dashboard import data
 from dashboard.charts import questions as qc
 from dashboard.charts.draw import spec_without_data
 from dashboard.data import MemoryLRU
-from dashboard.lesson import links
 from dashboard.process import Held
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
-PREF, SCORE = "predict_first", "predict_score"  # session: the switch (every page shares it); the score
+SCORE = "predict_score"  # session: the running score
 _CHARTS = MemoryLRU(budget=float("inf"), max_items=128)  # reveal charts (≤ 64 rows of data each), by question
 MAX_QUESTIONS = 512  # cached per server; a question is at most ~40 kB as JSON (RoomLimits), so <= ~20 MB
 KINDS = {"focus": "Which key gets the most weight?", "change": "What happens after a change?",
@@ -40,21 +39,7 @@ KINDS = {"focus": "Which key gets the most weight?", "change": "What happens aft
 _questions = Held(lambda: MemoryLRU(budget=float("inf"), max_items=MAX_QUESTIONS))  # no arrays: counted
 
 
-# -- the switch and the question ------------------------------------------------------------
-def switch(slot: str) -> bool:
-    """The "Predict first" toggle; one setting for every page, `predict=1` in the URL."""
-    ss, key = st.session_state, f"predict_switch_{slot}"
-    if PREF not in ss:
-        ss[PREF] = links.view_from_url("predict", lambda raw: raw == "1") or False
-    ss[key] = ss[PREF]
-    on = st.toggle("Predict first", key=key, on_change=lambda: ss.__setitem__(PREF, ss[key]),
-                   help="Hide the answer until you have committed to a prediction: students who predict before a "
-                        "demonstration explain its outcome better later than those who only watch (Crouch et al. "
-                        "2004).")
-    links.view_param("predict", int(on), 0)
-    return on
-
-
+# -- the question -------------------------------------------------------------------------
 def seed(slot: str) -> int:
     """Which question of its kind the slot shows; "Another question" moves it on."""
     return st.session_state.setdefault(f"predict_seed_{slot}", 0)

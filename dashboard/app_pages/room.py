@@ -7,7 +7,7 @@ the QR code (`/room?code=…`) or type the code; the teacher opens a room from t
 
 import streamlit as st
 
-from dashboard.lesson import links
+from dashboard.lesson import state
 from dashboard.room import session as room_session
 from dashboard.room import student as room_student
 from dashboard.room import teacher as room_teacher
@@ -17,10 +17,10 @@ room_student.code_from_link()
 room_session.messages()
 key, code = room_session.teacher_key(), room_session.student_code()
 if key is not None:
-    links.view_param("code", key.code, None)  # the public code only: the address bar is projected too
+    state.view_param("code", key.code, None)  # the public code only: the address bar is projected too
     room_teacher.page()
 elif code is not None:
-    links.view_param("code", code, None)
+    state.view_param("code", code, None)
     room_session.keep_seat()  # a reload or a failover keeps this student's place: a cookie, never the address
     room_student.page()
 else:

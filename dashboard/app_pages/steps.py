@@ -1,7 +1,8 @@
 """One head, step by step: Q, K and V; Q·Kᵀ and the scale; mask and softmax; weights · V.
 
-Shared by page 1 (the lesson's random weights) and the Trained heads page (a layer of the
-trained model): the same charts, tooltips and export menus for any `AttentionTrace`.
+Shared by page 1 (the lesson's random weights: `one_head` is its lesson view) and the Trained heads
+page (a layer of the trained model): the same charts, tooltips and export menus for any
+`AttentionTrace`.
 
 `same_charts` (the Trained heads page): the charts' elements and specs are the same for every
 head (the head shows only in the numbers and in the exported files' names), so a change of head
@@ -15,14 +16,31 @@ import math
 import numpy as np
 import streamlit as st
 
-from core.analysis import row_flatness
-from dashboard import controls, display
+from core.trace import row_flatness
+from dashboard import controls
 from dashboard.app_pages import predict
 from dashboard.app_pages.ui import dim_labels, first_dims
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 
 STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]
+
+
+def one_head(cfg, trace):
+    """Page 1's lesson view (app_pages/attention.py): the head, the step and, in projector mode, the
+    step's own controls in one row; then the chosen step."""
+    # One step at a time (only the chosen one is computed and drawn): legible on a projector, fast.
+    slides = controls.projector()
+    with controls.row():
+        h = controls.head_control(trace.num_heads)
+        chosen = choose(arrows=slides)
+        # In the row on a projector (its own row would push the step's charts off the screen).
+        predicting = controls.predict_first("softmax") if slides and chosen[2].open else None
+        flat = why_flat(cfg, trace, h) if slides and chosen[2].open and predicting is not True else None
+        if flat:
+            with st.popover("Why so flat?"):
+                st.caption(flat)
+    draw_step(chosen, cfg, trace, h, predicting=predicting)
 
 
 def step_tabs(cfg, trace, h: int, same_charts: bool = False):
@@ -119,8 +137,8 @@ def softmax(cfg, trace, view):
             st.info("The weights after the softmax stay hidden until you commit to a prediction.")
     if trace.blocked_rows.any():
         st.info("A query row has no key left to attend to: its weights and output are 0 (see the Masking page).")
-    note = why_flat(cfg, trace, h) if shown and not display.projector() else None
-    if note:  # on a projector the step's controls row offers it (attention.py): this screen is full
+    note = why_flat(cfg, trace, h) if shown and not controls.projector() else None
+    if note:  # on a projector the step's controls row offers it (one_head): this screen is full
         st.caption(note)
 
 
@@ -155,7 +173,7 @@ def why_flat(cfg, trace, h: int) -> str | None:
 def _predicted_first(cfg, h: int, on: bool | None = None) -> bool:
     """With "Predict first" on, a question about this head; False while the weights must stay hidden.
     The trained model's settings are its own, so its only question is which key a query picks."""
-    if not (predict.switch("softmax") if on is None else on):
+    if not (controls.predict_first("softmax") if on is None else on):
         return True
     kinds = ("focus",) if cfg.source == "trained" else ("focus", "change")
     question = predict.lesson_question("softmax", cfg, kinds, head=h)

@@ -6,7 +6,7 @@ the page's own, typed in its box: whichever changed last. A sentence the model c
 package is not kept quiet: `sentence()` raises its `ConfigError` for the page to show.
 
 Every number comes from core (`trained_trace`, `head_patterns`), cached in the lab's one
-memory-bounded cache (`data.memo()`), keyed on the plain text.
+memory-bounded cache (`data.memo`), keyed on the plain text.
 """
 
 import numpy as np
@@ -14,9 +14,9 @@ import streamlit as st
 
 from core import AttentionConfig, ConfigError, TrainedTrace, head_patterns, trained_trace
 from core.head_patterns import causal_patterns
-from dashboard import controls, data, display
+from dashboard import controls, data
 from dashboard.app_pages import trained_model
-from dashboard.lesson import links, state
+from dashboard.lesson import state
 from dashboard.text import plain
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired."
@@ -33,13 +33,13 @@ LESSON_KINDS = {"random": "random tokens", "manual": "hand-entered Q, K and V"}
 def trace(text: str) -> TrainedTrace:
     """Every layer of the model in use reading `text` (the model itself is loaded once per process by core)."""
     model = trained_model.name()
-    return data.memo().get_or_make(("trained", model, text), lambda: trained_trace(text, model=model))
+    return data.memo.get_or_make(("trained", model, text), lambda: trained_trace(text, model=model))
 
 
 def patterns(text: str) -> dict[str, np.ndarray]:
     """core's measured patterns of the sentence (causal_patterns for GPT-2): each a (layers, heads) array."""
     measure = causal_patterns if trained_model.info().causal else head_patterns
-    return data.memo().get_or_make(("trained-patterns", trained_model.name(), text),
+    return data.memo.get_or_make(("trained-patterns", trained_model.name(), text),
                                    lambda: measure(trace(text).weights))
 
 
@@ -78,15 +78,15 @@ def sentence() -> str:
         use(lesson_text, "The sidebar's sentence")
     if BOX not in ss:  # the box lost its state while another page was open
         ss[BOX] = ss[SENTENCE]
-    links.view_param("sentence", ss[SENTENCE], lesson_text)
+    state.view_param("sentence", ss[SENTENCE], lesson_text)
     return ss[SENTENCE]
 
 
 def _linked_sentence() -> str | None:
     """The opening link's `sentence`, or the text of a trained lesson's link (`source=trained&text=...`)."""
-    linked = links.view_from_url("sentence", str)
-    if linked is None and links.view_from_url("source", str) == "trained":
-        linked = links.view_from_url("text", str)
+    linked = state.view_from_url("sentence", str)
+    if linked is None and state.view_from_url("source", str) == "trained":
+        linked = state.view_from_url("text", str)
     return linked
 
 
@@ -132,7 +132,7 @@ def open_head(layer: int, head: int):
     """A callback (a guided button, a thumbnail click): the large view shows this head, and says where it is;
     in projector mode it shows that head alone, a slide in the window (no scrolling down to it)."""
     st.session_state[LAYER], st.session_state[HEAD] = int(layer), int(head)
-    if display.projector():
+    if controls.projector():
         st.session_state[ALONE] = True
         st.toast(f"Layer {layer}, head {head}, alone on the screen: switch “Show the open head alone” off for the "
                  "whole page.", icon=":material/visibility:")

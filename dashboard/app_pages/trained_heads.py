@@ -11,12 +11,12 @@ import streamlit as st
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, AttentionConfig, ConfigError
 from core.config import MAX_BOX_CHARS
-from dashboard import controls, display
-from dashboard.app_pages import predict, steps, trained, trained_model, trained_norms
-from dashboard.app_pages.ui import controls_row
+from dashboard import controls
+from dashboard.app_pages import steps, trained, trained_model, trained_norms
 from dashboard.app_pages.word_pieces import NOTES, chip
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
+from dashboard.charts.draw import slide as draw_slide
 from dashboard.charts.model_view import PICK, model_view
 from dashboard.lesson import rerun
 from dashboard.text import plain
@@ -34,7 +34,7 @@ class Slide(NamedTuple):
 def header() -> Slide | None:
     """The title; in projector mode with the switch that shows the open head alone: a slide, whose
     controls share the title's rows so that its step and caption fit the window (None while off)."""
-    if not display.projector():
+    if not controls.projector():
         st.title("Trained heads")
         return None
     top = st.container(horizontal=True, vertical_alignment="bottom", gap="large")
@@ -143,12 +143,12 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
     alone = slide is not None
     if not alone:
         st.subheader("One head, step by step")
-    if display.projector():  # the layer, the head and the steps in one row, so the step below fits the screen
-        with slide.top if alone else controls_row():
+    if controls.projector():  # the layer, the head and the steps in one row, so the step below fits the screen
+        with slide.top if alone else controls.row():
             layer, head = _which()
-        with slide.steps if alone else controls_row():
+        with slide.steps if alone else controls.row():
             chosen = steps.choose(arrows=True)
-            predicting = predict.switch("softmax") if chosen[2].open else None
+            predicting = controls.predict_first("softmax") if chosen[2].open else None
     else:
         left, right = st.columns(2)
         with left:
@@ -168,7 +168,7 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
                    "when you point at it; switch “Show the open head alone” off for larger cells (and scrolling).")
     if picked is not None and not alone:
         piece_row(trace, head, picked)
-    with display.slide() if alone else nullcontext():
+    with draw_slide() if alone else nullcontext():
         steps.draw_step(chosen or steps.choose(), cfg, trace, head - 1, same_charts=True, predicting=predicting)
     if trained_model.builtin() and not alone:  # the norm view reads MiniLM's value and output projections
         trained_norms.norm_view(text, layer, head)

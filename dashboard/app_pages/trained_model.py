@@ -16,7 +16,7 @@ from core import MAX_TOKENS, MINILM, PATTERNS, AttentionConfig
 from core.config import MAX_ATTENTION_CELLS
 from core.head_patterns import CAUSAL_PATTERNS, strongest
 from core.models import FROM_CACHE, FROM_ENV, ModelInfo, discover
-from dashboard.lesson import links
+from dashboard.lesson import state
 from dashboard.text import plain
 
 MODEL = "trained_model"  # session: the model the page reads, by name ("" = the built-in MiniLM)
@@ -77,7 +77,7 @@ def current() -> str:
     ss, names = st.session_state, {m.name for m in listed()}
     if MODEL not in ss:
         ss[MODEL] = ""
-        linked = links.view_from_url("model", str)
+        linked = state.view_from_url("model", str)
         if linked is not None and linked != MINILM.name:
             if linked in names:
                 ss[MODEL] = linked
@@ -88,7 +88,7 @@ def current() -> str:
         ss[NOTICE] = f"The model “{ss[MODEL]}” is no longer on this machine, so the page reads {MINILM.name}."
         ss[MODEL] = ""
     ss[PICKER] = ss[MODEL] or MINILM.name
-    links.view_param("model", ss[MODEL], "")
+    state.view_param("model", ss[MODEL], "")
     return ss[MODEL]
 
 

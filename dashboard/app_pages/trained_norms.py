@@ -34,7 +34,7 @@ NOT_EXPLANATION = ("A head's weights show where it looks, not why the model outp
 
 def norms(text: str) -> np.ndarray:
     """‖f(x_j)‖ of every layer, head and word piece (L, H, T): core.value_norms of the sentence's trace."""
-    return data.memo().get_or_make(("trained-norms", text), lambda: value_norms(trained.trace(text).layers))
+    return data.memo.get_or_make(("trained-norms", text), lambda: value_norms(trained.trace(text).layers))
 
 
 def claims_caption(note, text: str) -> str:

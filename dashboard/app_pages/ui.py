@@ -1,12 +1,10 @@
 """Helpers the pages share: wide matrices shown in part, the article's citation, the untrained note.
 (How a chart reaches the page is dashboard/charts/draw.py.)"""
 
-import contextlib
-
 import numpy as np
 import streamlit as st
 
-from dashboard import display, navigation
+from dashboard import controls, navigation
 
 MAX_DRAWN_DIMS = 64  # wider matrices are shown in part (the first columns), and the page says so
 
@@ -54,7 +52,7 @@ def introduction(title: str, text: str, untrained: bool = True, more=None):
     """The page's title and introduction (`more`: a function drawing what follows it, such as its
     formulas). In projector mode the introduction folds away (one click opens it) so that a step of
     the lesson fills the screen; its label keeps the note that the weights are random in view."""
-    if not display.projector():
+    if not controls.projector():
         st.title(title)
         st.markdown(text)
         if more is not None:
@@ -72,11 +70,3 @@ def introduction(title: str, text: str, untrained: bool = True, more=None):
             more()
         if untrained:
             untrained_note(lesson_page=True)
-
-
-def controls_row():
-    """Where a lesson's controls go: in projector mode side by side in one row (it wraps when
-    narrow), so that the chart below them fits the screen; elsewhere one under another."""
-    if display.projector():
-        return st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
-    return contextlib.nullcontext()

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core import MAX_TOKENS
-from dashboard import controls, data, display
+from dashboard import controls, data
 from dashboard.app_pages import predict
 from dashboard.app_pages.ui import introduction
 from dashboard.charts import heatmaps as charts
@@ -42,7 +42,7 @@ PARTS = ["1. Averaged over seeds", "2. One row at the lesson's settings"]
 def predicted_first(cfg) -> bool:
     """With "Predict first" on: a question about the lesson's own row with the scale switched, and
     the demonstration below hidden until the student commits to an answer."""
-    if not predict.switch("why_scale"):
+    if not controls.predict_first("why_scale"):
         return True
     st.caption("A question about the lesson in the sidebar (head 1): predict, then see the demonstration.")
     change = "scale:off" if cfg.scale else "scale:on"
@@ -52,7 +52,7 @@ def predicted_first(cfg) -> bool:
 
 def demonstration(cfg):
     """Two parts: in projector mode one per screen (← → between them), else one under the other."""
-    parts = controls.tabs(PARTS, "why_part", PARTS[0], arrows=True) if display.projector() else None
+    parts = controls.tabs(PARTS, "why_part", PARTS[0], arrows=True) if controls.projector() else None
     if parts is None or parts[0].open:
         averaged()
     if parts is None:

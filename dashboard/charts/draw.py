@@ -1,8 +1,13 @@
 """How a chart reaches the page: its spec without data (built once per template), this session's
-look, the width it is given, and its export menu (the numbers as CSV, the chart as PNG/SVG rendered
-on the server by vl-convert, so it works offline, and the lesson as JSON; files made only when
-clicked)."""
+look (ordinary, projector or a slide: sizing.Look), the width it is given, and its export menu (the
+numbers as CSV, the chart as PNG/SVG rendered on the server by vl-convert, so it works offline, and
+the lesson as JSON; files made only when clicked).
 
+Every chart drawn through `draw` follows the look (`set_look`), so a new page needs nothing of its
+own."""
+
+import contextlib
+import contextvars
 import logging
 from functools import partial
 from html import escape
@@ -13,7 +18,7 @@ import pandas as pd
 import streamlit as st
 import vl_convert as vlc
 
-from dashboard import display
+from dashboard import controls
 from dashboard.charts import sizing
 from dashboard.data import MemoryLRU
 
@@ -21,6 +26,53 @@ log = logging.getLogger(__name__)
 
 # A template's Vega-Lite spec (no data), by its name; shared by every session's thread.
 _SPECS = MemoryLRU(budget=float("inf"), max_items=512)
+PANEL_STEPS = range(200, 2401, 25)  # CSS px: the widths a panel may ask for (panel_px, rounded up)
+PANEL_KEY = "lab_w"  # a panel's key: lab_w{width}_{name}; "_" ends the width, so 300 never matches 3000
+
+
+# -- the look and the width ------------------------------------------------------------------------
+_SLIDE = contextvars.ContextVar("lab_slide", default=False)  # per script run (each has its own thread)
+
+
+@contextlib.contextmanager
+def slide():
+    """Charts drawn inside are a slide's (projector mode only): sized so the whole step fits the window."""
+    token = _SLIDE.set(True)
+    try:
+        yield
+    finally:
+        _SLIDE.reset(token)
+
+
+def look() -> sizing.Look:
+    if not controls.projector():
+        return sizing.ORDINARY
+    return sizing.SLIDE if _SLIDE.get() else sizing.PROJECTOR
+
+
+def set_look(spec: dict, look: sizing.Look, **values):
+    """Give the spec's own signals this look's values (and any others named, e.g. lab_by_row)."""
+    wanted = {**look.signals, **values}
+    for param in spec.get("params", ()):
+        if param.get("name") in wanted:
+            param["value"] = wanted[param["name"]]
+
+
+def panel_px(cols: int, look: sizing.Look) -> int:
+    """The narrowest panel (CSS px) in which a `cols`-wide heatmap still prints its numbers."""
+    # "−0.43" at the smallest size allowed; on a slide, where the window caps the cells, a small cell
+    cell = look.min_number_px * 5 * sizing.DIGIT_EM + 8 if look.legible else sizing.SLIDE_PANEL_CELL
+    return int(cols * cell + 130 * look.scale)
+
+
+def panel_key(px: int, name: str) -> str:
+    """The key of a panel (`panels`) that stays at least `px` wide in its row: Streamlit writes it
+    into the panel's class (st-key-…), which display.page_css picks by its start."""
+    step = next((s for s in PANEL_STEPS if s >= px), PANEL_STEPS[-1])
+    return f"{PANEL_KEY}{step}_{name}"
+
+
+# -- a chart onto the page -------------------------------------------------------------------------
 
 
 def spec_without_data(chart: alt.TopLevelMixin, name=None) -> dict:
@@ -28,7 +80,7 @@ def spec_without_data(chart: alt.TopLevelMixin, name=None) -> dict:
     `name` (default: its template's, from usermeta), since Altair's to_dict is slow.
 
     A copy as deep as what its callers change: its top-level keys ("datasets") and its params'
-    values (sizing.set_look); everything under them is the shared spec, never changed (Streamlit's
+    values (`set_look`); everything under them is the shared spec, never changed (Streamlit's
     vega_lite_chart, too, copies and changes only the top level). A deep copy took 5 % of a rerun."""
     if name is None:
         meta = getattr(chart, "usermeta", None)
@@ -50,12 +102,10 @@ def _bare_spec(chart: alt.TopLevelMixin) -> dict:
 def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     """`st.altair_chart`, minus its schema validation and rebuilding (tens of ms a chart): the
     chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow.
-    It fills the width it is given, in this session's look (display.py). `kwargs` go to
-    `st.vega_lite_chart`."""
+    It fills the width it is given, in this session's look. `kwargs` go to `st.vega_lite_chart`."""
     spec = spec_without_data(chart)
     spec["datasets"] = {"cells": chart.data}
-    look = display.look()
-    sizing.set_look(spec, look, lab_by_row=display.by_row())
+    set_look(spec, look(), lab_by_row=controls.by_row())
     return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, **kwargs)
 
 
@@ -72,8 +122,8 @@ def panels(count: int, cols: int, name: str) -> list:
     another on narrow screens. The width asked for is in the panels' keys, which `name` keeps
     apart from other rows' (no element of its own: each costs the browser a redraw per rerun)."""
     row = st.container(horizontal=True, gap="medium")
-    px = sizing.panel_px(cols, display.look())
-    return [row.container(key=display.panel_key(px, f"{name}{i}")) for i in range(count)]
+    px = panel_px(cols, look())
+    return [row.container(key=panel_key(px, f"{name}{i}")) for i in range(count)]
 
 
 def labelled(values, rows, cols) -> pd.DataFrame:

@@ -11,8 +11,8 @@ size is at least the look's minimum; below it the tooltip carries them. Their in
 white, whichever contrasts more with the cell's own colour, computed by Vega from the colour
 scale itself (`contrast()` is WCAG's formula): one of the two always reaches 4.58:1.
 
-The look (ordinary or projector) is a set of signal values that `draw.draw` sets per session, so
-a chart's spec, and its cached template, are the same for every look.
+The look (ordinary or projector) is a set of signal values that `draw.draw` sets per session
+(`draw.set_look`), so a chart's spec, and its cached template, are the same for every look.
 
 Projector mode is sized to the window (`lab_fit`): a projected picture is as large on the wall at
 1280×720 as at 1920×1080, so its type is as large a share of the window's height at both (the
@@ -23,6 +23,7 @@ window's height, what the page's title, controls and caption above it leave (one
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 
 INK_DARK, INK_LIGHT = "#000000", "#FFFFFF"  # the pair whose better choice always passes 4.5:1
 DIGIT_EM = 0.64  # width of a digit, "." or "−" in DejaVu Sans, in ems (on average over "−0.43")
@@ -35,7 +36,7 @@ AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 # A slide's heatmap: at most this share of the window's height; its title, controls, captions and key labels take
 # the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
 SLIDE_SHARE = 0.31
-SLIDE_PANEL_CELL = 32  # px: a slide's panels sit side by side while each gives a cell this much
+SLIDE_PANEL_CELL = 32  # px: a slide's panels sit side by side while each gives a cell this much (draw.panel_px)
 CELL_STEP = 64  # a cell's size is a whole number of 1/64 px: sums of such sizes are exact in floating point
 
 
@@ -52,6 +53,7 @@ class Look:
     fit_height: float = 0  # px: sizes are for a window this high, smaller in a lower one (0: fixed sizes)
     legible: bool = True  # projector mode: a cell never shrinks below what prints its number (False: a slide)
 
+    @cached_property  # the same values on every chart drawn: made once per look
     def signals(self) -> dict:
         return {"lab_type": self.scale, "lab_min_font": self.min_number_px, "lab_max_font": self.max_number_px,
                 "lab_max_cell": self.max_cell_px, "lab_share": self.window_share, "lab_fit_height": self.fit_height,
@@ -73,7 +75,7 @@ FIT = ("lab_fit_height > 0 && windowSize()[1] > 0 ? clamp(min(windowSize()[1], w
 def look_params(look: Look = ORDINARY) -> list[dict]:
     """The look's signals (values that draw.draw replaces per session) and `lab_fit`, which every
     size that grows with the look multiplies (`scaled`)."""
-    return [*({"name": k, "value": v} for k, v in look.signals().items()), {"name": "lab_fit", "expr": FIT}]
+    return [*({"name": k, "value": v} for k, v in look.signals.items()), {"name": "lab_fit", "expr": FIT}]
 
 
 def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list[dict]:
@@ -94,14 +96,6 @@ def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list
     values = {"lab_by_row": False, "lab_rows": rows, "lab_cols": cols, "lab_label_px": label_px}
     return [*look_params(look), *({"name": k, "value": v} for k, v in values.items()),
             {"name": "lab_cell", "expr": cell}, {"name": "height", "expr": "lab_cell * lab_rows"}]
-
-
-def set_look(spec: dict, look: Look, **values):
-    """Give the spec's own signals this look's values (and any others named, e.g. lab_by_row)."""
-    wanted = {**look.signals(), **values}
-    for param in spec.get("params", ()):
-        if param.get("name") in wanted:
-            param["value"] = wanted[param["name"]]
 
 
 def plot_width() -> dict:
@@ -186,13 +180,6 @@ def embed_options(cells: int) -> dict:
     heads' model view (38,088 cells) as SVG, whose paint the browser then redid on every change
     anywhere on the page (tens of ms per head-slider move)."""
     return {"embedOptions": {"renderer": "svg" if cells <= SVG_UP_TO else "canvas"}}
-
-
-def panel_px(cols: int, look: Look) -> int:
-    """The narrowest panel (CSS px) in which a `cols`-wide heatmap still prints its numbers."""
-    # "−0.43" at the smallest size allowed; on a slide, where the window caps the cells, a small cell
-    cell = look.min_number_px * 5 * DIGIT_EM + 8 if look.legible else SLIDE_PANEL_CELL
-    return int(cols * cell + 130 * look.scale)
 
 
 def title(text: str, font: str = "DejaVu Sans") -> dict:

@@ -13,7 +13,7 @@ A page is its introduction (the same for every lesson) plus a lesson view: `view
   is caught at the top of the view (`_sidebar_is_stale`), which then asks for a full run.
 
 Around every view, here and nowhere else: the messages about the lesson, then the view, then the
-address (`links.write_url`, in a `finally`, so no early return of a page can skip it) and the
+address (`state.write_url`, in a `finally`, so no early return of a page can skip it) and the
 lesson for a room's followers. Pages never call `st.rerun` or write the address.
 
 Pages that show a video or an image (WHOLE_RUNS) run whole, outside any fragment: a video drawn
@@ -25,7 +25,7 @@ to `part`, whose own controls then rerun it alone.
 import streamlit as st
 
 from dashboard import data
-from dashboard.lesson import links, state
+from dashboard.lesson import state
 from dashboard.room import session as room_session
 
 KEY = "lesson_view"
@@ -47,7 +47,16 @@ def page_only(field: str) -> bool:
     return field in PAGE_ONLY or (field == "seq_len" and state.lesson().mask in ("none", "causal", "window"))
 
 
+def _in_room() -> bool:
+    """Whether this session is a room's teacher or student: only then do the room's functions run
+    around a view (most sessions are in no room, and a slider move should not pay for one)."""
+    ss = st.session_state
+    return ss.get(room_session.TEACHER) is not None or bool(ss.get(room_session.CODE))
+
+
 def _sidebar_shows() -> tuple:
+    if not _in_room():
+        return state.version(), False, None, None
     key = room_session.teacher_key()
     return (state.version(), room_session.following(), key.code if key is not None else None,
             room_session.student_code())
@@ -115,7 +124,7 @@ def part(draw, *args, every: float | None = None):
         try:
             wanted = draw(*args)
         finally:
-            links.write_url(state.lesson())
+            state.write_url(state.lesson())
         if wanted != every:
             st.rerun()
 
@@ -125,6 +134,9 @@ def part(draw, *args, every: float | None = None):
 def _answer_hidden() -> bool:
     """While a student's room has a question open about the lesson on this screen, every view of
     that lesson would show what decides it (a row of weights, the mask): say so instead."""
+    if not _in_room():
+        st.session_state.pop(room_session.HIDING, None)  # what hides_the_answer() would say: nothing hidden
+        return False
     if not room_session.hides_the_answer():
         return False
     st.info("Your room's question is open. This page shows the teacher's lesson again once the teacher "
@@ -134,11 +146,12 @@ def _answer_hidden() -> bool:
 
 def _around(body):
     """The messages about the lesson, `body()`, then the address and the lesson for the room."""
-    links.start_page()
+    state.start_page()
     state.messages()
     try:
         body()
     finally:
         cfg = state.lesson()
-        links.write_url(cfg)
-        room_session.push_lesson(cfg)
+        state.write_url(cfg)
+        if _in_room():
+            room_session.push_lesson(cfg)

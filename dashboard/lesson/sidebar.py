@@ -19,9 +19,9 @@ from core.config import (
     MIN_TEMPERATURE,
     POSITIONALS,
     ConfigError,
+    available_devices,
     head_choices,
 )
-from core.device import available_devices
 from core.serial import WHOLE, quote
 from dashboard.lesson import mask_editor, rerun, state
 from dashboard.text import plain

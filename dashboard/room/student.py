@@ -15,7 +15,7 @@ from classroom.rooms.records import STUDENT_POLL_SECONDS
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
 from dashboard.app_pages import predict
-from dashboard.lesson import links
+from dashboard.lesson import state
 from dashboard.room import session as room_session
 from dashboard.room.teacher import take_back_form
 from dashboard.text import plain
@@ -26,7 +26,7 @@ ROOM_PAGE = "app_pages/room.py"
 def code_from_link():
     """/room?code=… (a scanned QR code): join at once, unless this screen already runs or is in that room.
     Anything else in the address (a `seat` from an old link) is ignored: a student's seat is not in links."""
-    code = links.view_from_url("code", str)
+    code = state.view_from_url("code", str)
     if not code:
         return
     key, norm = room_session.teacher_key(), normalise_code(code)

@@ -15,8 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from animations import backend
 from animations.render import cache_dir
-from core import PRESETS, ConfigError
-from core.inputs import tokenize
+from core import PRESETS, ConfigError, tokenize
 from core.trace import token_labels
 from dashboard.video import studio
 from tests.conftest import shown as read_as_shown

@@ -21,7 +21,7 @@ from core import (
     sinusoidal_encoding,
 )
 from core.analysis import block_parameters, block_stages, positional_similarity, saturation, score_row, shuffle_demo
-from core.inputs import generator
+from core.lesson import generator
 from core.trace import token_labels
 
 
@@ -238,7 +238,7 @@ def test_token_labels_number_tokens_from_1_so_repeated_words_stay_apart():
 def test_row_flatness_flat_is_the_mean_of_one_over_keys_under_a_causal_mask():
     """Rows 2..T of a causal T-token lesson see 2..T keys: a flat row gives each 1/i, so the baseline is
     the mean of 1/i, which is larger than 1/(mean keys) (Jensen) -- the number page 1 used to say."""
-    from core.analysis import row_flatness
+    from core.trace import row_flatness
 
     cfg = PRESETS["causal-sentence"]
     T = cfg.num_tokens

@@ -7,7 +7,7 @@ import pytest
 from classroom.changes import apply_change
 from classroom.compare import compare
 from core import AttentionConfig, run_trace
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 from tests.conftest import shown
 
 from .conftest import chart_data, no_exception

@@ -4,7 +4,7 @@ import pytest
 
 from core import MAX_TOKENS, PRESETS, AttentionConfig
 from core.config import MASKS, MAX_D_MODEL, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE, POSITIONALS
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 
 from .conftest import chart, messages, no_exception
 

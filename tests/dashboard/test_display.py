@@ -93,7 +93,7 @@ def test_the_model_views_labels_grow_with_the_projector_look():
     from dashboard.charts.model_view import model_view
 
     spec = draw.spec_without_data(model_view(np.full((2, 3, 4, 4), 0.25), np.ones((2, 3), bool)))
-    sizing.set_look(spec, sizing.PROJECTOR)
+    draw.set_look(spec, sizing.PROJECTOR)
     values = {p["name"]: p.get("value") for p in spec["params"]}
     assert values["lab_type"] == sizing.PROJECTOR.scale and values["lab_fit_height"] == sizing.PROJECTOR.fit_height
     sizes = [spec["encoding"][axis]["axis"]["labelFontSize"] for axis in ("x", "y")]

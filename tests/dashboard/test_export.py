@@ -16,7 +16,7 @@ from core.trace import token_labels
 from dashboard.app_pages.ui import dim_labels, first_dims
 from dashboard.charts import draw
 from dashboard.charts import heatmaps as charts
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 
 from .conftest import APP, PAGES, URL_PATHS, no_exception
 

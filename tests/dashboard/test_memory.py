@@ -17,21 +17,21 @@ LARGEST = AttentionConfig(source="random", seq_len=MAX_TOKENS, d_model=MAX_D_MOD
 def test_four_times_as_many_of_the_largest_lessons_as_fit_stay_within_the_budget():
     """Each lesson made is one more than the cache held: past the first few, every one must push the
     oldest out (a cache bounded by entries would keep them all)."""
-    data.memo().clear()
+    data.memo.clear()
     fit = data.BUDGET_BYTES // nbytes(data.trace(LARGEST.replace(seed=0)))
     made = 4 * fit + 1
     sizes = []
     for seed in range(made):
         trace = data.trace(LARGEST.replace(seed=seed))
         sizes.append(nbytes(trace))
-        assert data.memo().bytes <= data.BUDGET_BYTES
-    kept = len(data.memo())
+        assert data.memo.bytes <= data.BUDGET_BYTES
+    kept = len(data.memo)
     print(f"\n{made} largest lessons of {sizes[0] / 2**20:.1f} MB each: {kept} kept, "
-          f"{data.memo().bytes / 2**20:.0f} MB of a {data.BUDGET_BYTES / 2**20:.0f} MB budget")
+          f"{data.memo.bytes / 2**20:.0f} MB of a {data.BUDGET_BYTES / 2**20:.0f} MB budget")
     assert len(set(sizes)) == 1 and made > kept == fit  # as many as fit, not all that were made
     newest = LARGEST.replace(seed=made - 1)
     assert data.trace(newest) is data.trace(newest), "the newest is kept"
-    data.memo().clear()
+    data.memo.clear()
 
 
 def test_least_recently_used_leaves_first_and_arrays_are_read_only():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core import PRESETS, AttentionConfig, run_trace
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 
 from .conftest import PAGES, STEPS, chart, chart_data, no_exception
 

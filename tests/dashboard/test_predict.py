@@ -10,7 +10,7 @@ from classroom.question import QuestionError
 from classroom.questions import BUCKETS, suggest
 from core import ConfigError
 from dashboard.app_pages.predict import clicked_column
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 from dashboard.text import plain
 
 from .conftest import chart, chart_data, no_exception

@@ -90,12 +90,12 @@ def _early_return_page():
     """A page whose lesson view registers a view setting, then stops before its end."""
     import streamlit as st
 
-    from dashboard.lesson import links, rerun
+    from dashboard.lesson import rerun, state
 
-    links.start_run()
+    state.start_run()
 
     def draw(cfg):
-        links.view_param("show", "window", "causal")
+        state.view_param("show", "window", "causal")
         if cfg.mask == "none":
             st.warning("This view stops here.")
             return
@@ -105,12 +105,12 @@ def _early_return_page():
 
 
 def _raising_page():
-    from dashboard.lesson import links, rerun
+    from dashboard.lesson import rerun, state
 
-    links.start_run()
+    state.start_run()
 
     def draw(cfg):
-        links.view_param("show", "window", "causal")
+        state.view_param("show", "window", "causal")
         raise ValueError("a page's bug")
 
     rerun.view(draw, with_trace=False)

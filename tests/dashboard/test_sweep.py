@@ -8,7 +8,7 @@ import pytest
 from core import PRESETS, AttentionConfig, ConfigError, run_trace
 from core.config import MASKS, POSITIONALS
 from core.lesson import with_mask
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 
 from .conftest import PAGES, chart_data, no_exception, page_path
 

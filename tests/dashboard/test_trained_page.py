@@ -15,7 +15,7 @@ from core import HEADS_WORTH_A_LOOK, MAX_TOKENS, MINILM, AttentionConfig, Config
 from core import trained_trace as core_trained_trace
 from core.config import INSTALL_HINT
 from dashboard.app_pages.word_pieces import chip
-from dashboard.lesson.links import TRAINED_LINK, url_params
+from dashboard.lesson.state import TRAINED_LINK, url_params
 from tests.core.conftest import needs_model
 
 from .conftest import STEPS, chart, chart_data, messages, no_exception

@@ -6,7 +6,7 @@ import pytest
 
 from core import PRESETS
 from core.config import MASKS
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 
 from .conftest import STEPS, chart, messages, no_exception
 

@@ -11,9 +11,9 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
+from core import tokenize
 from core.config import MAX_LINK_CHARS, MAX_SEED, MAX_TEXT_CHARS, MAX_TOKENS
-from core.inputs import tokenize
-from dashboard.lesson.links import config_from_url, link_chars
+from dashboard.lesson.state import config_from_url, link_chars
 from tests.hall.conftest import listening
 
 pytestmark = pytest.mark.hall

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from dashboard.lesson.links import CONFIG_FIELDS
+from dashboard.lesson.state import CONFIG_FIELDS
 
 from .conftest import APP
 

@@ -3,7 +3,7 @@
 import pytest
 
 from dashboard.app_pages.trained import DEFAULT_SENTENCE as SENTENCE
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 from tests.core.conftest import needs_model
 
 from .conftest import bands, fake_render, run_until

@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import AttentionConfig
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 
 from .conftest import APP
 

@@ -3,7 +3,7 @@
 import threading
 
 from core import AttentionConfig
-from dashboard.lesson.links import url_params
+from dashboard.lesson.state import url_params
 from dashboard.video import studio
 
 from .conftest import fake_render, run_until
