@@ -1,6 +1,5 @@
 """The Lecture page and the sidebar's "Render with my settings", through Streamlit's AppTest."""
 
-import pytest
 
 from dashboard.app_pages.trained import DEFAULT_SENTENCE as SENTENCE
 from dashboard.lesson.state import url_params
@@ -51,18 +50,6 @@ def test_with_a_video_in_the_sidebar_a_temperature_move_reruns_all_and_says_the_
     _no_exception(at)
     assert any(getattr(e, "key", None) == "ctl_temperature" for e in at.sidebar), "a full run"
     assert any("another lesson than the one on your screen" in str(w.value) for w in at.sidebar.warning)
-
-
-@pytest.mark.render
-def test_render_with_my_settings_for_real(studio_app):
-    at = studio_app(query=TINY)
-    at.selectbox(key="studio_scene").set_value("scaling")
-    at.toggle(key="studio_voice").set_value(False).run()  # silent: the narrated render is tested in tests/animations
-    at.button(key="studio_render").click().run()
-    run_until(at, lambda a: _videos(a) or a.error, seconds=240)
-    _no_exception(at)
-    assert not at.error, [e.value for e in at.error]
-    assert len(_videos(at)) == 1
 
 
 def test_a_failed_render_says_so_and_offers_a_retry(studio_app):
