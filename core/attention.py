@@ -28,9 +28,9 @@ def attention(q, k, v, mask=None, scale=None, steps=None):
     weights = torch.softmax(masked, dim=-1) if autograd else _softmax_(masked if in_place else masked.clone())
     # softmax of a row of -inf is 0/0 = NaN; only pay for the clean-up when such a row exists.
     if keep is not None:
-        sees_some = keep.any(dim=-1, keepdim=True)  # (..., T_q, 1)
-        if not bool(sees_some.all()):
-            weights = _fill(weights, ~sees_some, 0.0, not autograd)
+        blocked = blocked_rows(keep).unsqueeze(-1)  # (..., T_q, 1)
+        if bool(blocked.any()):
+            weights = _fill(weights, blocked, 0.0, not autograd)
     return _weighted_sum(weights, v), weights  # (..., T_q, d_v), (..., T_q, T_k)
 
 
