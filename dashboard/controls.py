@@ -53,21 +53,13 @@ def _in(options):
 
 
 # -- the display settings (drawn in the sidebar by display.py; read by every page) -----------------
-def _one_of(options):
-    def parse(raw):
-        if raw not in options:
-            raise ValueError(raw)
-        return options[raw]
-    return parse
-
-
-def _opened_with(name: str, options: dict, default):
+def _opened_with(name: str, parse, default):
     """The value before the widget is drawn (the look is needed first): the session's, else the
     opening link's, else `default`; a link's value that cannot be is said in the sidebar."""
     key = state_key(name, shared=True)
     if key not in st.session_state:
         try:
-            value = state.view_from_url(name, _one_of(options))
+            value = state.view_from_url(name, parse)
         except ValueError as err:
             st.session_state[DISPLAY_NOTICE] = (f"This link asks for {name} '{str(err)[:40]}', which the lab does "
                                                 "not have; it shows its default instead.")
@@ -77,11 +69,11 @@ def _opened_with(name: str, options: dict, default):
 
 
 def projector() -> bool:
-    return bool(_opened_with(PROJECTOR, {"1": True, "0": False}, False))
+    return bool(_opened_with(PROJECTOR, _on_off, False))
 
 
 def by_row() -> bool:
-    return _opened_with(WEIGHTS, {k: k for k in SCALES}, "fixed") == "row"
+    return _opened_with(WEIGHTS, _in(SCALES), "fixed") == "row"
 
 
 def row():
