@@ -2,12 +2,9 @@
 
 The same calls as the in-process RenderService (animations/service.py), across every lab process:
 
-- identical requests share one job: its id is the render's key (`render_key`: scene, cfg.key(),
-  quality, voice and rate, code version), enqueued with `unique=True`, so two processes asking
-  at once make one job and the second shares it. A job that ended without a video (it failed,
-  or its video was evicted) is deleted, only if it is still ended, and enqueued afresh;
-- the per-session and total limits count active jobs in Redis (one hash, job id -> session,
-  changed under WATCH), so they hold across processes;
+- identical requests share one job, its id the render's key (`render_key`: scene, cfg.key(),
+  quality, voice and rate, code version), and the per-session and total limits count active jobs
+  in Redis (job id -> session), as classroom/rq_jobs.py keeps them for every queue of the hall;
 - progress is read from the job: the worker writes `done`/`total` into job.meta from the
   render's on_progress, and a failure's sentence and manim's log there too;
 - a job whose worker dies is re-queued by RQ (`Retry`, RETRIES times; see rq_worker.py for how
@@ -23,32 +20,24 @@ failed with a plain sentence; queue_length() reads 0; no redis error reaches a p
 
 import logging
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from redis import WatchError
-from rq import Queue, Retry
-from rq.exceptions import DuplicateJobError, NoSuchJobError
-from rq.job import Job as RQJob
-from rq.serializers import JSONSerializer
+from rq import Retry
 
 from animations.cache_index import CacheIndex
 from animations.render import DEFAULT_MEDIA, DEFAULT_TIMEOUT, cache_dir, checked_request, render_key
 from animations.service import DEFAULT_CAP_BYTES, QueueFull, QueueUnavailable
 from animations.voice import NARRATOR, Voice
 from classroom.redis_client import UNAVAILABLE, connect
+from classroom.rq_jobs import KEEP_ENDED_S, WAITING_STATES, Followed, SharedJobs
 
 log = logging.getLogger(__name__)
 
 QUEUE = "attention-lab-renders"
 RENDER_FUNCTION = "animations.rq_worker.render_job"  # by name: the lab never imports the worker
 ACTIVE = "attention-lab:renders:active"  # hash: job id -> "<admitted at> <session>"
-ACTIVE_STATES = {"queued", "started", "deferred", "scheduled"}
 RETRIES = 2  # a job whose worker died is tried twice more
-KEEP_ENDED_S = 3600  # an ended job (its error, its progress) is kept an hour; its video lives on disk
-JUST_ADMITTED_S = 30  # an admitted id not yet in RQ is being enqueued by another process: keep counting it
-REFRESH_S = 0.25  # a page reads a job's fields several times per rerun: one Redis read serves them all
 UNAVAILABLE_MESSAGE = ("Renders are briefly unavailable: the lab's render queue does not answer (it may be "
                        "restarting). Try again in a minute; the lessons work meanwhile.")
 LOST = "The render queue was restarted and lost this request: press Try again."
@@ -71,7 +60,7 @@ class Snapshot:
 
 
 @dataclass(eq=False)
-class QueuedJob:
+class QueuedJob(Followed):
     """A render as a page sees it (the same fields as service.Job), read from RQ and the disk as it goes."""
 
     key: str
@@ -82,42 +71,21 @@ class QueuedJob:
     voice: Voice | None
     movie: Path  # where the video will be, in the shared media folder
     service: "RQRenderService" = field(repr=False)
-    _snap: Snapshot = field(default_factory=Snapshot, repr=False)
-    _read_at: float = field(default=float("-inf"), repr=False)
 
-    def _now(self) -> Snapshot:
-        if time.monotonic() - self._read_at >= REFRESH_S:
-            self._snap, self._read_at = self.service.read(self), time.monotonic()
-        return self._snap
-
-    state = property(lambda self: self._now().state)
     done = property(lambda self: self._now().done)
-    total = property(lambda self: self._now().total)
-    error = property(lambda self: self._now().error)
     log = property(lambda self: self._now().log)
-
-    @property
-    def active(self) -> bool:
-        return self.state in ("queued", "running")
 
     @property
     def path(self) -> Path | None:
         return self.movie if self.state == "done" else None
-
-    def wait(self, timeout: float | None = None) -> bool:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.active:
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
-            time.sleep(REFRESH_S)
-        return True
 
 
 class RQRenderService:
     def __init__(self, redis_url: str, media_dir=DEFAULT_MEDIA, cap_bytes: int = DEFAULT_CAP_BYTES,
                  timeout: float = DEFAULT_TIMEOUT, max_per_session: int = 3, max_queued: int = 40):
         self.redis = connect(redis_url)  # bytes, as RQ wants; connects on first use
-        self.queue = Queue(QUEUE, connection=self.redis, serializer=JSONSerializer)
+        self.jobs = SharedJobs(self.redis, QUEUE, ACTIVE)
+        self.queue = self.jobs.queue
         self.media_dir, self.timeout = Path(media_dir), timeout
         self.max_per_session, self.max_queued = max_per_session, max_queued
         self.index = CacheIndex(self.media_dir / "renders", cap_bytes)  # the workers evict; labs record hits
@@ -156,17 +124,9 @@ class RQRenderService:
 
     def _enqueue_once(self, job: QueuedJob):
         jid = job_id(job.key)
-        for _ in range(3):  # each turn ends, or another process changed the job meanwhile
-            status = self.redis.hget(RQJob.key_for(jid), "status")
-            if status is not None and status.decode() in ACTIVE_STATES:
-                return  # queued or rendering: share it
-            if status is not None:
-                self._delete_if_ended(jid)
-            self._admit(jid, job.session)
-            try:
-                return self._enqueue(job, jid)
-            except DuplicateJobError:
-                continue  # another process enqueued it first: look again (and share it)
+        self.jobs.enqueue_once(jid, job.session, lambda admitted: self._check_limits(list(admitted.values()),
+                                                                                     job.session),
+                               lambda: self._enqueue(job, jid))
 
     def _enqueue(self, job: QueuedJob, jid: str):
         voice = {"name": job.voice.name, "rate": job.voice.rate} if job.voice else None
@@ -175,76 +135,24 @@ class RQRenderService:
                            result_ttl=KEEP_ENDED_S, failure_ttl=KEEP_ENDED_S, meta={"done": 0, "total": 0},
                            description=f"{job.scene} {job.cfg.key()} {job.quality}")
 
-    def _delete_if_ended(self, jid: str):
-        """Delete an ended job's record so that its id can be enqueued again; not if a process revived it."""
-        key = RQJob.key_for(jid)
-        with self.redis.pipeline() as pipe:
-            try:
-                pipe.watch(key)
-                status = pipe.hget(key, "status")
-                if status is None or status.decode() in ACTIVE_STATES:
-                    return
-                pipe.multi()
-                pipe.delete(key)
-                pipe.hdel(ACTIVE, jid)  # no longer counted against the session that asked for it
-                pipe.execute()
-            except WatchError:
-                pass  # changed under us: the caller looks again
-
-    def _admit(self, jid: str, session: str):
-        """Count this job against the limits, atomically across processes; QueueFull past them."""
-        self._forget_ended()
-        with self.redis.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(ACTIVE)
-                    active = {k.decode(): v.decode().partition(" ")[2] for k, v in pipe.hgetall(ACTIVE).items()}
-                    if jid in active:
-                        return
-                    self._check_limits(list(active.values()), session)
-                    pipe.multi()
-                    pipe.hset(ACTIVE, jid, f"{time.time():.0f} {session}")
-                    pipe.execute()
-                    return
-                except WatchError:
-                    continue  # another process admitted or forgot one meanwhile: count again
-
     def _check_limits(self, sessions: list[str], session: str):
         if len(sessions) >= self.max_queued:
             raise QueueFull(f"The render queue is full ({self.max_queued} videos waiting); try again in a minute.")
         if session and sessions.count(session) >= self.max_per_session:
             raise QueueFull(f"You already have {self.max_per_session} videos rendering; wait for one to finish.")
 
-    def _forget_ended(self):
-        """Drop from the count the jobs that ended (or vanished, e.g. with a Redis restart)."""
-        entries = self.redis.hgetall(ACTIVE)
-        if not entries:
-            return
-        with self.redis.pipeline(transaction=False) as pipe:
-            for jid in entries:
-                pipe.hget(RQJob.key_for(jid.decode()), "status")
-            statuses = pipe.execute()
-        ended = [jid for (jid, value), status in zip(entries.items(), statuses, strict=True)
-                 if (status.decode() not in ACTIVE_STATES if status is not None
-                     else time.time() - float(value.split()[0]) > JUST_ADMITTED_S)]
-        if ended:
-            self.redis.hdel(ACTIVE, *ended)
-
     def read(self, job: QueuedJob) -> Snapshot:
         """The job's state now: the disk first (a finished video needs no Redis), then RQ."""
         if job.movie.is_file():
             return Snapshot("done")
         try:
-            found = RQJob.fetch(job_id(job.key), connection=self.redis, serializer=JSONSerializer)
-            status, meta = getattr(found.get_status(refresh=False), "value", None), found.meta or {}
-        except NoSuchJobError:
-            status, meta = None, {}
+            status, meta = self.jobs.status_and_meta(job_id(job.key))
         except UNAVAILABLE:
             return Snapshot("failed", error=UNAVAILABLE_MESSAGE)
         if job.movie.is_file():  # it finished while we asked
             return Snapshot("done")
         progress = {"done": int(meta.get("done", 0)), "total": int(meta.get("total", 0))}
-        if status in ("queued", "deferred", "scheduled"):
+        if status in WAITING_STATES:
             return Snapshot("queued", **progress)
         if status == "started":
             return Snapshot("running", **progress)
@@ -253,10 +161,7 @@ class RQRenderService:
 
     def queue_length(self) -> int:
         """Renders waiting or running in the whole hall (0 while Redis does not answer)."""
-        try:
-            return self.queue.count + self.queue.started_job_registry.get_job_count(cleanup=False)
-        except UNAVAILABLE:
-            return 0
+        return self.jobs.queue_length()
 
     def waiting(self, job) -> int:
         """Renders before this one, at most: the hall's whole queue less this job while it waits (the hall

@@ -19,12 +19,12 @@ from classroom.films.rq_service import (  # noqa: E402
     ACTIVE,
     LOST,
     QUEUE,
-    REFRESH_S,
     STEP_S,
     STOP,
     RQFilmService,
 )
 from classroom.films.store import FilmStore  # noqa: E402
+from classroom.rq_jobs import REFRESH_S  # noqa: E402
 from core.film import LearnSettings  # noqa: E402
 from tests.classroom import film_fakes  # noqa: E402
 from tests.classroom.conftest import redis_server  # noqa: E402

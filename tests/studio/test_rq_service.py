@@ -12,8 +12,9 @@ from rq.job import Job  # noqa: E402
 
 from animations.backend import make_service  # noqa: E402
 from animations.render import cache_dir  # noqa: E402
-from animations.rq_service import ACTIVE, QUEUE, REFRESH_S, RQRenderService, job_id  # noqa: E402
+from animations.rq_service import ACTIVE, QUEUE, RQRenderService, job_id  # noqa: E402
 from animations.service import QueueFull, QueueUnavailable, RenderService  # noqa: E402
+from classroom.rq_jobs import REFRESH_S  # noqa: E402
 from core import AttentionConfig  # noqa: E402
 from tests.classroom.conftest import redis_server  # noqa: E402
 from tests.conftest import free_port  # noqa: E402
