@@ -10,6 +10,7 @@ from tests.conftest import ROOT, close_clean
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+BACKGROUND = "getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
 NO_CHARTS = {"lecture": "renders the lecture videos when opened (the videos' half of issue 11)"}
 # Pages checked here that draw no chart until a class is running (test_room_browser draws them), or
 # until a run is trained (test_watch_learn_browser trains one): their text, theme and WCAG rules
@@ -31,6 +32,13 @@ def _rgb(colour: str) -> tuple[float, ...]:
         colour = "".join(c * 2 for c in colour) if len(colour) == 3 else colour
         return tuple(int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4))
     return tuple(float(x) / 255 for x in re.findall(r"[\d.]+", colour)[:3])
+
+
+def theme_background(page, scheme: str, where: str) -> str:
+    """The app's background colour, checked to be the theme's: light (over 10:1 against black) or dark."""
+    background = page.evaluate(BACKGROUND)
+    assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{where}: theme {background}"
+    return background
 
 
 def contrast(a: str, b: str) -> float:

@@ -17,6 +17,7 @@ from tests.conftest import ARTIFACTS
 from .projector_checks import (
     ALL_NUMBERS,
     AXE,
+    BACKGROUND,
     FORMS_ONLY,
     MEASURE,
     SETTLED,
@@ -29,6 +30,7 @@ from .projector_checks import (
     open_by_sidebar,
     press,
     settle,
+    theme_background,
     window,
 )
 
@@ -87,8 +89,7 @@ def test_every_page_fits_reads_and_contrasts(server, browser, clean_context, sch
 
 def check_page(page, scheme: str, path: str, where: str) -> int:
     """The page's theme, no exception box, a title, its charts (check_charts: returns how many numbers)."""
-    background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
-    assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{where}: theme {background}"
+    theme_background(page, scheme, where)
     assert page.locator("[data-testid=stException]").count() == 0, where
     numbers = check_charts(page.evaluate(MEASURE), sizing.ORDINARY.min_number_px, where)
     if path not in FORMS_ONLY:
@@ -139,15 +140,14 @@ def test_projector_mode_prints_cell_numbers_of_twenty_px_at_1080p(server, clean_
 def test_the_theme_control_puts_the_theme_in_the_address_and_back(server, clean_context):
     """Dark, from a light browser: the page reloads with Streamlit's embed_options=dark_theme, the
     lesson's own parameters kept, and opens dark; the browser's preference again drops it."""
-    background = "getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
     with window(clean_context, 1280, 720, "light") as page:
         settle(page, f"{server}/masking?temperature=0.5")
-        assert contrast(page.evaluate(background), "#000") > 10
+        theme_background(page, "light", "masking")
         page.locator("[data-testid=stSidebar]").get_by_text("Dark", exact=True).click()
         page.wait_for_url("**embed_options=dark_theme**", timeout=30_000)
         page.wait_for_selector(SETTLED, timeout=60_000)  # the reload the control made
-        assert "temperature=0.5" in page.url and contrast(page.evaluate(background), "#000") < 3
+        assert "temperature=0.5" in page.url and contrast(page.evaluate(BACKGROUND), "#000") < 3
         page.locator("[data-testid=stSidebar]").get_by_text("Browser's", exact=True).click()
         page.wait_for_function("() => !location.search.includes('embed_options')", polling=100, timeout=30_000)
         page.wait_for_selector(SETTLED, timeout=60_000)
-        assert contrast(page.evaluate(background), "#000") > 10
+        theme_background(page, "light", "masking")

@@ -7,7 +7,7 @@ import pytest
 
 from tests.conftest import ARTIFACTS
 
-from .projector_checks import SETTLED, contrast, press, settle, window
+from .projector_checks import SETTLED, contrast, press, settle, theme_background, window
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +27,6 @@ BOTTOMS = """() => {
   return {bottom: Math.max(...parts.map(e => e.getBoundingClientRect().bottom)), height: innerHeight,
           scrolled: main.scrollTop || document.scrollingElement.scrollTop};
 }"""
-BACKGROUND = "getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
 CAPTION_COLOURS = """[...document.querySelectorAll('[data-testid=stMain] [data-testid=stCaptionContainer]')]
     .map(e => getComputedStyle(e).color)"""
 
@@ -52,8 +51,7 @@ def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, clean_
                 got = page.evaluate(BOTTOMS)
                 page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-{path or 'home'}-"
                                                      f"{name}{step}.png"))
-                background = page.evaluate(BACKGROUND)
-                assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{scheme}: theme {background}"
+                background = theme_background(page, scheme, scheme)
                 for colour in page.evaluate(CAPTION_COLOURS):
                     assert contrast(colour, background) >= 7, f"{scheme} {name}={step}: {colour} on {background}"
                 fits.append((width, scheme, step, got["bottom"], got["height"], got["scrolled"]))
@@ -91,8 +89,7 @@ def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_72
             rows = page.evaluate("() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart] "
                                  "g.mark-rect.role-mark path').length")
             assert rows == 13 * 13 * charts and got["scrolled"] == 0, (rows, got)  # every piece's row and column
-            background = page.evaluate(BACKGROUND)
-            assert (contrast(background, "#000") > 10) == (scheme == "light"), f"{scheme}: theme {background}"
+            theme_background(page, scheme, scheme)
             fits.append((width, scheme, got["bottom"], got["height"]))
             page.get_by_text("Show the open head alone", exact=True).click()
             page.wait_for_function("() => !location.search.includes('alone=1')", polling=100, timeout=30_000)
