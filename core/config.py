@@ -131,28 +131,28 @@ class AttentionConfig:
                                       ("positional", self.positional, POSITIONALS),
                                       ("device", self.device, DEVICE_CHOICES)):
             check(value in choices, field,
-                   f"Unknown {field} '{value}': choose one of {', '.join(choices)}.")
+                  f"Unknown {field} '{value}': choose one of {', '.join(choices)}.")
         check(self.device in ("auto", "cpu") or self.device in available_devices(), "device",
-               f"The device '{self.device}' was asked for, but this machine has none; use auto or cpu.")
+              f"The device '{self.device}' was asked for, but this machine has none; use auto or cpu.")
 
     def _check_sizes(self):
         own = self.source == "trained"  # a trained model's sizes are its own (checked in trained.check_settings)
         check(1 <= self.d_model <= MAX_D_MODEL or own, "d_model",
-               f"d_model must be between 1 and {MAX_D_MODEL}, got {self.d_model}.")
+              f"d_model must be between 1 and {MAX_D_MODEL}, got {self.d_model}.")
         check(1 <= self.num_heads <= MAX_HEADS or own, "num_heads",
-               f"The number of heads must be between 1 and {MAX_HEADS}, got {self.num_heads}.")
+              f"The number of heads must be between 1 and {MAX_HEADS}, got {self.num_heads}.")
         check(self.d_model % self.num_heads == 0, "num_heads",
-               f"d_model {self.d_model} is not divisible by {self.num_heads} heads: each head "
-               f"gets an equal share of the dimensions.")
+              f"d_model {self.d_model} is not divisible by {self.num_heads} heads: each head "
+              f"gets an equal share of the dimensions.")
         check(math.isfinite(self.temperature) and MIN_TEMPERATURE <= self.temperature <= MAX_TEMPERATURE,
-               "temperature", f"The temperature must be between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g}, "
-               f"got {self.temperature}.")
+              "temperature", f"The temperature must be between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g}, "
+              f"got {self.temperature}.")
         check(0 <= self.seed <= MAX_SEED, "seed", f"The seed must be between 0 and {MAX_SEED}, got {self.seed}.")
 
     def _check_tokens(self):
         if self.source in ("text", "trained"):
             check(len(self.text) <= MAX_TEXT_CHARS, "text",
-                   f"The text is {len(self.text):,} characters long; the lab takes at most {MAX_TEXT_CHARS:,}.")
+                  f"The text is {len(self.text):,} characters long; the lab takes at most {MAX_TEXT_CHARS:,}.")
         if self.source == "trained":
             from .trained import check_tokens
 
@@ -160,36 +160,36 @@ class AttentionConfig:
         if self.source == "text":
             check(bool(self.tokens), "text", "The text is empty: type a few words to attend over.")
             check(len(self.tokens) <= MAX_TOKENS, "text",
-                   f"The text has {len(self.tokens)} tokens; the lab shows at most {MAX_TOKENS}. Shorten it.")
+                  f"The text has {len(self.tokens)} tokens; the lab shows at most {MAX_TOKENS}. Shorten it.")
         elif self.source == "random":
             check(1 <= self.seq_len <= MAX_TOKENS, "seq_len",
-                   f"The number of tokens must be between 1 and {MAX_TOKENS}, got {self.seq_len}.")
+                  f"The number of tokens must be between 1 and {MAX_TOKENS}, got {self.seq_len}.")
 
     def _check_mask(self):
         """The window and the padding length are checked whatever the mask: one kept from a link
         while another mask is on would later make that mask impossible to choose."""
         T = self.num_tokens
         check(1 <= self.window <= MAX_TOKENS, "window",
-               f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
+              f"The window must be between 1 and {MAX_TOKENS} tokens wide, got {self.window}.")
         check(1 <= self.pad_length <= MAX_TOKENS, "pad_length",
-               f"At least one token must be real (not padding), and at most {MAX_TOKENS}, got {self.pad_length}.")
+              f"At least one token must be real (not padding), and at most {MAX_TOKENS}, got {self.pad_length}.")
         if self.mask == "padding":
             check(self.pad_length <= T, "pad_length",
-                   f"The padding length {self.pad_length} is longer than the sequence of {T} tokens.")
+                  f"The padding length {self.pad_length} is longer than the sequence of {T} tokens.")
         if self.mask == "custom":
             check(len(self.custom_mask) == T and all(len(r) == T for r in self.custom_mask),
-                   "custom_mask", f"The custom mask must be a {T}×{T} grid, one row and column per token.")
+                  "custom_mask", f"The custom mask must be a {T}×{T} grid, one row and column per token.")
 
     def _check_positional(self):
         if self.positional == "rotary":
             d_k = self.d_model // self.num_heads
             check(d_k % 2 == 0, "positional",
-                   f"Rotary positions turn pairs of numbers, so each head needs an even size; "
-                   f"d_model {self.d_model} / {self.num_heads} heads = {d_k}.")
+                  f"Rotary positions turn pairs of numbers, so each head needs an even size; "
+                  f"d_model {self.d_model} / {self.num_heads} heads = {d_k}.")
         if self.source == "manual":
             check(self.positional in ("none", "rotary"), "positional",
-                   "Hand-entered Q, K, V have no token embeddings to add positions to: "
-                   "choose no positional encoding, or rotary.")
+                  "Hand-entered Q, K, V have no token embeddings to add positions to: "
+                  "choose no positional encoding, or rotary.")
 
     def _check_matrices(self):
         for name in ("q", "k", "v"):
@@ -198,15 +198,15 @@ class AttentionConfig:
             check(len(m) >= 1, name, f"{label} is empty: enter one row per token.")
             check(len(m) <= MAX_TOKENS, name, f"{label} has {len(m)} rows; the lab shows at most {MAX_TOKENS}.")
             check(len(m) == len(self.q), name,
-                   f"{label} has {len(m)} rows but Q has {len(self.q)}: one row per token.")
+                  f"{label} has {len(m)} rows but Q has {len(self.q)}: one row per token.")
             for i, row in enumerate(m):
                 check(len(row) == self.d_model, name,
-                       f"{label} row {i + 1} has {len(row)} numbers but d_model is {self.d_model}.")
+                      f"{label} row {i + 1} has {len(row)} numbers but d_model is {self.d_model}.")
                 for j, value in enumerate(row):
                     check(math.isfinite(value), name,
-                           f"{label} row {i + 1}, column {j + 1} is not a finite number ({value}).")
+                          f"{label} row {i + 1}, column {j + 1} is not a finite number ({value}).")
                     check(abs(value) <= MAX_ENTRY, name, f"{label} row {i + 1}, column {j + 1} is {value:g}; "
-                           f"the lab takes numbers between -{MAX_ENTRY:,.0f} and {MAX_ENTRY:,.0f}.")
+                          f"the lab takes numbers between -{MAX_ENTRY:,.0f} and {MAX_ENTRY:,.0f}.")
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
