@@ -101,16 +101,15 @@ def test_the_model_views_labels_grow_with_the_projector_look():
     assert sizes == [sizing.scaled(13)] * 3
 
 
-@pytest.mark.parametrize("query, toggle, value", [({"projector": "2"}, "view_projector", False),
-                                                  ({"weights": "rows"}, "view_weights", "fixed"),
-                                                  ({"weights": "row"}, "view_weights", "row")])
-def test_a_links_display_setting_is_read_and_one_that_cannot_be_is_said(make_app, query, toggle, value):
+@pytest.mark.parametrize("query, widget, key, value", [({"projector": "2"}, "toggle", "view_projector", False),
+                                                        ({"weights": "rows"}, "radio", "view_weights", "fixed"),
+                                                        ({"weights": "row"}, "radio", "view_weights", "row")])
+def test_a_links_display_setting_is_read_and_one_that_cannot_be_is_said(make_app, query, widget, key, value):
     """projector= takes 1 or 0, weights= one of its scales; another value keeps the default and the
     sidebar says what the link asked for, as text."""
     at = make_app(query=query)
     no_exception(at)
-    assert at.sidebar.get(toggle if toggle == "view_projector" else "radio") is not None
-    assert (at.toggle(key=toggle).value if toggle == "view_projector" else at.radio(key=toggle).value) == value
+    assert getattr(at, widget)(key=key).value == value
     said = [shown(w.value) for w in at.sidebar.warning]
     bad = query != {"weights": "row"}
     asked = f"'{next(iter(query.values()))}', which"
