@@ -37,10 +37,10 @@ def _label_font(n: int) -> int:
 def _axis(title: str, labels, along_x: bool = True) -> alt.Axis:
     """Labels that stay legible up to 64 tokens; the key labels turn only when their cells are
     too narrow for them. Every size grows with the look (sizing.scaled)."""
-    angle = sizing.label_angle() if along_x else 0
     size = {"expr": f"lab_{'x' if along_x else 'y'}_font * lab_type * lab_fit"}  # by the number of labels: _layered
-    return alt.Axis(title=title, labelFontSize=size, labelLimit=sizing.scaled(120), labelAngle=angle,
-                    titleFontSize=sizing.scaled(14), labelFont=FONT, titleFont=FONT)
+    turn = {"labelAngle": sizing.label_angle(), "labelAlign": sizing.label_align()} if along_x else {"labelAngle": 0}
+    return alt.Axis(title=title, labelFontSize=size, labelLimit=sizing.scaled(120), titleFontSize=sizing.scaled(14),
+                    labelFont=FONT, titleFont=FONT, **turn)
 
 
 # -- tables: one row per cell -----------------------------------------------------------------

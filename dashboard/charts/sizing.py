@@ -113,9 +113,20 @@ def label_px(longest: int, px: float) -> float:
     return round(longest * 0.6 * px + 8)
 
 
+UPRIGHT = "lab_cell >= lab_label_px * lab_type * lab_fit"  # the key labels fit their cells standing upright
+
+
 def label_angle() -> dict:
     """Key labels stand upright while they fit their cell, and turn when they do not."""
-    return {"expr": "lab_cell >= lab_label_px * lab_type * lab_fit ? 0 : -50"}
+    return {"expr": f"{UPRIGHT} ? 0 : -50"}
+
+
+def label_align() -> dict:
+    """Upright labels centred under their cells, turned ones ending at their tick. Said outright: for an
+    angle given by an expression, Vega-Lite's own alignment is null while the labels stand upright, and
+    such labels then reach past the plot by an amount that follows the cell; fit-x answers each width with
+    another, a pixel apart, until the browser's stack overflows (a chart left blank or half-drawn)."""
+    return {"expr": f"{UPRIGHT} ? 'center' : 'right'"}
 
 
 def js(text: str) -> str:

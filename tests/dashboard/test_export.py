@@ -154,6 +154,17 @@ def test_a_heatmap_settles_at_each_of_a_range_of_widths():
     assert not failed, f"the layout never settles at widths {failed}"
 
 
+def test_the_qkv_heatmap_settles_at_widths_a_pixel_apart():
+    """Page 1's Q, K and V chart of the eight-heads lesson (26 columns, labels upright): at these widths its
+    layout once went back and forth between two widths a pixel apart until the stack overflowed (the key
+    labels' alignment, sizing.label_align)."""
+    trace = run_trace(PRESETS["eight-heads"])
+    q, k, v = (first_dims(getattr(trace, m)[0], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
+    chart = charts.qkv_heatmap(q, k, v, token_labels(trace.tokens), "Q, K and V, side by side", "qkv")
+    failed = [w for w in (681, 683, 685, 687, 734, 783) if not _converts(chart, w)]
+    assert not failed, f"the layout never settles at widths {failed}"
+
+
 def test_a_failed_export_gives_a_file_that_says_so_in_words(monkeypatch):
     def broken(*args, **kwargs):
         raise ValueError("Vega-Lite to SVG conversion failed:\nRangeError: Maximum call stack size exceeded")
