@@ -125,7 +125,7 @@ def label_align() -> dict:
     """Upright labels centred under their cells, turned ones ending at their tick. Said outright: for an
     angle given by an expression, Vega-Lite's own alignment is null while the labels stand upright, and
     such labels then reach past the plot by an amount that follows the cell; fit-x answers each width with
-    another, a pixel apart, until the browser's stack overflows (a chart left blank or half-drawn)."""
+    another, a pixel apart, until the stack overflows (in the browser: a chart left blank or half-drawn)."""
     return {"expr": f"{UPRIGHT} ? 'center' : 'right'"}
 
 

@@ -154,10 +154,10 @@ def test_a_heatmap_settles_at_each_of_a_range_of_widths():
     assert not failed, f"the layout never settles at widths {failed}"
 
 
-def test_the_qkv_heatmap_settles_at_widths_a_pixel_apart():
+def test_the_qkv_heatmap_settles_at_the_widths_where_it_once_never_did():
     """Page 1's Q, K and V chart of the eight-heads lesson (26 columns, labels upright): at these widths its
-    layout once went back and forth between two widths a pixel apart until the stack overflowed (the key
-    labels' alignment, sizing.label_align)."""
+    layout went back and forth between two widths a pixel apart until vl-convert gave up (the key labels'
+    alignment: sizing.label_align)."""
     trace = run_trace(PRESETS["eight-heads"])
     q, k, v = (first_dims(getattr(trace, m)[0], m.upper(), dim_labels(trace.d_k))[0] for m in "qkv")
     chart = charts.qkv_heatmap(q, k, v, token_labels(trace.tokens), "Q, K and V, side by side", "qkv")
