@@ -30,6 +30,8 @@ would otherwise keep starting renders for nobody before Python could exit.
 """
 
 import logging
+import os
+import random
 import socket
 import sys
 import threading
@@ -173,11 +175,55 @@ def opening_query_string() -> str:
     return getattr(ctx, "query_string", "") if ctx else ""
 
 
+# Ports for the lab's own servers (the tests', the benchmarks', the hall's labs and Redis): below
+# the ephemeral ranges from which the kernel gives outgoing connections their local port (Linux
+# 32768-60999; macOS and Windows 49152-65535). A port from bind(0) came from that range, and a
+# connection opened between the pick and the server's bind could take it: the server then failed to
+# start, while another server answered on its port.
+OWN_PORTS = range(20000, 32768)
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    """A free TCP port on loopback (for the tests', the benchmarks' and the hall's own servers)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback TCP port that nothing holds now and that this process has not handed out before;
+    random in OWN_PORTS, so that two processes picking at once rarely pick the same."""
+    while True:
+        port = random.choice(OWN_PORTS)
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:  # held, or still in TIME_WAIT after an earlier server
+                continue
+        _handed_out.add(port)
+        return port
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` itself holds the listening TCP socket on `port`, so that a health check
+    that answers comes from the server one started, not from another on the same port (Linux, from
+    /proc; elsewhere True)."""
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        return True
+    inodes = set()
+    for table in (t for t in tables if t.exists()):
+        for line in table.read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rpartition(":")[2], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:  # gone
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(fd) in inodes:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def main(argv: list[str] | None = None):

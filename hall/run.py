@@ -28,7 +28,7 @@ import urllib.request
 from pathlib import Path
 
 from classroom.films.trainer import OMP_WAIT_POLICY
-from dashboard.serve import free_port
+from dashboard.serve import free_port, listens
 
 from . import haproxy, redis_server
 from .supervisor import Child, Supervisor
@@ -102,9 +102,11 @@ class Hall:
             self.labs.append((self.sup.add(child), port))
         deadline = time.monotonic() + 120
         for child, port in self.labs:
-            while not healthy(f"http://127.0.0.1:{port}"):
+            # Up means answering on its port from its own socket: HAProxy must never route a lab's
+            # students to some other server that took the port.
+            while not (healthy(f"http://127.0.0.1:{port}") and listens(child.proc.pid, port)):
                 if not child.alive or time.monotonic() > deadline:
-                    raise RuntimeError(f"{child.name} did not start: see {child.log}")
+                    raise RuntimeError(f"{child.name} did not start on port {port}: see {child.log}")
                 time.sleep(0.3)
 
     def _start_proxy(self):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.serve import free_port  # noqa: F401 (the tests' servers import it from here)
+from dashboard.serve import free_port, listens  # noqa: F401 (the tests' servers import free_port from here)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -43,10 +43,14 @@ def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60):
         try:
             with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
                 if r.status == 200:
-                    return
+                    break
         except OSError:
             time.sleep(0.3)
-    raise TimeoutError("streamlit did not come up")
+    else:
+        raise TimeoutError("streamlit did not come up")
+    port = int(url.rpartition(":")[2])
+    # An answer from another server on the same port would send the test's clicks there.
+    assert listens(proc.pid, port), f"another process than the lab started answers on port {port}"
 
 
 def lab_command(port: int) -> list[str]:
