@@ -23,7 +23,8 @@ TEXT = "The cat sat on the mat because it was tired."
 # The keys of every preset before the trained model came: cached renders and shared links stay valid.
 # article-4x8 and article-causal became the article's own listings (issue 24): new keys; the random lessons
 # they were keep their keys (below), so a link or a render made from them stays valid.
-KEYS_BEFORE = {"article-2x2": "db34cab9204a1ce2", "article-4x8": "f404305b0cf13dbb",
+# article-4x8's key changed once on purpose: its numbers are now the same on every CPU (core/presets.py).
+KEYS_BEFORE = {"article-2x2": "db34cab9204a1ce2", "article-4x8": "db55b5a389667415",
                "article-causal": "c51c17816d6337b2", "causal-sentence": "30ed4b5ee756cd27",
                "default": "af1fa317acde47a7", "eight-heads": "1d1f9103a5065603", "padding": "709f5cad243ab06d",
                "sliding-window": "fb811142cc69cb55"}
