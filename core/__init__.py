@@ -2,16 +2,21 @@
 
 from .attention import attention, blocked_rows
 from .block import TransformerBlock
-from .config import MAX_TOKENS, MINILM, AttentionConfig, ConfigError, available_devices
+from .config import AttentionConfig
+from .devices import available_devices
+from .errors import ConfigError
 from .film import Film, LearnSettings
 from .guided_heads import HEADS_WORTH_A_LOOK
 from .head_patterns import PATTERNS, head_patterns
 from .learn import train
-from .lesson import embed_tokens, lesson_inputs, lesson_mask, lesson_module, random_inputs, run_trace, tokenize
+from .lesson import embed_tokens, lesson_inputs, lesson_mask, lesson_module, random_inputs, run_trace
+from .limits import MAX_TOKENS
 from .masks import causal_mask, from_torch_mask, padding_mask, to_torch_mask, window_mask
+from .minilm import MINILM
 from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, apply_rotary, sinusoidal_encoding
 from .presets import PRESETS
+from .tokens import tokenize
 from .trace import AttentionTrace
 from .trained import TrainedTrace, trained_trace
 from .value_norms import NORM_PATTERNS, contribution_shares, norm_patterns, value_norms, weighted_norms
