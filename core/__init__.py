@@ -1,6 +1,6 @@
 """attention-lab's core: every number the dashboard shows and the animations draw."""
 
-from .attention import attention, blocked_rows
+from .attention import attention, blocked_rows, fast_attention
 from .block import TransformerBlock
 from .config import AttentionConfig
 from .devices import available_devices
@@ -26,7 +26,7 @@ __all__ = [
     "LearnedPositionalEncoding", "MAX_TOKENS", "MINILM", "NORM_PATTERNS", "MultiHeadAttention", "PATTERNS",
     "PRESETS", "TrainedTrace", "TransformerBlock",
     "apply_rotary", "attention", "available_devices", "blocked_rows", "causal_mask", "contribution_shares",
-    "embed_tokens",
+    "embed_tokens", "fast_attention",
     "from_torch_mask", "head_patterns", "lesson_inputs", "lesson_mask", "lesson_module", "norm_patterns",
     "padding_mask",
     "random_inputs", "run_trace", "sinusoidal_encoding", "to_torch_mask", "tokenize", "train", "trained_trace",
