@@ -3,7 +3,7 @@ the dashboard reads this."""
 
 from typing import NamedTuple
 
-from core.config import ConfigError
+from core.errors import ConfigError
 
 # name -> (module, class); the lecture plays them in this order
 SCENES: dict[str, tuple[str, str]] = {

@@ -9,7 +9,8 @@ Names: "temperature*0.1", "temperature*10", "scale:off", "scale:on", "mask:<kind
 
 import math
 
-from core.config import MASKS, POSITIONALS, AttentionConfig, ConfigError
+from core.config import MASKS, POSITIONALS, AttentionConfig
+from core.errors import ConfigError
 from core.lesson import PAD_TOKEN, with_mask
 
 CHANGES = ("temperature*0.1", "temperature*10", "scale:off", "scale:on",

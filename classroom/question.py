@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass
 from numbers import Integral
 
-from core.config import MAX_TOKENS, AttentionConfig
+from core.config import AttentionConfig
+from core.limits import MAX_TOKENS
 
 KINDS = ("focus", "change", "blocked", "film")  # "film": classroom/film_question.py
 NO_ROW = "no row is fully blocked"  # the last choice of a "blocked" question

@@ -24,7 +24,8 @@ import numpy as np
 
 from classroom.changes import apply_change, available_changes, describe_change
 from classroom.question import NO_ROW, Question, QuestionError, join_words
-from core.config import MASKS, AttentionConfig, ConfigError
+from core.config import MASKS, AttentionConfig
+from core.errors import ConfigError
 from core.lesson import run_trace
 from core.trace import token_labels
 

@@ -9,7 +9,9 @@ import torch
 from .attention import attention
 from .bert import load_minilm
 from .block import TransformerBlock
-from .config import MINILM, AttentionConfig, ConfigError, resolve_device
+from .config import AttentionConfig
+from .devices import resolve_device
+from .errors import ConfigError
 from .lesson import (
     add_positions,
     generator,
@@ -20,6 +22,7 @@ from .lesson import (
     token_vectors,
     unfilled,
 )
+from .minilm import MINILM
 from .positional import sinusoidal_encoding
 
 FF_MULTIPLE = 4  # d_ff = 4 · d_model, as in the 2017 paper and most models since

@@ -13,7 +13,8 @@ from torch import nn
 
 from .block import TransformerBlock
 from .checkpoint import Shape
-from .config import MINILM, resolve_device
+from .devices import resolve_device
+from .minilm import MINILM
 from .pretrained import model_dir, read_weights
 from .trace import AttentionTrace
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import ConfigError
+from .errors import ConfigError
 
 CAN_RUN = ('The lab runs BERT-family encoders (model_type "bert", absolute positions) and GPT-2 '
            '(model_type "gpt2"), from a folder with config.json, model.safetensors or pytorch_model.bin, '

@@ -1,8 +1,9 @@
 """`AttentionConfig`: the whole state of a lesson, validated in words a student understands.
 
 It round-trips through a flat dict of strings (URL query parameters; read back by serial.py) and
-JSON (render jobs), and `key()` is a stable hash that every cache uses. The device setting's
-"auto" picks CUDA, then Apple's MPS, then the CPU (`resolve_device`).
+JSON (render jobs), and `key()` is a stable hash that every cache uses. Its ranges are limits.py's,
+its device choices devices.py's; a lesson on a trained model is checked by its `TrainedLesson`
+(trained_lesson.py), which holds that model's sizes.
 """
 
 import dataclasses
@@ -12,74 +13,32 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-import torch
-
-from .minilm import INSTALL_HINT, MINILM, TrainedModel  # noqa: F401 (re-exported)
+from .devices import DEVICE_CHOICES, available_devices
+from .errors import ConfigError, check
+from .limits import (
+    MAX_D_MODEL,
+    MAX_ENTRY,
+    MAX_HEADS,
+    MAX_SEED,
+    MAX_TEMPERATURE,
+    MAX_TEXT_CHARS,
+    MAX_TOKENS,
+    MIN_TEMPERATURE,
+)
+from .minilm import MINILM
+from .serial import decode_fields
+from .tokens import tokenize
+from .trained_lesson import TrainedLesson
 
 SOURCES = ("text", "random", "manual", "trained")
 MASKS = ("none", "causal", "padding", "window", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rotary")
-DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
-MAX_TOKENS = 64  # heatmaps stay legible and a lesson stays instant
-MAX_TEXT_CHARS = 2000
-# What a text box may hold: a paste a few times too long is kept, so the student can shorten it and
-# is told how long it was; beyond this the box (and Streamlit's server) cut it, so a session never
-# holds more than this of refused text.
-MAX_BOX_CHARS = 4 * MAX_TEXT_CHARS
-MAX_NUMBER_CHARS = 100  # a number box: room for any number a student types, and a clear refusal
-# A link's query string, as the lab writes it (lesson/state.py, link_chars): the longest lesson a student can
-# make (a 2,000-character sentence of 4-byte letters, 12 characters each once percent-encoded, and
-# a 64 × 64 custom mask) fits; the hall's proxy takes any link up to this (hall/haproxy.py).
-MAX_LINK_CHARS = 32_768
-MAX_FIELD_CHARS = 256  # a PIN or a host name box: more than either needs (a DNS name has at most 253)
-MAX_D_MODEL = 1024
-MAX_HEADS = 64
-MAX_SEED = 2**32 - 1
-MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0  # below 0.01 the scaled scores can overflow float32
-MAX_ENTRY = 1e4  # hand-entered numbers: q·k stays far from float32's overflow (3e38)
-# A trained model's sentence: at most this many attention weights, layers × heads × T², in one request
-# (12 layers × 12 heads at 64 word pieces, as BERT-base or GPT-2). Every one of them is computed,
-# kept in the trace four times (scores, scaled, masked, weights) and drawn in the model view.
-MAX_ATTENTION_CELLS = 12 * 12 * MAX_TOKENS**2
-
-
-class ConfigError(ValueError):
-    """A lesson setting that cannot work, explained; `field` names the setting."""
-
-    def __init__(self, message: str, field: str = ""):
-        super().__init__(message)
-        self.field = field
 
 
 def head_choices(d_model: int) -> list[int]:
     """The head counts a lesson with this d_model can have: up to MAX_HEADS, each dividing d_model
     (every head gets an equal share of the dimensions)."""
     return [h for h in range(1, min(MAX_HEADS, d_model) + 1) if d_model % h == 0]
-
-
-def available_devices() -> list[str]:
-    """The concrete devices this machine can run on, fastest first."""
-    found = []
-    if torch.cuda.is_available():
-        found.append("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        found.append("mps")
-    return found + ["cpu"]
-
-
-def resolve_device(name: str = "auto") -> torch.device:
-    """Turn a device choice into a `torch.device`; "auto" takes the first available one."""
-    if name == "auto":
-        return torch.device(available_devices()[0])
-    if name not in available_devices():
-        raise ValueError(f"the device '{name}' is not available on this machine")
-    return torch.device(name)
-
-
-def check(ok: bool, field: str, message: str):
-    """Refuse a setting (`field`) that cannot work, saying why in `message`."""
-    if not ok:
-        raise ConfigError(message, field)
 
 
 Matrix = tuple  # tuple of rows, each a tuple of floats (or of bools for a custom mask)
@@ -110,11 +69,9 @@ class AttentionConfig:
     def __post_init__(self):
         self._check_choices()
         if self.source == "trained":
-            from .trained import check_settings  # here, not at the top: trained reads this module
-
             if self.model == MINILM.name:  # the built-in model has one name in every key: ""
                 object.__setattr__(self, "model", "")
-            check_settings(self)
+            self.trained_lesson.check(self)
         elif self.layer != 1 or self.model:  # no layers to choose: the default keeps to_dict() and key()
             object.__setattr__(self, "layer", 1)
             object.__setattr__(self, "model", "")
@@ -136,7 +93,7 @@ class AttentionConfig:
               f"The device '{self.device}' was asked for, but this machine has none; use auto or cpu.")
 
     def _check_sizes(self):
-        own = self.source == "trained"  # a trained model's sizes are its own (checked in trained.check_settings)
+        own = self.source == "trained"  # a trained model's sizes are its own (checked by TrainedLesson.check)
         check(1 <= self.d_model <= MAX_D_MODEL or own, "d_model",
               f"d_model must be between 1 and {MAX_D_MODEL}, got {self.d_model}.")
         check(1 <= self.num_heads <= MAX_HEADS or own, "num_heads",
@@ -154,9 +111,7 @@ class AttentionConfig:
             check(len(self.text) <= MAX_TEXT_CHARS, "text",
                   f"The text is {len(self.text):,} characters long; the lab takes at most {MAX_TEXT_CHARS:,}.")
         if self.source == "trained":
-            from .trained import check_tokens
-
-            check_tokens(self)
+            self.trained_lesson.check_tokens(len(self.tokens))
         if self.source == "text":
             check(bool(self.tokens), "text", "The text is empty: type a few words to attend over.")
             check(len(self.tokens) <= MAX_TOKENS, "text",
@@ -212,22 +167,16 @@ class AttentionConfig:
     @cached_property
     def tokens(self) -> list[str]:
         if self.source == "text":
-            from .lesson import tokenize  # here, not at the top: lesson reads this module
-
             return tokenize(self.text)
-        if self.source == "trained":  # the model's own word pieces ([CLS] first and [SEP] last, for BERT)
-            from .trained import encode
-
-            return encode(self.text, self.model)[0]
+        if self.source == "trained":
+            return self.trained_lesson.read(self.text)
         T = self.seq_len if self.source == "random" else len(self.q)
         return [f"t{i + 1}" for i in range(T)]
 
     @cached_property
-    def trained_model(self):
-        """The trained model's sizes (layers, heads, d_model, causal, name): MiniLM's, or a local model's."""
-        from .trained import model_info
-
-        return model_info(self.model)
+    def trained_lesson(self) -> TrainedLesson:
+        """What the trained model (MiniLM, or a local model) fixes in this lesson; source "trained" only."""
+        return TrainedLesson.of(self.model)
 
     @property
     def num_tokens(self) -> int:
@@ -244,11 +193,8 @@ class AttentionConfig:
     def trained(cls, text: str, layer: int = 1, device: str = "auto", model: str = "") -> "AttentionConfig":
         """A lesson on one layer of a trained model reading `text`: MiniLM (`model` "") or a local model
         by its name (core.models), with that model's sizes and mask."""
-        from .trained import model_info
-
-        m = model_info(model)
-        return cls(source="trained", text=text, layer=layer, d_model=m.d_model, num_heads=m.heads,
-                   mask="causal" if m.causal else "none", device=device, model=model)
+        return cls(source="trained", text=text, layer=layer, device=device, model=model,
+                   **TrainedLesson.of(model).settings())
 
     # -- serialisation ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, str]:
@@ -260,8 +206,6 @@ class AttentionConfig:
     @classmethod
     def from_dict(cls, values: dict) -> "AttentionConfig":
         """The inverse of `to_dict`; missing keys take defaults, unknown keys are ignored."""
-        from .serial import decode_fields
-
         return cls(**decode_fields(values, {f.name: f for f in dataclasses.fields(cls)}))
 
     def to_json(self) -> str:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import MAX_SEED, ConfigError
+from .errors import ConfigError
+from .limits import MAX_SEED
 
 # Every task and every probe are written in these 32 symbols: token i is ALPHABET[i], so a
 # student can type a sequence ("type a phrase twice") and read the heads' axes as characters.

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .config import ConfigError
+from .errors import ConfigError
 from .film import BATCH, LEARNING_RATE, SEQ_LEN, Film, LearnSettings
 from .learn_tasks import VOCAB, eval_batch, probe, task_batch
 from .tiny_model import TinyTransformer

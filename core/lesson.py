@@ -5,34 +5,21 @@ sentence, a seed, or hand-entered matrices), its weights, its mask."""
 import copy
 import hashlib
 import math
-import re
-import unicodedata
 
 import torch
 
-from .config import MAX_D_MODEL, MAX_TOKENS, AttentionConfig, resolve_device
+from .config import AttentionConfig
+from .devices import resolve_device
+from .limits import MAX_D_MODEL, MAX_TOKENS
 from .masks import causal_mask, padding_mask, window_mask
 from .models import load
 from .multihead import MultiHeadAttention
 from .positional import LearnedPositionalEncoding, sinusoidal_encoding
 from .trace import AttentionTrace
-from .trained import model_info, trained_trace
-
-# -- the tokens and their vectors --------------------------------------------------------------
-# A word (contractions such as "didn't" and "it’s" stay one word), or one punctuation mark.
-_TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
+from .trained import trained_trace
 
 
-def tokenize(text: str) -> list[str]:
-    """Words and punctuation marks, in order: "The cat didn't." -> ["The", "cat", "didn't", "."].
-
-    Control and format characters (NUL, escapes, direction overrides) are not tokens: they
-    would be invisible labels on every chart.
-    """
-    visible = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text)
-    return _TOKEN.findall(visible)
-
-
+# -- the tokens' vectors ----------------------------------------------------------------------
 def _hash_seed(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
 
@@ -138,7 +125,7 @@ def lesson_module(cfg: AttentionConfig, device=None) -> MultiHeadAttention:
     """
     if cfg.source == "trained":
         dev = device if isinstance(device, torch.device) else resolve_device(device or "cpu")
-        model = load(model_info(cfg.model), dev)
+        model = load(cfg.trained_lesson.model, dev)
         return copy.deepcopy(model.blocks[cfg.layer - 1].attn)
     D = cfg.d_model
     module = unfilled(MultiHeadAttention, D, cfg.num_heads, bias=False, rotary=cfg.positional == "rotary")

@@ -15,8 +15,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from . import pretrained
+from .bert import Bert, load_minilm
 from .checkpoint import FAMILIES, Shape, read_shape, read_tensors, read_tokenizer, refuse, size_on_disk, weight_files
-from .config import MINILM, ConfigError
+from .errors import ConfigError
+from .gpt2 import GPT2
+from .minilm import MINILM
 
 BUILT_IN, FROM_ENV, FROM_CACHE = "built in", "ATTENTION_LAB_MODELS", "Hugging Face cache"
 ENV = "ATTENTION_LAB_MODELS"
@@ -86,11 +90,9 @@ def _listing(folder: Path) -> list[Path]:
 
 
 def _built_in() -> ModelInfo:
-    from .pretrained import model_dir
-
     m = MINILM
     try:
-        size, problem = size_on_disk(model_dir()), ""
+        size, problem = size_on_disk(pretrained.model_dir()), ""
     except ConfigError as err:
         size, problem = 0, str(err)
     return ModelInfo(m.name, "bert", m.layers, m.heads, m.d_model, size, BUILT_IN, None, problem)
@@ -140,6 +142,14 @@ def find(name: str) -> ModelInfo:
     raise ConfigError(f"There is no model called “{name}” on this machine; there are: {there}.", "model")
 
 
+def model_info(name: str = "") -> ModelInfo:
+    """The model called `name` ("" or MiniLM's name: the built-in one, without a look at its files), or a
+    ConfigError saying why not."""
+    if name in ("", MINILM.name):
+        return ModelInfo(MINILM.name, "bert", MINILM.layers, MINILM.heads, MINILM.d_model, 0, BUILT_IN)
+    return find(name)
+
+
 # -- loading, once per process and device ---------------------------------------------------------
 _LOCK = threading.Lock()  # sessions are threads: one loads, the others wait for it
 _LOADED: OrderedDict = OrderedDict()  # (folder, device) -> (model, bytes)
@@ -152,8 +162,6 @@ def shape_of(info: ModelInfo) -> Shape:
 def load(info: ModelInfo, device):
     """The model `info` on `device` (a torch.device), in eval mode without gradients; shared: never change it."""
     if info.built_in:
-        from .bert import load_minilm
-
         return load_minilm(device)
     shape = shape_of(info)
     need = shape.parameter_bytes
@@ -173,9 +181,6 @@ def load(info: ModelInfo, device):
 
 
 def _build(info: ModelInfo, shape: Shape):
-    from .bert import Bert
-    from .gpt2 import GPT2
-
     cls = GPT2 if shape.family == "gpt2" else Bert
     tensors = read_tensors(info.folder)
     try:
@@ -198,9 +203,7 @@ def _tokenizer(folder: str):
 def encode_one(info: ModelInfo, text: str) -> tuple[list[str], list[int]]:
     """(word pieces, ids) of `text` as the model's own tokenizer reads it."""
     if info.built_in:
-        from .pretrained import encode_one as minilm_encode
-
-        return minilm_encode(text)
+        return pretrained.encode_one(text)
     with _TOKENIZER_LOCK:
         tok = _tokenizer(str(info.folder))
     e = tok.encode(text)

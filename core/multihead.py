@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .attention import attention, blocked_rows
+from .attention import blocked_rows, fast_attention
 from .positional import apply_rotary
 from .trace import AttentionTrace
 
@@ -84,7 +84,7 @@ class MultiHeadAttention(nn.Module):
         q, k, v = self._project(x)  # (B, H, T, d_k)
         mask = self._head_mask(mask)
         if need_weights:  # 2) attend, keeping the weights
-            heads, weights = attention(q, k, v, mask, scale)  # (B, H, T, d_k), (B, H, T, T)
+            heads, weights = fast_attention(q, k, v, mask, scale)  # (B, H, T, d_k), (B, H, T, T)
         else:  # 2) attend on PyTorch's fused kernel; a fully blocked row gives 0 there too
             heads, weights = F.scaled_dot_product_attention(q, k, v, mask, scale=scale), None
         out = F.linear(self._merge(heads), self.out_proj.weight, self.out_proj.bias)  # (B, T, D)
@@ -108,7 +108,7 @@ class MultiHeadAttention(nn.Module):
         # 2) attend: the call `forward` makes; `steps` keeps what went into its softmax, so the
         # scores shown are the scores used (TransformerLens' rule), not a second computation.
         steps = {}
-        heads, weights = attention(q, k, v, mask, scale, steps=steps)  # (1, H, T, d_k), (1, H, T, T)
+        heads, weights = fast_attention(q, k, v, mask, scale, steps=steps)  # (1, H, T, d_k), (1, H, T, T)
         concat = self._merge(heads)  # (1, T, D)
         output = F.linear(concat, self.out_proj.weight, self.out_proj.bias)  # (1, T, D)
         q, k, v, heads, weights, concat, output = (t[0] for t in (q, k, v, heads, weights, concat, output))

@@ -11,7 +11,8 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from .config import INSTALL_HINT, MINILM, ConfigError
+from .errors import ConfigError
+from .minilm import INSTALL_HINT, MINILM
 
 _LOCK = threading.Lock()  # two sessions opening the trained lesson at once read the files once
 

@@ -3,7 +3,7 @@ matrix, "10;11" for a mask, "true" for a flag. Every refusal says which setting 
 
 import re
 
-from .config import ConfigError
+from .errors import ConfigError
 
 # Numbers as a link writes them, in ASCII digits only: Python's int() and float() also read "1_000",
 # " ١٢ " (Arabic-Indic digits) and "1e3", which a link quoted back to its reader would not show.

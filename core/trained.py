@@ -3,18 +3,19 @@
 The model is the built-in all-MiniLM-L6-v2, or a local BERT or GPT-2 checkpoint by its name
 (core.models). Each layer's `AttentionTrace` is made by that layer's `MultiHeadAttention.trace`
 on that layer's attention input, so the charts and the scenes that read a lesson's trace read a
-trained layer unchanged. `check_settings` and `check_tokens` say what a lesson on a trained model
-must keep (its own sizes and settings, a sentence it can read).
+trained layer unchanged. What a lesson on a trained model must keep (its own sizes and settings,
+a sentence it can read) is its `TrainedLesson`'s to say (trained_lesson.py).
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from . import models
-from .config import MAX_ATTENTION_CELLS, MAX_TOKENS, MINILM, AttentionConfig, check, resolve_device
+from .config import AttentionConfig
+from .devices import resolve_device
+from .minilm import MINILM
 from .trace import AttentionTrace
 
 
@@ -49,52 +50,9 @@ class TrainedTrace:
         return self.layers[n - 1]
 
 
-def model_info(model: str = "") -> models.ModelInfo:
-    """The model called `model` ("" or MiniLM's name: the built-in one), or a ConfigError saying why not."""
-    if model in ("", MINILM.name):
-        return models.ModelInfo(MINILM.name, "bert", MINILM.layers, MINILM.heads, MINILM.d_model, 0, models.BUILT_IN)
-    return models.find(model)
-
-
-def check_settings(cfg: AttentionConfig):
-    """A trained lesson's sizes and settings are its model's own (AttentionConfig checks them here): a
-    setting that would differ is refused, never silently overridden."""
-    m = cfg.trained_model
-    check(1 <= cfg.layer <= m.layers, "layer",
-          f"The layer must be between 1 and {m.layers} (the trained model has {m.layers}), got {cfg.layer}.")
-    check(cfg.d_model == m.d_model, "d_model",
-          f"The trained model has d_model {m.d_model}, so d_model must be {m.d_model}, got {cfg.d_model}.")
-    check(cfg.num_heads == m.heads, "num_heads", f"The trained model has {m.heads} heads in each layer, "
-          f"so the number of heads must be {m.heads}, got {cfg.num_heads}.")
-    sees, mask = ("itself and the tokens before it", "causal") if m.causal else ("every other", "none")
-    check(cfg.mask == mask, "mask", f"The trained model lets every word piece attend to {sees}, as it was "
-          f"trained, so the mask must be {mask}, got '{cfg.mask}'.")
-    check(cfg.positional == "none", "positional", f"The trained model adds its own learned positions, "
-          f"so the positional encoding must be none, got '{cfg.positional}'.")
-    check(cfg.scale, "scale", "The trained model was trained dividing its scores by √d_k, so that "
-          "division must stay on.")
-    check(cfg.temperature == 1.0, "temperature", f"The trained model's weights are shown as it computes "
-          f"them, so the temperature must be 1, got {cfg.temperature:g}.")
-
-
-def check_tokens(cfg: AttentionConfig):
-    """A trained lesson's sentence: at least two tokens, at most MAX_TOKENS, and MAX_ATTENTION_CELLS weights."""
-    m, n = cfg.trained_model, len(cfg.tokens)
-    # GPT-2 adds no [CLS] or [SEP]; its first token can look only at itself, so a sentence needs two
-    pieces = "tokens" if m.causal else "word pieces with [CLS] and [SEP]"
-    check(n > 1 + (not m.causal), "text", "The text is empty: type a few words to attend over." if n != 1 else
-          "The text makes one token, which can attend only to itself: type at least two.")
-    check(n <= MAX_TOKENS, "text", f"The text makes {n} {pieces}; the lab shows at most {MAX_TOKENS}. Shorten it.")
-    cells, most = m.layers * m.heads * n * n, math.isqrt(MAX_ATTENTION_CELLS // (m.layers * m.heads))
-    check(cells <= MAX_ATTENTION_CELLS, "text", f"{m.name} has {m.layers} layers × {m.heads} heads: at {n} "
-          f"{pieces.split()[0]} that is {cells:,} attention weights, past the lab's bound of "
-          f"{MAX_ATTENTION_CELLS:,} per sentence (layers × heads × T²). Shorten it to at most {most} "
-          f"{pieces.split(' with')[0]}.")
-
-
 def encode(text: str, model: str = "") -> tuple[list[str], list[int]]:
     """(word pieces, ids) of `text` as `model` reads it."""
-    return models.encode_one(model_info(model), text)
+    return models.encode_one(models.model_info(model), text)
 
 
 def trained_trace(text: str, device: str = "auto", model: str = "") -> TrainedTrace:
@@ -107,7 +65,7 @@ def trained_trace(text: str, device: str = "auto", model: str = "") -> TrainedTr
     identical numbers.
     """
     cfg = AttentionConfig.trained(text, device=device, model=model)
-    info = model_info(cfg.model)
+    info = cfg.trained_lesson.model
     dev = resolve_device(cfg.device)
     net = models.load(info, dev)
     tokens, ids = models.encode_one(info, text)

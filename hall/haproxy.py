@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-from core.config import MAX_LINK_CHARS
+from core.limits import MAX_LINK_CHARS
 
 TEMPLATE = Path(__file__).with_name("haproxy.cfg.in")
 # One buffer holds a request's line and headers (less HAProxy's 1 kB rewrite reserve): the longest

@@ -4,6 +4,7 @@ Read from the sources (ast), so a new import that crosses a line fails here, not
 """
 
 import ast
+import graphlib
 import json
 import subprocess
 import sys
@@ -57,6 +58,36 @@ def test_nothing_but_the_hall_and_its_own_tests_and_benchmarks_imports_hall():
     users += [str(p.relative_to(ROOT)) for p in sources("tests") if "hall" in tops(p)
               and p.parent.name != "hall"]
     assert not users
+
+
+def core_imports() -> dict[str, set[str]]:
+    """Each module of core (by file name; "__init__" for the package) and the core modules it imports,
+    imports inside functions included: such an import runs on a call, and a circle through it fails then."""
+    modules = {p.stem for p in (ROOT / "core").glob("*.py")} - {"__init__"}
+    graph = {}
+    for path in (ROOT / "core").glob("*.py"):
+        graph[path.stem] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):  # core is flat: a relative import is core's own
+                module = ".".join(filter(None, ["core" if node.level else "", node.module]))
+                names = [f"{module}.{alias.name}" for alias in node.names] if module == "core" else [module]
+            else:
+                continue
+            for parts in (name.split(".") for name in names if name.split(".")[0] == "core"):
+                # `from . import x`: the module x, or, if there is none, a name that core/__init__.py makes
+                graph[path.stem].add(parts[1] if len(parts) > 1 and parts[1] in modules else "__init__")
+    return graph
+
+
+def test_core_modules_import_each_other_without_a_circle():
+    """A circle holds only while an import waits inside a function; its modules cannot be read, tested or
+    moved one at a time."""
+    try:
+        graphlib.TopologicalSorter(core_imports()).prepare()
+    except graphlib.CycleError as err:
+        pytest.fail(f"core imports in a circle: {' -> '.join(err.args[1])}")
 
 
 def test_classroom_imports_no_streamlit():

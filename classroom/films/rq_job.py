@@ -23,7 +23,7 @@ from classroom.films.jobs import CRASHED, STOPPED, THREADS, TIMED_OUT, keep_poin
 from classroom.films.rq_service import STEP_S, STOP
 from classroom.films.store import FilmStore
 from classroom.redis_client import UNAVAILABLE
-from core.config import ConfigError
+from core.errors import ConfigError
 from core.film import LearnSettings
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from classroom.films.jobs import BUSY, STOPPED, FilmQueueFull, FilmQueueUnavaila
 from classroom.films.store import DEFAULT_CAP_BYTES, KEY, FilmStore
 from classroom.redis_client import UNAVAILABLE, connect
 from classroom.rq_jobs import KEEP_ENDED_S, WAITING_STATES, Followed, SharedJobs
-from core.config import ConfigError
+from core.errors import ConfigError
 from core.film import Film, LearnSettings
 
 QUEUE = "attention-lab-films"

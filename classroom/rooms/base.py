@@ -38,7 +38,7 @@ from classroom.rooms.records import (
     TeacherView,
 )
 from classroom.rooms.tally import load_question, tally
-from core.config import AttentionConfig, ConfigError
+from core import AttentionConfig, ConfigError
 
 NOT_IN_ROOM = ("No open room has that code, or you are not in it (it may have closed): check the code on the "
                "teacher's screen, 8 letters and digits like 7K3M-Q9TX, and join again.")

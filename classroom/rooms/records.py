@@ -13,7 +13,7 @@ TEACHER_POLL_SECONDS = 1.0
 
 @dataclass(frozen=True)
 class RoomLimits:
-    """Every bound of the room registry (the lab's other limits live in core/config.py)."""
+    """Every bound of the room registry (the lab's other limits live in core/limits.py)."""
 
     max_rooms: int = 100  # open rooms per registry (one lab server, or one Redis for the hall)
     max_members: int = 300  # students per room: a lecture hall

@@ -10,7 +10,7 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, AttentionConfig, ConfigError
-from core.config import MAX_BOX_CHARS
+from core.limits import MAX_BOX_CHARS
 from dashboard import controls
 from dashboard.app_pages import steps, trained, trained_model, trained_norms
 from dashboard.app_pages.word_pieces import NOTES, chip

@@ -13,8 +13,8 @@ import math
 import streamlit as st
 
 from core import MAX_TOKENS, MINILM, PATTERNS, AttentionConfig
-from core.config import MAX_ATTENTION_CELLS
 from core.head_patterns import CAUSAL_PATTERNS, strongest
+from core.limits import MAX_ATTENTION_CELLS
 from core.models import FROM_CACHE, FROM_ENV, ModelInfo, discover
 from dashboard.lesson import state
 from dashboard.text import plain

@@ -1,6 +1,6 @@
 """Numbers as a heatmap prints them (cells, tooltips, legend), at any magnitude a lesson can reach.
 
-Hand-entered q and k (up to ±1e4 each, core.config.MAX_ENTRY), d_model up to 1,024 and a temperature
+Hand-entered q and k (up to ±1e4 each, core.limits.MAX_ENTRY), d_model up to 1,024 and a temperature
 down to 0.01 give scores up to about ±1e13, and entries of 0.001 give ±1e-6. Written with two
 decimals, "−20000000000.00" fits no cell (the chart then prints no number at all, and its cells near
 0 look blank) and "0.00" says nothing of a cell the colour scale paints dark. So past BIG, or in a

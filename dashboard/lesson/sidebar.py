@@ -3,25 +3,16 @@
 A widget shows the lesson's value (again, whenever the lesson changed some other way: a preset,
 the reset, a link) and, when moved, proposes a new lesson (`state.propose`); a value that cannot
 work keeps the last lesson, puts the widget back and says why. Every range is read from
-core/config.py.
+core/limits.py.
 """
 
 import streamlit as st
 
 from core import MAX_TOKENS, PRESETS
-from core.config import (
-    MASKS,
-    MAX_BOX_CHARS,
-    MAX_D_MODEL,
-    MAX_NUMBER_CHARS,
-    MAX_SEED,
-    MAX_TEMPERATURE,
-    MIN_TEMPERATURE,
-    POSITIONALS,
-    ConfigError,
-    available_devices,
-    head_choices,
-)
+from core.config import MASKS, POSITIONALS, head_choices
+from core.devices import available_devices
+from core.errors import ConfigError
+from core.limits import MAX_BOX_CHARS, MAX_D_MODEL, MAX_NUMBER_CHARS, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE
 from core.serial import WHOLE, quote
 from dashboard.lesson import mask_editor, rerun, state
 from dashboard.text import plain

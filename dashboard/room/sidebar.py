@@ -8,7 +8,7 @@ line saying whose lesson it is (it is read-only until they detach).
 import streamlit as st
 
 from classroom.rooms import format_code
-from core.config import MAX_FIELD_CHARS
+from core.limits import MAX_FIELD_CHARS
 from dashboard import navigation
 from dashboard.room import session as room_session
 from dashboard.room import student as room_student

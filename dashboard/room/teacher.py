@@ -10,7 +10,7 @@ import streamlit as st
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
 from classroom.rooms.records import TEACHER_POLL_SECONDS
-from core.config import MAX_FIELD_CHARS
+from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
 from dashboard.lesson import state

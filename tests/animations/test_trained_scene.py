@@ -16,7 +16,7 @@ from animations.render import render
 from animations.scenes.trained import PIECES_SHOWN
 from animations.scenes.words import RANDOM_WEIGHTS
 from core import HEADS_WORTH_A_LOOK, PRESETS, AttentionConfig, ConfigError, run_trace, trained_trace
-from core.config import INSTALL_HINT
+from core.minilm import INSTALL_HINT
 from tests.core.conftest import needs_model
 
 from .conftest import ARTIFACTS, SKIP

@@ -27,7 +27,7 @@ def tolerance():
 
 # -- the trained model ------------------------------------------------------------------------
 def _model_installed() -> bool:
-    from core.config import ConfigError
+    from core.errors import ConfigError
     from core.pretrained import model_dir
 
     try:

@@ -16,8 +16,8 @@ import torch
 from core import AttentionConfig, ConfigError, run_trace, trained_trace
 from core import models as found
 from core.checkpoint import CAN_RUN
-from core.config import MAX_ATTENTION_CELLS, MAX_TOKENS
 from core.head_patterns import causal_patterns
+from core.limits import MAX_ATTENTION_CELLS, MAX_TOKENS
 from core.trained import encode
 from tests import checkpoints
 from tests.core.conftest import needs_model

@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from core import PRESETS, AttentionConfig, ConfigError
-from core.config import MAX_D_MODEL, MAX_HEADS, head_choices
+from core.config import head_choices
+from core.limits import MAX_D_MODEL, MAX_HEADS
 
 BAD = [
     (dict(d_model=10, num_heads=4), "num_heads", "d_model 10 is not divisible by 4 heads"),

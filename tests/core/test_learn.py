@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from core.config import ConfigError
+from core.errors import ConfigError
 from core.film import SEGMENT, SEQ_LEN, Film, LearnSettings, decode, encode
 from core.learn import Stopped, induction_score, previous_token_score, probe, run, train
 from core.learn_tasks import clean_repeats, eval_batch, induction_batch, text_batch

@@ -14,8 +14,8 @@ import pytest
 import core.pretrained
 from core import MAX_TOKENS, MINILM, PRESETS, AttentionConfig, ConfigError, run_trace, trained_trace
 from core.analysis import block_stages
-from core.config import INSTALL_HINT
 from core.lesson import lesson_inputs, lesson_module
+from core.minilm import INSTALL_HINT
 from tests.conftest import ROOT
 from tests.core.conftest import needs_model
 

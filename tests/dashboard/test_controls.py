@@ -3,7 +3,8 @@
 import pytest
 
 from core import MAX_TOKENS, PRESETS, AttentionConfig
-from core.config import MASKS, MAX_D_MODEL, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE, POSITIONALS
+from core.config import MASKS, POSITIONALS
+from core.limits import MAX_D_MODEL, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE
 from dashboard.lesson.state import url_params
 
 from .conftest import chart, messages, no_exception

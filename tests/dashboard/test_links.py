@@ -7,7 +7,8 @@ says why; never an exception on the screen.
 import pytest
 
 from core import MAX_TOKENS, PRESETS, AttentionConfig, ConfigError
-from core.config import MASKS, MAX_D_MODEL, MAX_ENTRY, MAX_HEADS, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE
+from core.config import MASKS
+from core.limits import MAX_D_MODEL, MAX_ENTRY, MAX_HEADS, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE
 
 from .conftest import messages, no_exception
 

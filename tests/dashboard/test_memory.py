@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core import MAX_TOKENS, AttentionConfig
-from core.config import MAX_D_MODEL
+from core.limits import MAX_D_MODEL
 from dashboard import data, process
 from dashboard.data import MemoryLRU, nbytes
 

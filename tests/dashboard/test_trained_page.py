@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 import core.pretrained
 from core import HEADS_WORTH_A_LOOK, MAX_TOKENS, MINILM, AttentionConfig, ConfigError, head_patterns, run_trace
 from core import trained_trace as core_trained_trace
-from core.config import INSTALL_HINT
+from core.minilm import INSTALL_HINT
 from dashboard.app_pages.word_pieces import chip
 from dashboard.lesson.state import TRAINED_LINK, url_params
 from tests.core.conftest import needs_model

@@ -21,7 +21,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from core import PRESETS
-from core.config import MAX_BOX_CHARS
+from core.limits import MAX_BOX_CHARS
 from tests.conftest import ROOT, free_port, lab_command, wait_until_up
 
 from .conftest import messages, no_exception

@@ -12,7 +12,7 @@ from urllib.parse import quote, urlencode
 import pytest
 
 from core import tokenize
-from core.config import MAX_LINK_CHARS, MAX_SEED, MAX_TEXT_CHARS, MAX_TOKENS
+from core.limits import MAX_LINK_CHARS, MAX_SEED, MAX_TEXT_CHARS, MAX_TOKENS
 from dashboard.lesson.state import config_from_url, link_chars
 from tests.hall.conftest import listening
 
