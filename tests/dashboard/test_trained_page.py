@@ -14,11 +14,12 @@ import core.pretrained
 from core import HEADS_WORTH_A_LOOK, MAX_TOKENS, MINILM, AttentionConfig, ConfigError, head_patterns, run_trace
 from core import trained_trace as core_trained_trace
 from core.config import INSTALL_HINT
+from dashboard.app_pages.steps import STEPS
 from dashboard.app_pages.word_pieces import chip
 from dashboard.lesson.state import TRAINED_LINK, url_params
 from tests.core.conftest import needs_model
 
-from .conftest import STEPS, chart, chart_data, messages, no_exception
+from .conftest import chart, chart_data, messages, no_exception
 
 TEXT = "The cat sat on the mat because it was tired of tokenization."  # "it", and a ## piece
 OTHER = "Students read the article twice."
