@@ -42,12 +42,12 @@ test: $(STAMP) $(NODE_STAMP) lint
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 # The fast tier, before every commit: core, classroom, the package lines, and an AppTest smoke of
-# every page and of the rerun policy; no browser, render, hall or slow test (a trained film, a fresh
-# Python process).
+# every page, of the README's page recipe and of the rerun policy; no browser, render, hall or slow
+# test (a trained film, a fresh Python process).
 check: $(STAMP) lint
 	$(PY) -m pytest -n 2 --dist loadgroup -m "not (browser or render or hall or slow)" \
 		tests/core tests/classroom tests/test_layout.py tests/dashboard/test_pages.py \
-		tests/dashboard/test_rerun_policy.py
+		tests/dashboard/test_recipe.py tests/dashboard/test_rerun_policy.py
 
 # The lab on this machine only (loopback).
 run: $(STAMP)

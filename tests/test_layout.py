@@ -6,6 +6,7 @@ Read from the sources (ast), so a new import that crosses a line fails here, not
 import ast
 import graphlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,6 +107,46 @@ def test_streamlit_internals_are_used_in_one_module_only():
 
 def test_the_dashboard_has_at_most_twelve_top_level_modules():
     assert len(list((ROOT / "dashboard").glob("*.py"))) <= 12
+
+
+def readme_layout() -> dict[str, str]:
+    """The README's Layout block, each top-level folder's lines joined ("classroom": its text)."""
+    block = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Layout\n", 1)[1].split("```")[1]
+    out, folder = {}, None
+    for line in block.splitlines():
+        if found := re.match(r"(\w+)/\s", line):
+            folder = found[1]
+        if folder:
+            out[folder] = f"{out.get(folder, '')} {line.removeprefix(f'{folder}/').strip()}"
+    return out
+
+
+def modules_named(text: str) -> dict[str, set[str]]:
+    """The modules a folder's text names: "" for its own, "rooms" for those inside "rooms/ (...)"."""
+    named = {}
+    while group := re.search(r"(\w+)/ \(", text):
+        depth, end = 1, group.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        named[group[1]] = set(re.findall(r"\b(\w+)\.py\b", text[group.end():end]))
+        text = text[:group.start()] + text[end:]
+    return {"": set(re.findall(r"\b(\w+)\.py\b", text)), **named}
+
+
+def modules(package: str) -> dict[str, set[str]]:
+    """A package's modules as modules_named gives them ("__init__" left out: it is the folder itself)."""
+    folders = [ROOT / package, *sorted(p for p in (ROOT / package).iterdir() if p.is_dir() and any(p.glob("*.py")))]
+    return {"" if f == ROOT / package else f.name: {p.stem for p in f.glob("*.py")} - {"__init__"} for f in folders}
+
+
+@pytest.mark.parametrize("package", ["core", "classroom", "animations", "dashboard", "hall"])
+def test_the_readmes_layout_names_every_module_and_no_other(package):
+    named, there = modules_named(readme_layout()[package]), modules(package)
+    assert named.keys() == there.keys(), "each sub-package gets its own group: name/ (...)"
+    missing = {f"{sub}/{m}.py".lstrip("/") for sub in there for m in there[sub] - named[sub]}
+    stale = {f"{sub}/{m}.py".lstrip("/") for sub in there for m in named[sub] - there[sub]}
+    assert not missing and not stale, f"the README's {package}/ line lacks {sorted(missing)}, names {sorted(stale)}"
 
 
 def test_no_source_file_is_over_300_lines():

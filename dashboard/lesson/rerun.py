@@ -1,7 +1,7 @@
 """The rerun policy: how a move of any control reaches the screen, in this one module.
 
-A page is its introduction (the same for every lesson) plus a lesson view: `view(draw)`, where
-`draw(cfg, trace)` draws what depends on the lesson. The view runs as one fragment (KEY):
+A page is its introduction (the same for every lesson) plus a lesson view: `view(lesson_view)`, where
+`lesson_view(cfg, trace)` draws what depends on the lesson. The view runs as one fragment (KEY):
 
 - a page control inside it (a head button, a step, "Predict first") reruns the view alone, as any
   widget in a fragment does;
@@ -97,32 +97,32 @@ def run(page):
         page.run()
 
 
-def view(draw, with_trace: bool = True):
-    """Called once by each page that does not run whole, after its introduction: `draw(cfg, trace)`
-    (`draw(cfg)` with `with_trace=False`, for a page that computes its own numbers) as the one
+def view(lesson_view, with_trace: bool = True):
+    """Called once by each page that does not run whole, after its introduction: `lesson_view(cfg, trace)`
+    (`lesson_view(cfg)` with `with_trace=False`, for a page that computes its own numbers) as the one
     fragment that a lesson control or a page control reruns alone."""
 
     def fragment():
         if _sidebar_is_stale():
             st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
         cfg = state.lesson()
-        _around(lambda: _answer_hidden() or (draw(cfg, data.trace(cfg)) if with_trace else draw(cfg)))
+        _around(lambda: _answer_hidden() or (lesson_view(cfg, data.trace(cfg)) if with_trace else lesson_view(cfg)))
 
     st.session_state[_MAY] = st.session_state.get(_ALLOWED, False)
     st.fragment(fragment, key=KEY)()
 
 
-def part(draw, *args, every: float | None = None):
+def part(body, *args, every: float | None = None):
     """Part of a page that runs whole (the Trained heads page's open head) as a fragment of its own:
-    its controls rerun `draw(*args)` alone, and each of its runs ends by writing the address.
+    its controls rerun `body(*args)` alone, and each of its runs ends by writing the address.
 
-    `every`: seconds between the part's own reruns (a film that plays). `draw` returns the timer it
+    `every`: seconds between the part's own reruns (a film that plays). `body` returns the timer it
     wants next (None: none); when that differs from the one the part was made with, one full run
     remakes the part with it: a fragment's timer is fixed when the fragment is made."""
 
     def fragment(*args):
         try:
-            wanted = draw(*args)
+            wanted = body(*args)
         finally:
             state.write_url(state.lesson())
         if wanted != every:

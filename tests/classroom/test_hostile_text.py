@@ -19,6 +19,7 @@ from core import PRESETS, ConfigError, tokenize
 from core.trace import token_labels
 from dashboard.video import studio
 from tests.conftest import shown as read_as_shown
+from tests.dashboard.conftest import switch
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
@@ -169,7 +170,7 @@ def test_a_fully_blocked_custom_mask_gives_zero_weights_and_says_why(page):
     at.query_params = {"source": "random", "seq_len": "3", "mask": "custom", "custom_mask": "000;000;000"}
     at.run()
     if page:  # (page 1 opens on its "3. Mask, then softmax" step: the weights are on screen)
-        at.switch_page(f"app_pages/{page}.py").run()
+        switch(at, page)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.warning, "a valid link, not a broken one"
     weights = [df for spec, df in charts(at) if spec["usermeta"]["lab"] == "weights"]

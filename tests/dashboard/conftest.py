@@ -1,39 +1,100 @@
-"""Helpers for the dashboard's tests: an AppTest of the real app, and its charts' data."""
+"""Helpers for the dashboard's tests: the real app opened at a page, as a link opens it, and its charts' data.
+
+The pages are read from the app (dashboard/navigation.py's PAGES), so a new page is tested here the day
+it joins the navigation, and a page is opened through AppTest's public API only, then checked to be
+the page that ran."""
 
 import json
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
-from streamlit.util import calc_hash
 
+from dashboard import navigation
+from dashboard.lesson import rerun
 from tests.conftest import shown
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
-STEPS = ["1. Q, K and V", "2. Q·Kᵀ, then scaled", "3. Mask, then softmax", "4. Weights · V"]  # page 1's tabs
-PAGES = ["attention", "multi_head", "masking", "why_scale", "positional", "block", "worked_example"]
-URL_PATHS = {"multi_head": "multi-head", "why_scale": "why-scale", "worked_example": "worked-example",
-             "trained_heads": "trained-heads"}
 
 
-def page_path(name: str) -> str:
-    return f"app_pages/{name}.py"
+def page_name(file: str) -> str:
+    """A page's name in the tests and in the app's session keys: "multi_head" for "app_pages/multi_head.py"."""
+    return file.removeprefix("app_pages/").removesuffix(".py")
+
+
+def page_file(page: str) -> str:
+    """The file of the page named by its file's name ("multi_head") or its url path ("multi-head")."""
+    found = [file for file, _, url_path, _ in navigation.PAGES if page in (page_name(file), url_path)]
+    assert found, f"no page {page!r} in dashboard/navigation.py's PAGES"
+    return found[0]
+
+
+DEFAULT_FILE = next(file for file, _, _, extra in navigation.PAGES if extra.get("default"))
+# The pages whose lesson view is a fragment drawing the sidebar's lesson as charts (rerun.view): every page
+# but those that run whole (rerun.WHOLE_RUNS: videos, the trained model, a film, the room) and these.
+OWN_TESTS = {"compare": "draws two lessons, A and A with one setting changed (test_compare_page.py)"}
+PAGES = list(dict.fromkeys(
+    page_name(file) for file, _, url_path, extra in navigation.PAGES
+    if extra.get("visibility") != "hidden" and url_path not in rerun.WHOLE_RUNS and page_name(file) not in OWN_TESTS))
+
+
+def opened(at: AppTest) -> str:
+    """The page that ran last, as the app recorded the page st.navigation chose (its file's name)."""
+    return at.session_state[navigation.HERE] if navigation.HERE in at.session_state else ""
+
+
+def assert_opened(at: AppTest, page: str):
+    want = page_name(page_file(page))
+    assert opened(at) == want, f"asked for the page {want!r}, but {opened(at)!r} ran"
+
+
+def _register_pages(at: AppTest):
+    """AppTest.switch_page finds a page by its file only among the pages a run registered with st.navigation
+    (its documented rule: run first, then switch). This run registers them and stops right there, before the
+    app reads the link or draws anything, so the run that follows is the session's first, at the page, as
+    a browser's first run is when it opens a link to that page."""
+    choose = navigation.choose
+
+    def choose_then_stop():
+        choose()
+        st.stop()
+
+    navigation.choose = choose_then_stop
+    try:
+        at.run()
+    finally:
+        navigation.choose = choose
+    no_exception(at)
+
+
+def open_app(query: dict | None = None, page: str | None = None, app: Path = APP) -> AppTest:
+    """The app after a session's first run, opened from a link (`query`) to a page (its file's name or url
+    path; None: the default page), checked to be that page."""
+    at = AppTest.from_file(str(app), default_timeout=60)
+    file = page_file(page) if page else DEFAULT_FILE
+    if file != DEFAULT_FILE:
+        _register_pages(at)
+        at.switch_page(file)
+    if query:
+        at.query_params = dict(query)
+    at.run()
+    assert_opened(at, page_name(file))
+    return at
+
+
+def switch(at: AppTest, page: str) -> AppTest:
+    """Another page of the same session (a click in the sidebar), checked to be that page."""
+    at.switch_page(page_file(page)).run()
+    assert_opened(at, page)
+    return at
 
 
 @pytest.fixture
 def make_app():
-    """`make_app(query=None, page=None)`: the app after its first run (optionally from a URL, at a page)."""
-
-    def make(query: dict | None = None, page: str | None = None) -> AppTest:
-        at = AppTest.from_file(str(APP), default_timeout=60)
-        if query:
-            at.query_params = dict(query)
-        if page:  # opened at that page, as a link to /<url path> would: st.Page hashes the url path
-            at._page_hash = calc_hash(URL_PATHS.get(page, page))
-        return at.run()
-
-    return make
+    """`make_app(query=None, page=None)`: open_app, for tests that open several sessions."""
+    return open_app
 
 
 def chart_data(at: AppTest) -> list[tuple[dict, object]]:

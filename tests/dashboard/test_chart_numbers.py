@@ -125,9 +125,10 @@ def test_a_hand_entered_lesson_from_a_link_is_not_said_to_come_from_w_matrices(m
     """Page 1's step 1 said "Each token's vector x (2 numbers) times W_Q, W_K and W_V gives its q, k and v", its
     note "The W matrices on this page are random, not trained", and the sidebar "as entered by the preset (the
     article's example)" for the crafted link's lesson."""
+    from dashboard.app_pages.steps import STEPS
     from dashboard.lesson.state import url_params
 
-    from .conftest import STEPS, no_exception
+    from .conftest import no_exception
 
     at = make_app(query={**url_params(HUGE), "step": "1"})
     no_exception(at)

@@ -8,8 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import vl_convert as vlc
-from streamlit.testing.v1 import AppTest
-from streamlit.util import calc_hash
 
 from core import PRESETS, AttentionConfig, run_trace
 from core.trace import token_labels
@@ -18,7 +16,7 @@ from dashboard.charts import draw
 from dashboard.charts import heatmaps as charts
 from dashboard.lesson.state import url_params
 
-from .conftest import APP, PAGES, URL_PATHS, no_exception
+from .conftest import PAGES, no_exception, open_app
 
 BLOCKED = tuple(tuple(0 < i and j <= i for j in range(6)) for i in range(6))  # causal, first query blind
 
@@ -108,10 +106,8 @@ def eight_heads_exports():
         found = {}
         for page, view in EXPORT_PAGES:
             offered.clear()
-            at = AppTest.from_file(str(APP), default_timeout=60)
-            at.query_params = {**url_params(PRESETS["eight-heads"]), **view}
-            at._page_hash = calc_hash(URL_PATHS.get(page, page))
-            no_exception(at.run())
+            at = open_app(query={**url_params(PRESETS["eight-heads"]), **view}, page=page)
+            no_exception(at)
             for name, chart in offered:
                 kind = chart.usermeta.get("lab", "").split("-head")[0]  # every head's chart is laid out alike
                 found.setdefault((page, kind, chart.data.shape), (page, name, chart))

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from core import PRESETS, AttentionConfig, run_trace
+from dashboard.app_pages.steps import STEPS
 from dashboard.lesson.state import url_params
 
-from .conftest import PAGES, STEPS, chart, chart_data, no_exception
+from .conftest import PAGES, chart, chart_data, no_exception
 
 
 def grid(df, column: str, T: int) -> np.ndarray:

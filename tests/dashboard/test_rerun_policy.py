@@ -94,14 +94,14 @@ def _early_return_page():
 
     state.start_run()
 
-    def draw(cfg):
+    def the_lesson(cfg):
         state.view_param("show", "window", "causal")
         if cfg.mask == "none":
             st.warning("This view stops here.")
             return
         st.write("never reached for this lesson")
 
-    rerun.view(draw, with_trace=False)
+    rerun.view(the_lesson, with_trace=False)
 
 
 def _raising_page():
@@ -109,11 +109,11 @@ def _raising_page():
 
     state.start_run()
 
-    def draw(cfg):
+    def the_lesson(cfg):
         state.view_param("show", "window", "causal")
         raise ValueError("a page's bug")
 
-    rerun.view(draw, with_trace=False)
+    rerun.view(the_lesson, with_trace=False)
 
 
 @pytest.mark.parametrize("script", [_early_return_page, _raising_page])

@@ -10,7 +10,7 @@ from core.config import MASKS, POSITIONALS
 from core.lesson import with_mask
 from dashboard.lesson.state import url_params
 
-from .conftest import PAGES, chart_data, no_exception, page_path
+from .conftest import PAGES, chart_data, no_exception, switch
 
 
 def random_lessons(n: int, seed: int = 3) -> list[AttentionConfig]:
@@ -66,7 +66,9 @@ def check_weights(page: str, cfg: AttentionConfig, at):
     checked = 0
     for meta, df in chart_data(at):
         if meta.get("lab") == "weights":
-            want = next(expected)[meta["head"] or 0]  # a one-head chart may leave its head out of the spec
+            shown = next(expected, None)
+            assert shown is not None, f"the page {page} draws a weights chart that weights_shown does not list"
+            want = shown[meta["head"] or 0]  # a one-head chart may leave its head out of the spec
             w = _grid(df, "weight", len(want))
         elif meta.get("lab") == "mean-weights":
             w, want = df["value"].to_numpy().reshape(T, T), trace.mean_weights
@@ -94,7 +96,7 @@ def test_random_lessons_on_every_page_show_cores_weights(make_app, page):
 def test_every_preset_on_every_page(make_app, preset):
     at = make_app(query=url_params(PRESETS[preset]))
     for page in PAGES:
-        at.switch_page(page_path(page)).run()
+        switch(at, page)
         no_exception(at)
         assert at.session_state["lesson"] == PRESETS[preset]
         assert chart_data(at) or at.info, f"{page} draws charts or says why not"

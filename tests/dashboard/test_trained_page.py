@@ -14,11 +14,13 @@ import core.pretrained
 from core import HEADS_WORTH_A_LOOK, MAX_TOKENS, MINILM, AttentionConfig, ConfigError, head_patterns, run_trace
 from core import trained_trace as core_trained_trace
 from core.minilm import INSTALL_HINT
+from dashboard.app_pages.steps import STEPS
 from dashboard.app_pages.word_pieces import chip
 from dashboard.lesson.state import TRAINED_LINK, url_params
 from tests.core.conftest import needs_model
 
-from .conftest import STEPS, chart, chart_data, messages, no_exception
+from .conftest import chart, chart_data, messages, no_exception
+from .test_pages import grid
 
 TEXT = "The cat sat on the mat because it was tired of tokenization."  # "it", and a ## piece
 OTHER = "Students read the article twice."
@@ -37,12 +39,6 @@ SUM_ORDER = np.finfo(np.float32).eps * MINILM.d_ff
 def assert_same_run(shown, expected):
     """`shown` is `expected` computed again in float32, up to the order of its sums."""
     np.testing.assert_allclose(shown, expected, rtol=0, atol=SUM_ORDER * np.abs(expected).max())
-
-
-def grid(df, column: str, T: int) -> np.ndarray:
-    out = np.full((T, T), np.nan)
-    out[df["row"].to_numpy(), df["col"].to_numpy()] = df[column].to_numpy()
-    return out
 
 
 def open_page(make_app, query=None):

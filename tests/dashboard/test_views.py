@@ -6,9 +6,10 @@ import pytest
 
 from core import PRESETS
 from core.config import MASKS
+from dashboard.app_pages.steps import STEPS
 from dashboard.lesson.state import url_params
 
-from .conftest import STEPS, chart, messages, no_exception
+from .conftest import chart, messages, no_exception
 
 
 @pytest.mark.parametrize("preset", ["default", "padding"])
