@@ -7,6 +7,7 @@ truth and who was right appear only after the reveal (the projector shows this s
 
 import streamlit as st
 
+from classroom.kinds import LESSON_KINDS
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
 from classroom.rooms.records import TEACHER_POLL_SECONDS
@@ -130,7 +131,7 @@ def ask_panel():
     if H > 1:
         with st.columns([1, 3])[0]:
             head = st.selectbox("Head", range(H), key="room_head", format_func=lambda h: f"head {h + 1}")
-    question = predict.lesson_question("room", cfg, ("focus", "change", "blocked"), head=head)
+    question = predict.lesson_question("room", cfg, LESSON_KINDS, head=head)
     if question is None:
         return
     st.markdown(f"**{plain(question.prompt)}**")
