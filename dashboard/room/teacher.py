@@ -14,7 +14,7 @@ from classroom.rooms.records import TEACHER_POLL_SECONDS
 from core.config import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
-from dashboard.lesson import state
+from dashboard.lesson import rerun, state
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
@@ -64,12 +64,12 @@ def page():
     closing()
 
 
-@st.fragment(run_every=TEACHER_POLL_SECONDS)
+@rerun.poll(TEACHER_POLL_SECONDS)
 def live():
     """Who is here, and the current question's answers (refreshed every second)."""
     view = room_session.teacher_view()
     if view is None and room_session.teacher_key() is None:
-        st.rerun()  # the key stopped working: the page says so and shows the way back in
+        return True  # the key stopped working: the page says so and shows the way back in
     room_session.messages()
     if view is None:
         return
@@ -148,9 +148,7 @@ def _next():
 def closing():
     with st.popover("Close the room"):
         st.markdown("Everyone leaves the room; its answers are deleted.")
-        if st.button("Close it for everyone", key="room_close", type="primary"):
-            room_session.close()
-            st.rerun()
+        st.button("Close it for everyone", key="room_close", type="primary", on_click=room_session.close)
 
 
 def start_forms():
@@ -163,7 +161,7 @@ def start_forms():
                             help="You need it only to take the room back from another screen.")
         if st.form_submit_button("Open a room"):
             if room_session.open_room(pin):
-                st.rerun()
+                st.rerun()  # the page drew the forms, so a new run draws the room (docs/lesson.md, What runs again)
             room_session.messages()
     with right:
         take_back_form()
@@ -178,5 +176,5 @@ def take_back_form(code: str = ""):
         pin = st.text_input("The room's PIN", type="password", key="room_reclaim_pin", max_chars=MAX_FIELD_CHARS)
         if st.form_submit_button("Take it back"):
             if room_session.reclaim(code, pin):
-                st.rerun()
+                st.rerun()  # as above: the room instead of the forms; a refusal is said under the form
             room_session.messages()
