@@ -9,6 +9,7 @@ no head reached the threshold.
 
 import json
 
+from classroom import kinds
 from classroom.question import Question
 from core.film import INDUCTION_THRESHOLD, Film
 
@@ -43,6 +44,6 @@ def which_layer_question(film: Film) -> Question:
         reason = (f"in layer {found[0]}, {', '.join(passing)} reached an induction score of "
                   f"{INDUCTION_THRESHOLD:g} (highest {best[found[0] - 1]:.2f}); the highest in layer {other} was "
                   f"{best[other - 1]:.2f}")
-    return Question(kind="film", lesson=json.dumps(film.settings.to_dict(), sort_keys=True), change="", head=0,
+    return Question(kind=kinds.Film.name, lesson=json.dumps(film.settings.to_dict(), sort_keys=True), change="", head=0,
                     query=-1, prompt=prompt(film.settings.task), choices=LAYER_CHOICES, answer=(answer,),
                     multiple=False, reason=reason, numbers=(*best, 0.0))

@@ -3,6 +3,8 @@ sentence that explains the answer from the lesson's numbers.
 
 A frozen record that round-trips through JSON (a classroom room stores it, in memory or in
 Redis). `classroom.questions` makes them from `run_trace`; this module only holds and checks them.
+What differs between kinds of question (how they are explained and revealed) is each kind's class
+in classroom/kinds.py, found by the stored name (`kind_class`).
 """
 
 import dataclasses
@@ -14,7 +16,6 @@ from numbers import Integral
 from core.config import AttentionConfig
 from core.limits import MAX_TOKENS
 
-KINDS = ("focus", "change", "blocked", "film")  # "film": classroom/film_question.py
 NO_ROW = "no row is fully blocked"  # the last choice of a "blocked" question
 # A question as JSON (its lesson, labels, numbers): a room stores none longer (RoomLimits may say
 # less, never more) and none longer is read back, so what a room stored can always be read.
@@ -27,7 +28,7 @@ class QuestionError(ValueError):
 
 @dataclass(frozen=True)
 class Question:
-    kind: str  # "focus" | "change" | "blocked" | "film"
+    kind: str  # the name of its kind (classroom/kinds.py): "focus" | "change" | "blocked" | "film"
     lesson: str  # the lesson asked about, as AttentionConfig.to_json()
     change: str  # "change": the named change (classroom.changes); "blocked": the mask kind; else ""
     head: int  # 0-based head ("focus", "change"); 0 for "blocked"
@@ -79,18 +80,19 @@ class Question:
         return f"You {verb} {self._quote(picked)}, but {self.reason}."
 
     def _quote(self, picked: tuple) -> str:
-        def one(i):
-            if self.kind == "focus":
-                return f"“{self.choices[i]}” ({self.numbers[i]:.3f})"
-            return f"“{self.choices[i]}”"
-        return join_words([one(i) for i in picked])
+        return join_words([self.kind_class.quote(self, i) for i in picked])
 
     @property
     def right_choices(self) -> tuple:
         """The labels of the right choices."""
         return tuple(self.choices[i] for i in self.answer)
 
-    # -- lessons ---------------------------------------------------------------------------
+    # -- its kind and its lessons -----------------------------------------------------------
+    @property
+    def kind_class(self):
+        """The class of its kind (classroom/kinds.py)."""
+        return _kinds().kind_of(self.kind)
+
     @property
     def config(self) -> AttentionConfig:
         """The lesson the question is about (not for "film", whose lesson is a training run's settings)."""
@@ -98,15 +100,8 @@ class Question:
 
     @property
     def reveal_config(self) -> AttentionConfig:
-        """The lesson whose chart shows the answer: after the change, or under the mask."""
-        from classroom.changes import apply_change
-
-        cfg = self.config
-        if self.kind == "change":
-            return apply_change(cfg, self.change)
-        if self.kind == "blocked" and self.change != cfg.mask:
-            return apply_change(cfg, f"mask:{self.change}")
-        return cfg
+        """The lesson whose chart shows the answer: e.g. after the change, or under the mask."""
+        return self.kind_class.reveal_config(self)
 
     # -- storage ---------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -144,7 +139,7 @@ class Question:
 
     def _validate(self):
         n = len(self.choices)
-        ok = (self.kind in KINDS and 1 <= n <= MAX_TOKENS + 1 and all(isinstance(c, str) for c in self.choices)
+        ok = (self.kind in _kinds().KINDS and 1 <= n <= MAX_TOKENS + 1 and all(isinstance(c, str) for c in self.choices)
               and self.answer and all(isinstance(i, int) and 0 <= i < n for i in self.answer))
         if not ok:
             raise QuestionError("The question could not be read (its choices or answer key are invalid).")
@@ -164,6 +159,13 @@ def _field(name: str, value):
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise TypeError(f"{name} must be {kind.__name__}")
     return value
+
+
+def _kinds():
+    """classroom/kinds.py, imported when first used, not above: it makes Questions."""
+    from classroom import kinds
+
+    return kinds
 
 
 def join_words(items: list) -> str:

@@ -15,7 +15,8 @@ the revealed chart draws:
   the trace's blocked rows, or "no row is fully blocked".
 
 A fully blocked row has no largest weight, so it is never asked about; a one-token lesson
-has nothing to predict about focus (its one key always gets weight 1).
+has nothing to predict about focus (its one key always gets weight 1). Each kind is a class of
+classroom/kinds.py, whose `suggest` makes a fair question of it from a lesson.
 """
 
 import random
@@ -24,7 +25,7 @@ import numpy as np
 
 from classroom.changes import apply_change, available_changes, describe_change
 from classroom.question import NO_ROW, Question, QuestionError, join_words
-from core.config import MASKS, AttentionConfig
+from core.config import AttentionConfig
 from core.errors import ConfigError
 from core.lesson import run_trace
 from core.trace import token_labels
@@ -33,8 +34,8 @@ TIE = 0.005
 EDGES = (0.01, 0.1, 0.3)
 BUCKETS = ("down by 0.3 or more", "down by 0.1 to 0.3", "down by 0.01 to 0.1", "stays (changes by less than 0.01)",
            "up by 0.01 to 0.1", "up by 0.1 to 0.3", "up by 0.3 or more")
-CLEAR_MARGIN = 0.05  # suggest(): a focus row whose winner leads by this much is a fair question
-EDGE_MARGIN = 0.002  # suggest(): a change whose Δ is this close to a range edge is not
+CLEAR_MARGIN = 0.05  # a focus row whose winner leads by this much is a fair question
+EDGE_MARGIN = 0.002  # a change whose Δ is this close to a range edge is not
 ONE_TOKEN = "A one-token lesson has a single key, which always gets the whole weight: there is nothing to predict."
 
 
@@ -251,26 +252,24 @@ def _blocked_reason(labels, keys, rows, lead: str) -> str:
             f"for row “{labels[fewest]}”), so no row is fully blocked")
 
 
-def suggest(cfg: AttentionConfig, kind: str, head: int = 0, seed: int = 0, change: str = "",
-            mask: str = "") -> Question:
-    """A fair question of `kind` about head `head`, the row (and change or mask, unless given)
-    drawn from `seed`: focus rows with a clear winner, changes not at a range edge.
-    QuestionError says why when the lesson offers nothing to ask."""
-    rng = random.Random(seed)
-    if kind == "blocked":
-        return blocked_question(cfg, mask or rng.choice(MASKS))
+def fair_focus_question(cfg: AttentionConfig, head: int, rng: random.Random) -> Question:
+    """A focus question about head `head`, its row drawn by `rng`, among the rows with a clear winner if any."""
     if cfg.num_tokens == 1:
         raise QuestionError(ONE_TOKEN)
     trace = run_trace(cfg)
-    if kind == "focus":
-        return _focus(cfg, trace, head, _pick(rng, *_focus_rows(trace, head)))
-    if kind != "change":
-        raise QuestionError(f"Unknown kind of question '{kind[:20]}': choose focus, change or blocked.")
+    return _focus(cfg, trace, head, _pick(rng, *_focus_rows(trace, head)))
+
+
+def fair_change_question(cfg: AttentionConfig, head: int, rng: random.Random, change: str = "") -> Question:
+    """A change question about head `head`: `change`, or one drawn by `rng`; the row drawn among those whose
+    change is not at a range edge, if any."""
+    if cfg.num_tokens == 1:
+        raise QuestionError(ONE_TOKEN)
     options = [c for c in available_changes(cfg) if c != "seed+1"]
     if not (change or options):
         raise QuestionError("No setting of this lesson can be changed for a question.")
     change = change or rng.choice(options)
-    after = run_trace(_changed(cfg, change))
+    trace, after = run_trace(cfg), run_trace(_changed(cfg, change))
     return _change(cfg, change, trace, after, head, _pick(rng, *_change_rows(trace, after, head)))
 
 

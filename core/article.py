@@ -31,13 +31,6 @@ def first_listing(seed: int = ARTICLE_SEED):
     return x, wq, wk, wv
 
 
-def causal_listing():
-    """The masking listing: zero scores, the upper triangle (True = blocked, `triu(…, 1)`) set to −∞."""
-    scores = torch.zeros(4, 4)
-    mask = torch.triu(torch.ones(4, 4), diagonal=1).bool()
-    return scores.masked_fill(mask, float("-inf")), mask
-
-
 def blocked_row_weights() -> tuple:
     """The masking listing's zero scores with the first query's row blocked too: the weights of the article's
     `attention` (row 1 NaN) and of the lab's (row 1 all 0), as numpy (4, 4)."""

@@ -1,10 +1,11 @@
 """`python -m dashboard.serve [streamlit run options]`: the lab's server, as `make run`,
-`make classroom`, the hall and the container start it: `streamlit run dashboard/app.py` with one
-fix to Streamlit installed first. This is the one module that uses Streamlit's internals; each
-use is checked at start-up against the pinned version (`check`), which says plainly what is
-missing rather than failing later in a student's session.
+`make classroom`, the hall and the container start it: `streamlit run dashboard/app.py` with three
+fixes to Streamlit installed first (`install`). This is the one module that uses Streamlit's internals;
+each use is checked at start-up against the pinned version (`check`), which says plainly what is
+missing rather than failing later in a student's session, and tests/dashboard/test_serve.py fails
+when the pinned Streamlit no longer needs a fix.
 
-The fix (`install`). The lesson view and its controls (lesson/rerun.py) live in a fragment,
+The restart fix. The lesson view and its controls (lesson/rerun.py) live in a fragment,
 and a control inside a fragment asks the server to rerun that fragment only, by its id. After
 the server restarts under an open page (a hall failover moves the student to another process;
 `make classroom` is restarted), the page is still on screen but the new process has never run
@@ -15,20 +16,25 @@ instead: the page is redrawn from its address (the lesson and the page's view ar
 first move itself is not applied (the new process never saw the widget). Later in a session,
 Streamlit's own handling stays: there an unknown fragment is one a full run has just removed.
 
-The other internals. `opening_query_string`: the address's `embed_options`, which Streamlit
-keeps out of `st.query_params`, tells which theme a link forces (display.py). `net_util`: the lab
-never reaches outside the machine, and Streamlit would: told no `browser.serverAddress`, it asks
-checkip.amazonaws.com for this machine's external address to print it at start, and it asks again
-whenever a websocket comes from a page of another origin (its allowed-origins check). `main` gives
-Streamlit the address to print (`offline`; .streamlit/config.toml has one too, for a server started
-some other way), and `install` answers the origins check's question with "unknown", as Streamlit
-itself does when the lookup fails.
+The widget-state fix: a widget state that its widget cannot read (a crafted message) is dropped
+before the run (`_drop_undecodable_widget_states`).
+
+The lookup fix. The lab never reaches outside the machine, and Streamlit would: told no
+`browser.serverAddress`, it asks checkip.amazonaws.com for this machine's external address to print
+it at start, and it asks again whenever a websocket comes from a page of another origin (its
+allowed-origins check). `main` gives Streamlit the address to print (`offline`;
+.streamlit/config.toml has one too, for a server started some other way), and `install` answers the
+origins check's question with "unknown", as Streamlit itself does when the lookup fails.
+
+One internal is read, not patched: `opening_query_string`, the address's `embed_options`, which
+Streamlit keeps out of `st.query_params`, tells which theme a link forces (display.py).
 
 As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
 the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
 would otherwise keep starting renders for nobody before Python could exit.
 """
 
+import functools
 import logging
 import os
 import random
@@ -48,13 +54,17 @@ _installed = []  # one entry once install() ran in this process
 
 
 def check() -> list[str]:
-    """What this Streamlit lacks of the internals the lab uses (empty when all is there)."""
+    """Why the fixes cannot go in (empty when they can): another version than the pinned one, whose
+    internals nobody has checked (tests/dashboard/test_serve.py shows each fix is still needed on
+    the pinned one), or internals the lab uses that this Streamlit lacks."""
     import streamlit
     from streamlit import net_util
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime import scriptrunner
     from streamlit.runtime.app_session import AppSession
 
+    if streamlit.__version__ != PINNED:
+        return [f"Streamlit {streamlit.__version__} is not the pinned {PINNED}, whose internals its fixes are for"]
     missing = [f"AppSession.{name}" for name in ("request_rerun", "has_fragment") if not hasattr(AppSession, name)]
     if not hasattr(net_util, "get_external_ip"):
         missing.append("net_util.get_external_ip")
@@ -68,13 +78,14 @@ def check() -> list[str]:
         missing.append("SessionState.on_script_will_rerun")
     if not hasattr(common, "unpack_widget_state_value"):
         missing.append("state.common.unpack_widget_state_value")
-    return [f"{name} (Streamlit {streamlit.__version__})" for name in missing]
+    return [f"this Streamlit lacks {name}" for name in missing]
 
 
 def install():
     """Make a session's first request run the whole app when it names a fragment the session
     does not hold (see above). Idempotent; app.py calls it too, for a server started some other way.
-    Without the internals it needs, it warns once and leaves Streamlit as it is."""
+    On another version than the pinned one, or without the internals it needs, it warns once and leaves
+    Streamlit as it is. Each function it replaces keeps Streamlit's own as `__wrapped__` (the tests call it)."""
     with _LOCK:  # `python -m dashboard.serve` runs this file as __main__ and app.py imports it again:
         from streamlit.runtime.app_session import AppSession  # so the mark is on Streamlit's class
 
@@ -83,20 +94,25 @@ def install():
         _installed.append(True)
         missing = check()
         if missing:
-            warnings.warn("attention-lab: this Streamlit lacks " + ", ".join(missing) + ", so after a restart of "
+            warnings.warn("attention-lab: " + "; ".join(missing) + ". So its fixes are off: after a restart of "
                           "the server a page's controls inside its lesson view do nothing until the sidebar is "
-                          "touched, a link's theme is not read, and a websocket from another origin may make the "
-                          f"server look up its external address online. Install streamlit=={PINNED} "
-                          "(requirements.txt).", RuntimeWarning, stacklevel=2)
+                          "touched, a crafted widget state fails a session's runs until a reload, and a websocket "
+                          "from another origin may make the server look up its external address online. Install "
+                          f"streamlit=={PINNED} (requirements.txt).", RuntimeWarning, stacklevel=2)
             return
         from streamlit import net_util
 
-        net_util.get_external_ip = _no_external_ip
+        @functools.wraps(net_util.get_external_ip)
+        def no_external_ip():  # Streamlit's external-address lookup, answered without the internet: unknown
+            return None
+
+        net_util.get_external_ip = no_external_ip
         from streamlit.proto.ClientState_pb2 import ClientState
 
         answered = weakref.WeakSet()  # sessions that have had a rerun request
         request_rerun = AppSession.request_rerun
 
+        @functools.wraps(request_rerun)
         def first_request_runs_whole(session, client_state):
             if client_state is not None and session not in answered:
                 answered.add(session)
@@ -133,6 +149,7 @@ def _drop_undecodable_widget_states():
             log.warning("a widget state its widget cannot read was dropped (%s)", state.id[:80])
             return False
 
+    @functools.wraps(will_rerun)
     def on_script_will_rerun(self, fresh_widget_states, **kwargs):
         if fresh_widget_states is not None:
             kept = [w for w in fresh_widget_states.widgets if readable(self, w)]
@@ -141,11 +158,6 @@ def _drop_undecodable_widget_states():
         return will_rerun(self, fresh_widget_states, **kwargs)
 
     SessionState.on_script_will_rerun = on_script_will_rerun
-
-
-def _no_external_ip() -> None:
-    """Streamlit's external-address lookup, answered without the internet: unknown."""
-    return None
 
 
 def offline(args: list[str]) -> list[str]:

@@ -180,7 +180,7 @@ class RoomRegistry(ABC):
         q = load_question(r.question)
         mine = r.answers.get(session)
         return StudentView(code=norm, lesson_version=raw.version, lesson_json=raw.lesson, round=r.number,
-                           prompt=q.prompt, choices=q.choices, multiple=q.multiple,
+                           kind=q.kind, prompt=q.prompt, choices=q.choices, multiple=q.multiple,
                            my_answer=None if mine is None else tuple(json.loads(mine)), revealed=r.revealed,
                            question=q if r.revealed else None)
 

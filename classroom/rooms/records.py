@@ -126,6 +126,7 @@ class StudentView:
     lesson_version: int  # changes whenever the teacher's lesson does: followers compare it
     lesson_json: str
     round: int  # 0 until the teacher asks
+    kind: str = ""  # the question's kind (classroom/kinds.py): how its choices read
     prompt: str = ""
     choices: tuple = ()
     multiple: bool = False

@@ -17,6 +17,7 @@ from core.film import D_MODELS, MAX_HEADS, TASKS, LearnSettings
 from dashboard import controls
 from dashboard.charts import training
 from dashboard.charts.draw import draw
+from dashboard.lesson import rerun
 from dashboard.text import plain
 from dashboard.video import studio
 
@@ -91,11 +92,11 @@ def film_of(settings: LearnSettings, label: str = "Train", key: str = "film_trai
     return None
 
 
-@st.fragment(run_every=POLL_SECONDS)
+@rerun.poll(POLL_SECONDS)
 def _progress(settings: LearnSettings, key: str):
     job = service().job(settings.key())
     if job is None or job.state not in ("queued", "running"):
-        st.rerun()  # finished (or gone): the whole page draws the film, or the failure
+        return True  # finished (or gone): the whole page draws the film, or the failure
     if job.state == "queued":
         ahead = max(0, service().queue_length() - 1)
         st.progress(0.0, text="Waiting for the trainer" + (f" ({ahead} run{'s' * (ahead != 1)} ahead)" if ahead else "")

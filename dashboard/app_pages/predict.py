@@ -19,8 +19,8 @@ import numbers
 
 import streamlit as st
 
+from classroom.kinds import kind_of, suggest
 from classroom.question import Question, QuestionError
-from classroom.questions import suggest
 from dashboard import data
 from dashboard.charts import questions as qc
 from dashboard.charts.draw import spec_without_data
@@ -32,8 +32,6 @@ from dashboard.text import plain
 SCORE = "predict_score"  # session: the running score
 _CHARTS = MemoryLRU(budget=float("inf"), max_items=128)  # reveal charts (≤ 64 rows of data each), by question
 MAX_QUESTIONS = 512  # cached per server; a question is at most ~40 kB as JSON (RoomLimits), so <= ~20 MB
-KINDS = {"focus": "Which key gets the most weight?", "change": "What happens after a change?",
-         "blocked": "Which rows are fully blocked?"}
 
 
 _questions = Held(lambda: MemoryLRU(budget=float("inf"), max_items=MAX_QUESTIONS))  # no arrays: counted
@@ -46,11 +44,12 @@ def seed(slot: str) -> int:
 
 
 def lesson_question(slot: str, cfg, kinds: tuple, head: int = 0, change: str = "", mask: str = ""):
-    """A question about the lesson (classroom.questions.suggest), or None with a note saying why there is none."""
+    """A question of one of `kinds` (their names: classroom/kinds.py) about the lesson, made by that
+    module's `suggest`; or None, with a note saying why there is none."""
     kind = kinds[0]
     if len(kinds) > 1:
         kind = st.segmented_control("Question", list(kinds), key=f"predict_kind_{slot}", default=kinds[0],
-                                    format_func=KINDS.get) or kinds[0]
+                                    format_func=lambda name: kind_of(name).label) or kinds[0]
     n = seed(slot)
     try:
         return _questions().get_or_make((cfg.key(), kind, head, n, change, mask),
@@ -77,7 +76,7 @@ def hide_until_committed(question: Question, slot: str) -> bool:
 def _ask(question: Question, slot: str):
     pick = f"predict_pick_{slot}_{question.key()}"
     st.markdown(f"**Predict:** {plain(question.prompt)}")
-    if question.kind == "focus":
+    if question.kind_class.picks_a_key:
         _click_row(question, pick)
     answer_widget(question, pick, "Your prediction")
     left, right = st.columns([1, 1])
@@ -92,11 +91,12 @@ def _ask(question: Question, slot: str):
 
 
 def answer_widget(question_or_view, key: str, label: str, disabled: bool = False):
-    """Pills for tokens (tick several for a "blocked" question), a radio for the ranges of a change."""
+    """Pills for tokens (tick several where the question takes several), a radio for ranges or long choices.
+    `question_or_view`: a Question, or a room's StudentView (its kind, choices and `multiple`, no answer key)."""
     choices = question_or_view.choices
     options = list(range(len(choices)))
     fmt = lambda i: plain(choices[i])  # noqa: E731 (tokens may hold Markdown characters)
-    if getattr(question_or_view, "kind", "") == "change" or max(map(len, choices)) > 30:
+    if kind_of(question_or_view.kind).ranges or max(map(len, choices)) > 30:
         return st.radio(label, options, key=key, format_func=fmt, index=None, disabled=disabled)
     mode = "multi" if question_or_view.multiple else "single"
     return st.pills(label, options, key=key, format_func=fmt, selection_mode=mode, disabled=disabled)
@@ -178,15 +178,9 @@ def show_truth(question: Question, answer):
 
 
 def reveal_chart(question: Question, key: str):
-    """The chart whose numbers decide the answer, from the lesson the question is about."""
+    """The chart whose numbers decide the answer, from the lessons its kind's reveal shows."""
     def make():
-        if question.kind == "focus":
-            return qc.focus_bars(question, data.trace(question.reveal_config))
-        if question.kind == "change":
-            return qc.change_bars(question, data.trace(question.config), data.trace(question.reveal_config))
-        if question.kind == "film":  # its numbers are the film's measurements: no lesson to trace
-            return qc.film_bars(question)
-        return qc.blocked_bars(question, data.trace(question.reveal_config))
+        return qc.reveal(question, [data.trace(cfg) for cfg in question.kind_class.reveal_lessons(question)])
 
     name = ("reveal", question.key())  # every student of a room polls the same chart
     draw(name, _CHARTS.get_or_make(name, make), key)

@@ -43,12 +43,6 @@ def one_head(cfg, trace):
     draw_step(chosen, cfg, trace, h, predicting=predicting)
 
 
-def step_tabs(cfg, trace, h: int, same_charts: bool = False):
-    """The four steps, one chosen at a time on a row of buttons (`step` in the URL); only the chosen one is
-    computed and drawn."""
-    draw_step(choose(), cfg, trace, h, same_charts)
-
-
 def choose(arrows: bool = False) -> list:
     """The row of steps (with ← → in projector mode: `arrows`); only the chosen one will be drawn."""
     return controls.tabs(STEPS, "step", default=STEPS[2], arrows=arrows)

@@ -2,10 +2,11 @@
 
 - `pick_row`: the row a "focus" question asks about, as clickable cells (its scaled scores:
   what the student predicts from), for a Vega-Lite point selection;
-- the reveal charts, one per kind, each drawing the numbers that decide the answer:
-  `focus_bars` (the row's weights), `change_bars` (the row before and after the change),
-  `blocked_bars` (how many keys each query row may attend to), `film_bars` (each layer's highest
-  induction score, for the Watch it learn question);
+- the reveal charts, one per kind of question (`REVEALS`, by classroom/kinds.py's class), each
+  drawing the numbers that decide the answer from the traces of the lessons its kind's
+  `reveal_lessons` names: `focus_bars` (the row's weights), `change_bars` (the row before and
+  after the change), `blocked_bars` (how many keys each query row may attend to), `film_bars` (each
+  layer's highest induction score, for the Watch it learn question: no lesson);
 - `answers_histogram`: a room's answers per choice, the right ones marked only once revealed.
 
 Each chart carries `usermeta={"lab": name}` (tests read them back) and its table as data.
@@ -15,6 +16,7 @@ import altair as alt
 import pandas as pd
 
 from animations import style
+from classroom import kinds
 from core.film import INDUCTION_THRESHOLD
 from core.trace import token_labels
 from dashboard.charts.heatmaps import FONT
@@ -132,6 +134,14 @@ def film_bars(question) -> alt.Chart:
         x=alt.datum(INDUCTION_THRESHOLD))
     title = f"an induction head: a score of {INDUCTION_THRESHOLD:g} or more"
     return _finish(alt.layer(bars, text, rule, data=df), title, "reveal-film", 70)
+
+
+REVEALS = {kinds.Focus: focus_bars, kinds.Change: change_bars, kinds.Blocked: blocked_bars, kinds.Film: film_bars}
+
+
+def reveal(question, traces):
+    """The chart that decides `question`, from the traces of the lessons its kind's `reveal_lessons` names."""
+    return REVEALS[question.kind_class](question, *traces)
 
 
 def answers_histogram(tally, title: str, top: int = 1) -> alt.LayerChart:

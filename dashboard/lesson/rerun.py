@@ -14,13 +14,20 @@ A page is its introduction (the same for every lesson) plus a lesson view: `view
 
 Around every view, here and nowhere else: the messages about the lesson, then the view, then the
 address (`state.write_url`, in a `finally`, so no early return of a page can skip it) and the
-lesson for a room's followers. Pages never call `st.rerun` or write the address.
+lesson for a room's followers. Pages never call `st.rerun` or write the address (the room's three
+forms rerun the app themselves: docs/lesson.md, "What runs again", says why).
 
 Pages that show a video or an image (WHOLE_RUNS) run whole, outside any fragment: a video drawn
 inside a fragment lost its media file when a poll of the render's progress ended (the browser got
 404; tests/studio/test_browser_studio.py). Such a page may still hand a part that shows no media
 to `part`, whose own controls then rerun it alone.
+
+What is kept outside the session (a room, a render, a training run) reaches the screen by polling:
+a part made with `poll` reruns itself on a timer, and asks for a full run when what it found
+changes more than the part (docs/lesson.md, "What runs again").
 """
+
+import functools
 
 import streamlit as st
 
@@ -82,7 +89,7 @@ def after_change(field: str):
     Otherwise return, and the widget's own full run goes ahead."""
     if page_only(field) and st.session_state.get(_MAY):
         st.session_state[_SHOWN] = _sidebar_shows()
-        st.rerun(KEY)
+        st.rerun(KEY)  # the view alone, after this callback
 
 
 def run(page):
@@ -126,9 +133,25 @@ def part(body, *args, every: float | None = None):
         finally:
             state.write_url(state.lesson())
         if wanted != every:
-            st.rerun()
+            st.rerun()  # a new timer: only a full run makes the part again
 
     st.fragment(fragment, run_every=every)(*args)
+
+
+def poll(every: float):
+    """Decorate `draw(*args)`, a part of a page that shows what is kept outside this session, as a
+    fragment that reruns itself every `every` seconds. `draw` returns True when what it found changes
+    more than the part (the room has gone, the job has ended): then the whole app runs again."""
+
+    def decorate(draw):
+        @functools.wraps(draw)  # the fragment's id comes from draw's name: one per polled part
+        def fragment(*args):
+            if draw(*args):
+                st.rerun()  # the whole app: the part cannot draw outside itself
+
+        return st.fragment(fragment, run_every=every)
+
+    return decorate
 
 
 def _answer_hidden() -> bool:

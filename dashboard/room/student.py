@@ -15,7 +15,7 @@ from classroom.rooms.records import STUDENT_POLL_SECONDS
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
 from dashboard.app_pages import predict
-from dashboard.lesson import state
+from dashboard.lesson import rerun, state
 from dashboard.room import session as room_session
 from dashboard.room.teacher import take_back_form
 from dashboard.text import plain
@@ -42,7 +42,7 @@ def join_form(where: str):
                              help="The 8 letters and digits on the teacher's screen.")
         if st.form_submit_button("Join the room", type="primary" if where == "page" else "secondary"):
             if room_session.join(code):
-                st.rerun()
+                st.rerun()  # the page drew the form, so a new run draws the room (docs/lesson.md, What runs again)
             room_session.messages()  # why not, right under the form
 
 
@@ -80,11 +80,11 @@ def page():
         take_back_form(code)  # a teacher's reload reopens /room?code=… and lands here
 
 
-@st.fragment(run_every=STUDENT_POLL_SECONDS)
+@rerun.poll(STUDENT_POLL_SECONDS)
 def panel():
     view = room_session.student_view()
     if room_session.student_code() is None:
-        st.rerun()  # the room has gone: the page says so and stops polling
+        return True  # the room has gone: the page says so and stops polling
     if room_session.needs_full_run(view):
         room_session.follow(view)  # nothing else on this page draws the lesson: no full run needed
     if view is None:
@@ -145,11 +145,11 @@ def sidebar_status():
     st.button("Leave the room", key="room_leave_sidebar", on_click=room_session.leave)
 
 
-@st.fragment(run_every=STUDENT_POLL_SECONDS)
+@rerun.poll(STUDENT_POLL_SECONDS)
 def status():
     view = room_session.student_view()
     if gone_or_moved(view):
-        st.rerun()
+        return True
     room_session.messages()
     if view is None:
         return

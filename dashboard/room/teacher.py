@@ -7,13 +7,14 @@ truth and who was right appear only after the reveal (the projector shows this s
 
 import streamlit as st
 
+from classroom.kinds import LESSON_KINDS
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
 from classroom.rooms.records import TEACHER_POLL_SECONDS
 from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
-from dashboard.lesson import state
+from dashboard.lesson import rerun, state
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
@@ -63,12 +64,12 @@ def page():
     closing()
 
 
-@st.fragment(run_every=TEACHER_POLL_SECONDS)
+@rerun.poll(TEACHER_POLL_SECONDS)
 def live():
     """Who is here, and the current question's answers (refreshed every second)."""
     view = room_session.teacher_view()
     if view is None and room_session.teacher_key() is None:
-        st.rerun()  # the key stopped working: the page says so and shows the way back in
+        return True  # the key stopped working: the page says so and shows the way back in
     room_session.messages()
     if view is None:
         return
@@ -130,7 +131,7 @@ def ask_panel():
     if H > 1:
         with st.columns([1, 3])[0]:
             head = st.selectbox("Head", range(H), key="room_head", format_func=lambda h: f"head {h + 1}")
-    question = predict.lesson_question("room", cfg, ("focus", "change", "blocked"), head=head)
+    question = predict.lesson_question("room", cfg, LESSON_KINDS, head=head)
     if question is None:
         return
     st.markdown(f"**{plain(question.prompt)}**")
@@ -147,9 +148,7 @@ def _next():
 def closing():
     with st.popover("Close the room"):
         st.markdown("Everyone leaves the room; its answers are deleted.")
-        if st.button("Close it for everyone", key="room_close", type="primary"):
-            room_session.close()
-            st.rerun()
+        st.button("Close it for everyone", key="room_close", type="primary", on_click=room_session.close)
 
 
 def start_forms():
@@ -162,7 +161,7 @@ def start_forms():
                             help="You need it only to take the room back from another screen.")
         if st.form_submit_button("Open a room"):
             if room_session.open_room(pin):
-                st.rerun()
+                st.rerun()  # the page drew the forms, so a new run draws the room (docs/lesson.md, What runs again)
             room_session.messages()
     with right:
         take_back_form()
@@ -177,5 +176,5 @@ def take_back_form(code: str = ""):
         pin = st.text_input("The room's PIN", type="password", key="room_reclaim_pin", max_chars=MAX_FIELD_CHARS)
         if st.form_submit_button("Take it back"):
             if room_session.reclaim(code, pin):
-                st.rerun()
+                st.rerun()  # as above: the room instead of the forms; a refusal is said under the form
             room_session.messages()

@@ -30,6 +30,7 @@ from animations.catalog import (
 from animations.service import QueueFull
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
+from dashboard.lesson import rerun
 from dashboard.process import Held
 from dashboard.video import player
 
@@ -167,11 +168,11 @@ def job_panel(slot: str, retry_cfg: AttentionConfig | None = None, current: Atte
                   args=(job.scene, job.cfg, slot), kwargs={"voice": job.voice, "quality": job.quality})
 
 
-@st.fragment(run_every=POLL_SECONDS)
+@rerun.poll(POLL_SECONDS)
 def _progress(slot: str):
     job = st.session_state.get(f"studio_job_{slot}")
     if job is None or not job.active:
-        st.rerun()  # finished: redraw the whole panel with the video or the error
+        return True  # finished: redraw the whole panel with the video or the error
     waiting = service().waiting(job)  # also tells the service this page still waits for the job
     text = ("Waiting for a free renderer" + (f" ({waiting} ahead)" if waiting > 0 else "") + "…"
             if job.state == "queued" else f"Rendering {job.scene} ({QUALITIES[job.quality].height}p, "

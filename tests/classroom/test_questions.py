@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from classroom.changes import apply_change, available_changes
+from classroom.kinds import suggest
 from classroom.question import NO_ROW, Question, QuestionError
-from classroom.questions import blocked_question, change_question, focus_question, suggest
+from classroom.questions import blocked_question, change_question, focus_question
 from core import AttentionConfig, run_trace
 from core.lesson import with_mask
 from core.trace import token_labels

@@ -39,7 +39,7 @@ def test_a_question_round_from_ask_to_reveal(rooms, make):
     assert rooms.student_view(key.code, sid(0)).round == 0
     n = rooms.ask(key, Q)
     seen = rooms.student_view(key.code, sid(0))
-    assert (seen.round, seen.prompt, seen.choices, seen.revealed) == (n, Q.prompt, Q.choices, False)
+    assert (seen.round, seen.kind, seen.prompt, seen.choices, seen.revealed) == (n, "focus", Q.prompt, Q.choices, False)
     assert seen.question is None and seen.correct is None  # the answer key stays on the server
     rooms.answer(key.code, sid(0), n, WRONG)
     rooms.answer(key.code, sid(0), n, [RIGHT])  # a changed mind replaces the first answer

@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 
+from classroom.kinds import KINDS, suggest
 from classroom.question import QuestionError
-from classroom.questions import BUCKETS, suggest
+from classroom.questions import BUCKETS
 from core import ConfigError
 from dashboard.app_pages.predict import clicked_column
+from dashboard.charts import questions as qc
 from dashboard.lesson.state import url_params
 from dashboard.text import plain
 
@@ -109,6 +111,10 @@ def test_the_why_scale_demonstration_waits_for_the_prediction_and_the_score_coun
     q2 = on_screen(at, "why_scale")
     commit(at, "why_scale", q2, (q2.answer[0] + 1) % len(BUCKETS))
     assert "1 right of 2" in " ".join(c.value for c in at.caption)
+
+
+def test_every_kind_of_question_has_the_chart_that_decides_it():
+    assert set(qc.REVEALS) == set(KINDS.values())
 
 
 def test_nothing_is_hidden_with_the_switch_off(make_app):

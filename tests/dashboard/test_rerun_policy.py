@@ -124,3 +124,42 @@ def test_a_view_that_stops_early_still_writes_its_setting_to_the_address(script)
 
     at = AppTest.from_function(script, default_timeout=60).run()
     assert at.query_params.get("show") == "window"
+
+
+def _polled_page():
+    """A page with a polled part whose first poll finds a change that the whole page must show."""
+    import streamlit as st
+
+    from dashboard.lesson import rerun
+
+    st.session_state["whole_runs"] = st.session_state.get("whole_runs", 0) + 1
+
+    @rerun.poll(60)
+    def part():
+        st.session_state["polls"] = st.session_state.get("polls", 0) + 1
+        st.write(f"poll {st.session_state['polls']}")
+        return st.session_state["polls"] == 1
+
+    part()
+
+
+def test_a_poll_that_finds_a_change_beyond_its_part_runs_the_whole_app_again():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_polled_page, default_timeout=60).run()
+    no_exception(at)
+    assert (at.session_state["whole_runs"], at.session_state["polls"]) == (2, 2)
+    at.run()  # a poll that finds nothing new asks for nothing more
+    assert (at.session_state["whole_runs"], at.session_state["polls"]) == (3, 3)
+
+
+def test_reruns_and_fragments_are_asked_for_only_where_docs_lesson_md_says_why():
+    """The policy owns every fragment and every rerun, but for the room's three forms
+    (docs/lesson.md, "What runs again"): a new one elsewhere fails here."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "dashboard"
+    calls = {str(p.relative_to(root)): (text.count("st.rerun("), text.count("st.fragment("))
+             for p in root.rglob("*.py") if (text := p.read_text(encoding="utf-8")).count("st.rerun(")
+             + text.count("st.fragment(")}
+    assert calls == {"lesson/rerun.py": (4, 3), "room/teacher.py": (2, 0), "room/student.py": (1, 0)}

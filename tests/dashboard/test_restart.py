@@ -2,7 +2,8 @@
 tests/hall/test_failover.py): the controls inside fragments must work again.
 
 Before dashboard/serve.py, the new process ignored their reruns (it held no fragment), so page 1's
-head control and the sidebar's temperature (in a fragment of its own) did nothing at all, move after move."""
+head control (in the lesson's fragment) did nothing at all, move after move. The sidebar's temperature
+is moved after a restart too: its callback hands its run to that fragment (lesson/rerun.py after_change)."""
 
 import subprocess
 import time
@@ -58,14 +59,15 @@ def temperature(page) -> str:
 
 
 # what the control shows, its URL parameter, a move, the value it then writes: page 1's head
-# buttons (in the lesson's fragment) and the sidebar's temperature (in the page-only controls'
-# fragment, sidebar.py)
+# buttons (in the lesson's fragment) and the sidebar's temperature (outside it; its callback
+# reruns the lesson's fragment alone)
 CONTROLS = [(open_head, "head", open_head_2, "2"), (temperature, "temperature", temperature_down, "0.7")]
 
 
 def test_a_control_inside_a_fragment_works_after_the_server_restarts(page):
-    """Each control after a restart of its own (one page, one server port): the first request of the
-    new process names a fragment that process does not hold, for the head's and for the temperature's."""
+    """Each control after a restart of its own (one page, one server port): the head's first request to
+    the new process names a fragment that process does not hold; the temperature's names none, and its
+    callback finds no lesson view there to hand its run to."""
     port = free_port()
     proc, url = start(port)
     try:
