@@ -19,15 +19,7 @@ from core.film import LearnSettings  # noqa: E402
 from jobs import QueueFull, QueueUnavailable  # noqa: E402
 from jobs.job import REFRESH_S  # noqa: E402
 from tests.classroom import film_fakes  # noqa: E402
-from tests.classroom.conftest import redis_server  # noqa: E402
 from tests.conftest import ROOT, free_port  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def redis_url():
-    with redis_server() as client:
-        kw = client.connection_pool.connection_kwargs
-        yield f"redis://:{kw['password']}@{kw['host']}:{kw['port']}/0"
 
 
 @pytest.fixture

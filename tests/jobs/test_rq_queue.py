@@ -12,16 +12,8 @@ pytest.importorskip("rq")
 
 from jobs import Limits, QueueFull  # noqa: E402
 from jobs.rq_queue import Keys, RQQueue  # noqa: E402
-from tests.classroom.conftest import redis_server  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.jobs.fake import Fake, request  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def redis_url():
-    with redis_server() as client:
-        kw = client.connection_pool.connection_kwargs
-        yield f"redis://:{kw['password']}@{kw['host']}:{kw['port']}/0"
 
 
 @pytest.fixture
