@@ -40,10 +40,11 @@ from animations.render import (
     code_version,
     render,
     render_key,
+    stop_renders,
 )
 from animations.voice import NARRATOR, Voice
 from core import AttentionConfig
-from jobs import Failed, Job, Limits, Task, Words, media_dir
+from jobs import Failed, Job, Limits, Runner, Task, Words, media_dir
 from jobs.job import resolve
 from jobs.local import LocalQueue
 from jobs.redis_client import REDIS_URL_ENV
@@ -170,6 +171,9 @@ class Renders(Task):
         self._keep_in_cache(movie)
         return movie
 
+    def runner(self) -> Runner:
+        return _RenderRunner(self)
+
     def _keep_in_cache(self, movie: Path):
         """Index the new render and keep the cache under its cap; a failure here loses no video."""
         index = CacheIndex(self.index.root, self.cap_bytes) if self.index_per_run else self.index
@@ -178,6 +182,14 @@ class Renders(Task):
             index.evict(keep={movie.parent.name})
         except (OSError, ValueError):
             log.exception("Cache bookkeeping failed after a good render of %s (the video is kept)", movie.parent.name)
+
+
+class _RenderRunner(Runner):
+    """A render thread of this process: the task's run, and at shutdown every manim process of this
+    process killed, each with its whole process group (render.stop_renders)."""
+
+    def kill(self):
+        stop_renders()
 
 
 class RenderService:
