@@ -113,7 +113,7 @@ class RenderJob(Job):
 
 
 class Renders(Task):
-    name, words, worker, retries = "renders", WORDS, "animations.service:worker_task", RETRIES
+    name, words, retries = "renders", WORDS, RETRIES
 
     def __init__(self, media=DEFAULT_MEDIA, cap_bytes: int = DEFAULT_CAP_BYTES, render_fn=render,
                  timeout: float = DEFAULT_TIMEOUT, index_per_run: bool = False):

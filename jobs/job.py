@@ -128,13 +128,12 @@ class Words:
 class Task:
     """What a user of the package supplies: how to name, cost, find and run one kind of job.
 
-    `name` names its queue in Redis (keep it: labs and workers must agree). `worker` is the
-    `module:function` that makes the task from the environment in a worker process (jobs.worker).
+    `name` names its queue in Redis (keep it: labs and workers must agree). A worker process
+    (jobs.worker) makes the task with a `module:function` of the user's that reads the environment.
     A request is the user's own value; `encode`/`decode` carry it to a worker as JSON."""
 
     name = ""
     words: Words
-    worker = ""
     paced = False  # the wait is estimated from measured runs (seconds per unit of cost); else cost is seconds
     default_pace = 1.0
     retries = 0  # RQ runs a job again this often if its worker died

@@ -132,7 +132,7 @@ class FilmJob(Job):
 
 
 class Films(Task):
-    name, words, worker = "films", WORDS, "classroom.films.task:worker_task"
+    name, words = "films", WORDS
     paced, default_pace, retries, timeout_s = True, DEFAULT_STEP_S, 1, TIMEOUT_S
 
     def __init__(self, media="media", cap_bytes: int = DEFAULT_CAP_BYTES, trainer: str | None = None,
