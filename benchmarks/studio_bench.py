@@ -4,7 +4,7 @@ through the in-process render service (a laptop) and through the RQ one (the hal
 Measured at the render service the dashboard uses (queue, worker process, manim, cache,
 index): cold is submit -> video on disk and readable by PyAV, with empty render and speech
 caches; cached is the same request from a new service (as after a restart of the app). The RQ
-backend runs as in `make hall`: a Redis on loopback and one `python -m animations.rq_worker`,
+backend runs as in `make hall`: a Redis on loopback and one `python -m jobs.worker` of the renders,
 started (and idle) before the clock starts; its job's state is read every 0.25 s. The two
 backends alternate, round by round, so that both meet the same load on this machine.
 Goal: under 15 s cold, under 1 s cached; RQ within 10 % of in-process cold.
@@ -25,11 +25,9 @@ from pathlib import Path
 
 import av
 from lab_server import ROOT
-from rq import Worker
 
 from animations.catalog import LECTURE
-from animations.rq_service import RQRenderService
-from animations.service import RenderService
+from animations.service import RenderService, RQRenderService
 from core import PRESETS
 from dashboard.serve import free_port
 from hall import redis_server
@@ -72,11 +70,11 @@ def rq_hall(media: Path, folder: Path):
     try:
         redis_server.wait_ready(redis, password, port)
         with open(folder / "render-worker.log", "wb") as log:
-            worker = subprocess.Popen([sys.executable, "-m", "animations.rq_worker"], cwd=ROOT, env=env, stdout=log,
-                                      stderr=subprocess.STDOUT)
+            worker = subprocess.Popen([sys.executable, "-m", "jobs.worker", "animations.service:worker_task"], cwd=ROOT,
+                                      env=env, stdout=log, stderr=subprocess.STDOUT)
         probe = RQRenderService(url, media_dir=media)
         deadline = time.monotonic() + 120
-        while not Worker.all(connection=probe.redis):
+        while not probe.queue.workers():
             if worker.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"the render worker did not start: see {folder / 'render-worker.log'}")
             time.sleep(0.2)

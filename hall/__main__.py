@@ -24,7 +24,7 @@ def parse_args(argv=None):
     parser.add_argument("--bind", default="0.0.0.0", help="the classroom's address (default: every interface)")
     parser.add_argument("--port", type=int, default=8501)
     parser.add_argument("--render-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1),
-                        help="render worker processes (python -m animations.rq_worker; default: cores - 1, at least 1)")
+                        help="render worker processes (python -m jobs.worker; default: cores - 1, at least 1)")
     parser.add_argument("--run-dir", type=Path, default=media / "hall", help="logs and hall.json")
     args = parser.parse_args(argv)
     if not 1 <= args.workers <= 64:

@@ -11,10 +11,10 @@ What each lab process receives in its environment:
 - ATTENTION_LAB_PROCESS    its name in the hall (lab1, lab2, ...: HAProxy's server and cookie);
 - STREAMLIT_SERVER_COOKIE_SECRET  one secret for all, as Streamlit asks of replicas.
 
-Render workers: the hall runs `--render-workers` processes of `python -m animations.rq_worker`
-(RENDER_WORKER_MODULE) with the same Redis URL and media folder, and restarts them like the
-labs. Given the Redis URL, each lab process queues its renders there (animations/backend.py
-picks the RQ render service) and renders nothing itself.
+Render workers: the hall runs `--render-workers` processes of `python -m jobs.worker` (WORKER_ARGV:
+the films' queue first, then the renders') with the same Redis URL and media folder, and restarts
+them like the labs. Given the Redis URL, each lab process queues its renders and films there
+(animations/service.py and classroom/films/service.py pick the RQ service) and runs none itself.
 """
 
 import json
@@ -34,7 +34,8 @@ from . import haproxy, redis_server
 from .supervisor import Child, Supervisor
 
 ROOT = Path(__file__).resolve().parents[1]
-RENDER_WORKER_MODULE = "animations.rq_worker"
+# The worker and the tasks it serves, in order: a film is seconds of work, a render minutes.
+WORKER_ARGV = ["-m", "jobs.worker", "classroom.films.task:worker_task", "animations.service:worker_task"]
 PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server", "redis-cli": "redis-tools"}  # -> Debian package
 STREAMLIT_FLAGS = ["--server.headless", "true", "--server.fileWatcherType", "none",
                    "--browser.gatherUsageStats", "false"]
@@ -125,7 +126,7 @@ class Hall:
 
     def _start_render_workers(self):
         for i in range(1, self.render_workers + 1):
-            argv = [sys.executable, "-m", RENDER_WORKER_MODULE]
+            argv = [sys.executable, *WORKER_ARGV]
             # They also train films; OpenMP threads that sleep at a barrier (classroom/films/trainer.py says why).
             env = {"OMP_WAIT_POLICY": OMP_WAIT_POLICY, **self.shared_env(), "ATTENTION_LAB_PROCESS": f"render{i}"}
             self.sup.add(Child(f"render{i}", argv, self.run_dir / f"render{i}.log", env, cwd=ROOT))

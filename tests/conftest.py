@@ -3,6 +3,8 @@
 import contextlib
 import os
 import re
+import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -75,6 +77,45 @@ def streamlit_server(env: dict | None = None):
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+@contextlib.contextmanager
+def redis_server():
+    """A throwaway `redis-server` on a free loopback port, with a password and no persistence, stopped at
+    the end; yields a client (str replies). Skips where the binary is missing (scripts/system-packages.sh)."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (scripts/system-packages.sh installs it)")
+    import redis
+
+    port, password = free_port(), secrets.token_hex(16)
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--requirepass", password,
+                             "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(host="127.0.0.1", port=port, password=password, decode_responses=True)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        yield client
+    finally:
+        client.close()
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    """A throwaway Redis for the test module, as the URL a lab process is given."""
+    with redis_server() as client:
+        kw = client.connection_pool.connection_kwargs
+        yield f"redis://:{kw['password']}@{kw['host']}:{kw['port']}/0"
 
 
 @pytest.fixture(scope="session")

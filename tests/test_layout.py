@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("core", "classroom", "animations", "dashboard", "hall")
+PACKAGES = ("core", "jobs", "classroom", "animations", "dashboard", "hall")
 OURS = set(PACKAGES)
 
 
@@ -43,9 +43,10 @@ def tops(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("package, allowed", [
     ("core", set()),
-    ("classroom", {"core"}),
-    ("animations", {"core", "classroom"}),
-    ("dashboard", {"core", "classroom", "animations"}),
+    ("jobs", {"core"}),
+    ("classroom", {"core", "jobs"}),
+    ("animations", {"core", "jobs", "classroom"}),
+    ("dashboard", {"core", "jobs", "classroom", "animations"}),
 ])
 def test_each_package_imports_only_the_packages_below_it(package, allowed):
     crossing = {str(p.relative_to(ROOT)): sorted(tops(p) & OURS - allowed - {package}) for p in sources(package)}
@@ -54,7 +55,7 @@ def test_each_package_imports_only_the_packages_below_it(package, allowed):
 
 def test_nothing_but_the_hall_and_its_own_tests_and_benchmarks_imports_hall():
     """hall/ is deployment: no package imports it (its tests and the hall's benchmarks start it)."""
-    users = [str(p.relative_to(ROOT)) for p in sources("core", "classroom", "animations", "dashboard")
+    users = [str(p.relative_to(ROOT)) for p in sources("core", "jobs", "classroom", "animations", "dashboard")
              if "hall" in tops(p)]
     users += [str(p.relative_to(ROOT)) for p in sources("tests") if "hall" in tops(p)
               and p.parent.name != "hall"]
@@ -91,15 +92,21 @@ def test_core_modules_import_each_other_without_a_circle():
         pytest.fail(f"core imports in a circle: {' -> '.join(err.args[1])}")
 
 
-def test_classroom_imports_no_streamlit():
-    assert not [str(p.relative_to(ROOT)) for p in sources("classroom") if "streamlit" in tops(p)]
+def test_jobs_and_classroom_import_no_streamlit():
+    assert not [str(p.relative_to(ROOT)) for p in sources("jobs", "classroom") if "streamlit" in tops(p)]
+
+
+def test_rq_is_imported_in_the_jobs_package_only():
+    """One job system: renders and films are its users, and the queue (RQ) is its business alone."""
+    users = {str(p.relative_to(ROOT)) for p in sources(*PACKAGES, "tests", "benchmarks") if "rq" in tops(p)}
+    assert users and all(user.startswith(("jobs/", "tests/jobs/")) for user in users), sorted(users)
 
 
 def test_streamlit_internals_are_used_in_one_module_only():
     """Anything of Streamlit's that is not its public API (st.*, streamlit.testing, the components
     API) is used in dashboard/serve.py alone, which checks the pinned version has it."""
     public = ("streamlit", "streamlit.testing.v1", "streamlit.components.v1", "streamlit.components.v2")
-    users = {str(p.relative_to(ROOT)) for p in sources("core", "classroom", "animations", "dashboard")
+    users = {str(p.relative_to(ROOT)) for p in sources("core", "jobs", "classroom", "animations", "dashboard")
              for name in imported(p) if name.startswith("streamlit.") and name not in public
              and not name.startswith(public[1:])}
     assert users == {"dashboard/serve.py"}
@@ -140,7 +147,7 @@ def modules(package: str) -> dict[str, set[str]]:
     return {"" if f == ROOT / package else f.name: {p.stem for p in f.glob("*.py")} - {"__init__"} for f in folders}
 
 
-@pytest.mark.parametrize("package", ["core", "classroom", "animations", "dashboard", "hall"])
+@pytest.mark.parametrize("package", ["core", "jobs", "classroom", "animations", "dashboard", "hall"])
 def test_the_readmes_layout_names_every_module_and_no_other(package):
     named, there = modules_named(readme_layout()[package]), modules(package)
     assert named.keys() == there.keys(), "each sub-package gets its own group: name/ (...)"

@@ -50,7 +50,7 @@ def recorded(settings: LearnSettings = SETTINGS) -> Film:
     """The film of `settings`: the one saved under `<media>/films/<key>/` (the Watch it learn page's
     store) if it is usable, else a run trained now. Kept for the process's next scene: a render
     counts, then draws, with one film."""
-    from animations.backend import media_dir
+    from jobs import media_dir
 
     try:
         film = Film.load(media_dir() / "films" / settings.key())

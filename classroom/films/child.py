@@ -38,9 +38,9 @@ def main(conn, lab_pid: int, trainer: str, media_dir: str, threads: int, idle_s:
     try:
         import torch
 
-        from classroom.films.jobs import resolve
         from classroom.films.store import FilmStore
         from core.film import LearnSettings
+        from jobs.job import resolve
 
         torch.set_num_threads(threads)
         train = resolve(trainer)

@@ -1,4 +1,5 @@
-"""The lab's side of one trainer process (child.py): start it, give it a film, follow the film to its end.
+"""The lab's side of one trainer process (child.py): start it, give it a film, follow the film to its
+end; and the in-process film queue's runner (jobs.Runner), one trainer process per queue thread.
 
 Progress comes over a socket that the service's thread reads, not through a progress file:
 the same wait that reads progress sees the process end (the socket reads EOF), and a "stop"
@@ -10,11 +11,14 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from classroom.films.jobs import BROKEN, CRASHED, SHUTTING_DOWN, STOPPED, THREADS, TIMED_OUT, TIMEOUT_S, FilmJob, killed
+from classroom.films.task import BROKEN, CRASHED, SHUTTING_DOWN, STOPPED, THREADS, TIMED_OUT, TIMEOUT_S, Curve, killed
+from core.film import LearnSettings
+from jobs import Failed, Runner
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +38,7 @@ class Trainer:
 
     def __init__(self, trainer: str, media_dir, threads: int = THREADS):
         ours, theirs = socket.socketpair()
-        self.seconds_per_step = None
+        self.seconds = None  # how long the last film trained, as the process measured it
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "classroom.films.child", str(theirs.fileno()), str(os.getpid()), trainer,
@@ -65,54 +69,104 @@ class Trainer:
             self.proc.kill()
             self.proc.wait(2)
 
-    def train(self, job: FilmJob, closed) -> bool:
-        """Train `job`'s film and follow it to its end; False if the process ended before it took
-        the film (it was idle and timed out: try a fresh one). `closed()`: the service is stopping."""
-        self.send("train", job.settings.to_dict())
+    def train(self, settings: LearnSettings, progress, should_stop) -> bool:
+        """Train one film and follow it to its end: True once it is saved; False if the process ended
+        before it took the film (it was idle and timed out: try a fresh one). Raises Failed otherwise.
+        `progress(step, total, loss)`; `should_stop()`: a "stop" is sent, then the process is killed
+        if it has not stopped within STOP_GRACE_S."""
+        self.send("train", settings.to_dict())
         started, stop_sent, deadline = False, None, time.monotonic() + TIMEOUT_S
-        while not job.finished.is_set():
-            if closed() or time.monotonic() > deadline:
+        while True:
+            if time.monotonic() > deadline:
                 self.kill()
-                job.end("failed", SHUTTING_DOWN if closed() else TIMED_OUT)
-                break
-            if job._stop and stop_sent is None:
+                raise Failed(TIMED_OUT)
+            if stop_sent is None and should_stop():
                 stop_sent = time.monotonic() if self.send("stop") else 0.0
             elif stop_sent is not None and time.monotonic() - stop_sent > STOP_GRACE_S:
                 self.kill()  # it did not stop in time: the next film gets a fresh process
-                job.end("failed", STOPPED)
-                break
+                raise Failed(STOPPED)
             try:
                 if not self.conn.poll(POLL_S):
                     continue
                 message = self.conn.recv()
             except (EOFError, OSError):  # the process ended (or closed its end: then it is made to end)
                 self.kill()
-                if closed():  # shutdown() killed it
-                    job.end("failed", SHUTTING_DOWN)
-                    break
                 if not started:
                     return False
-                if not job._stop:
-                    log.error("The trainer of film %s ended (exit code %s)", job.key, self.proc.returncode)
-                job.end("failed", STOPPED if job._stop else killed(self.proc.returncode))
-                break
+                if stop_sent is None:
+                    log.error("The trainer of film %s ended (exit code %s)", settings.key(), self.proc.returncode)
+                raise Failed(STOPPED if stop_sent is not None else killed(self.proc.returncode)) from None
             started = started or message[0] in ("started", "progress")
-            self._handle(message, job)
-        return True
+            if self._handle(message, settings, progress):
+                return True
 
-    def _handle(self, message: tuple, job: FilmJob):
+    def _handle(self, message: tuple, settings: LearnSettings, progress) -> bool:
+        """One message of the trainer: True once the film is saved."""
         kind = message[0]
         if kind == "progress":
-            job.progress(*message[1:])
+            progress(*message[1:])
         elif kind == "done":
-            self.seconds_per_step = message[1] / max(1, job.settings.steps)
-            job.step = job.total
-            job.end("done")
+            self.seconds = message[1]
+            return True
         elif kind == "stopped":
-            job.end("failed", STOPPED)
+            raise Failed(STOPPED)
         elif kind == "unsaved":
-            log.error("Film %s was trained but could not be saved: %s", job.key, message[1])
-            job.end("failed", f"The film could not be saved ({message[1]}).")
+            log.error("Film %s was trained but could not be saved: %s", settings.key(), message[1])
+            raise Failed(f"The film could not be saved ({message[1]}).")
         elif kind in ("error", "broken"):  # the trainer raised, or could not even be imported
-            log.error("Training film %s failed:\n%s", job.key, message[1])
-            job.end("failed", BROKEN if kind == "broken" else CRASHED)
+            log.error("Training film %s failed:\n%s", settings.key(), message[1])
+            raise Failed(BROKEN if kind == "broken" else CRASHED)
+        return False
+
+
+class TrainerRunner(Runner):
+    """One film thread's trainer process: started by `warm`, or with the thread's first film, and
+    again if it ended (idle, or killed). PR_SET_PDEATHSIG ties it to the thread that started it."""
+
+    def __init__(self, task):
+        super().__init__(task)
+        self.trainer: Trainer | None = None
+        self._lock, self._killed = threading.Lock(), False
+
+    def warm(self):
+        self._trainer()
+
+    def _trainer(self) -> Trainer | None:
+        """This thread's trainer process, started afresh if it ended; None once the queue killed it."""
+        trainer = self.trainer
+        if trainer is not None and trainer.alive():
+            return trainer
+        if trainer is not None:
+            trainer.kill()
+            trainer.conn.close()
+        with self._lock:  # kill() ends what is in self.trainer: a new one is either there or never started
+            if self._killed:
+                return None
+            self.trainer = Trainer(self.task.trainer, self.task.media_dir, self.task.threads)
+            return self.trainer
+
+    def run(self, job, progress, should_stop):
+        for _ in range(2):  # a second time if the process ended (idle) just as the film was sent
+            if (trainer := self._trainer()) is None:
+                raise Failed(SHUTTING_DOWN)
+            if trainer.train(job.request, Curve(progress), should_stop):
+                break
+        else:
+            raise Failed(killed(trainer.proc.returncode))
+        progress.worked(trainer.seconds)
+        try:
+            self.task.store.evict(keep={job.key})
+        except OSError:
+            log.exception("Could not bring the film cache under its cap (the new film is kept)")
+
+    def close(self):
+        if self.trainer is not None:
+            self.trainer.kill()
+            self.trainer.conn.close()
+
+    def kill(self):
+        with self._lock:
+            self._killed = True
+            trainer = self.trainer
+        if trainer is not None:
+            trainer.kill()

@@ -10,7 +10,6 @@ dashboard/process.py, not in a Streamlit cache) and call only `RoomRegistry`'s p
 
 import os
 
-from classroom.redis_client import REDIS_URL_ENV
 from classroom.rooms.base import RoomRegistry
 from classroom.rooms.codes import format_code, normalise_code
 from classroom.rooms.memory import MemoryRooms
@@ -26,6 +25,7 @@ from classroom.rooms.records import (
     TeacherView,
     TooManyTries,
 )
+from jobs.redis_client import REDIS_URL_ENV
 
 
 def make_registry(environ=None) -> RoomRegistry:

@@ -4,17 +4,17 @@ Every primitive is one Lua script (redis_lua.py), atomic in Redis, so concurrent
 and a teacher in different processes cannot corrupt a room; no WATCH retries are needed.
 The clock defaults to wall time (time.time), which every process on the hall's machines shares.
 When Redis does not answer (restarting, unreachable, hung), every call raises RoomsUnavailable,
-a RoomError with a plain message: at once, or within about 4 s if it hangs (classroom/redis_client.py).
+a RoomError with a plain message: at once, or within about 4 s if it hangs (jobs/redis_client.py).
 """
 
 import time
 
 import redis
 
-from classroom.redis_client import UNAVAILABLE, connect
 from classroom.rooms import redis_lua as lua
 from classroom.rooms.base import RoomRegistry
 from classroom.rooms.records import RawRoom, RawRound, RoomsUnavailable
+from jobs.redis_client import UNAVAILABLE, connect
 
 TTL_MARGIN_S = 3600  # room keys outlive the idle limit by this, then Redis drops them itself
 UNAVAILABLE_MESSAGE = ("Rooms are briefly unavailable: the lab's shared store does not answer (it may be "

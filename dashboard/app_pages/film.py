@@ -10,8 +10,7 @@ import time
 
 import streamlit as st
 
-from classroom.films.backend import service
-from classroom.films.jobs import FilmQueueFull
+from classroom.films.service import service
 from core import ConfigError
 from core.film import D_MODELS, MAX_HEADS, TASKS, LearnSettings
 from dashboard import controls
@@ -20,6 +19,7 @@ from dashboard.charts.draw import draw
 from dashboard.lesson import rerun
 from dashboard.text import plain
 from dashboard.video import studio
+from jobs import QueueFull
 
 POLL_SECONDS = 0.5  # the live loss curve while a run trains
 PLAY_SECONDS = 0.8  # one snapshot per tick while the film plays
@@ -65,7 +65,7 @@ def settings_controls() -> LearnSettings:
 def _train(settings: LearnSettings):
     try:
         service().submit(settings, studio.session_id())
-    except FilmQueueFull as err:
+    except QueueFull as err:
         st.session_state[_MESSAGE] = str(err)
 
 

@@ -1,6 +1,6 @@
 """Lecture videos inside the dashboard: one render service for every browser session.
 
-The service (animations.backend.make_service: in this process, or the hall's RQ workers) queues
+The service (animations.service.make_service: in this process, or the hall's RQ workers) queues
 renders, shares identical requests, caps its disk cache and survives restarts; this module holds
 one per server and draws its state: a render button with a quality choice (fast 480p or class
 1080p, each with its expected wait), a narration toggle and a progress bar, the finished video
@@ -17,7 +17,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from animations.backend import RenderBackend, make_service
 from animations.catalog import (
     DESCRIPTIONS,
     FILMS,
@@ -27,12 +26,13 @@ from animations.catalog import (
     duration_text,
     render_seconds,
 )
-from animations.service import QueueFull
+from animations.service import RenderService, make_service
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
 from dashboard.lesson import rerun
 from dashboard.process import Held
 from dashboard.video import player
+from jobs import QueueFull
 
 POLL_SECONDS = 1.0
 RATES = {0.7: "slower", DEFAULT_RATE: "a lecture hall's pace (default)", 1.0: "the voice's own pace"}
@@ -50,7 +50,7 @@ def videos_available() -> str:
     return ""
 
 
-service: Held[RenderBackend] = Held(make_service)  # not a Streamlit cache (dashboard/process.py)
+service: Held[RenderService] = Held(make_service)  # not a Streamlit cache (dashboard/process.py)
 
 
 def session_id() -> str:

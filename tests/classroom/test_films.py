@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from classroom.films import backend
-from classroom.films.backend import make_film_service
-from classroom.films.jobs import BUSY, CRASHED, SHUTTING_DOWN, STOPPED, FilmQueueFull, queue_full, wait_words
-from classroom.films.service import FilmService
+from classroom.films import service as service_module
+from classroom.films.service import FilmService, make_film_service
 from classroom.films.store import FilmStore
+from classroom.films.task import BUSY, CRASHED, SHUTTING_DOWN, STOPPED, queue_full, wait_words
 from core.film import Film, LearnSettings
+from jobs import QueueFull
 from tests.classroom import film_fakes
 from tests.conftest import ROOT
 
@@ -101,7 +101,7 @@ def test_a_damaged_film_folder_is_trained_again(service, media):
 
 def test_a_session_trains_one_film_at_a_time_and_may_join_any(service):
     slow = service.submit(SLOW, "s1")
-    with pytest.raises(FilmQueueFull) as refused:
+    with pytest.raises(QueueFull) as refused:
         service.submit(fast(4), "s1")
     assert str(refused.value) == BUSY
     joined = service.submit(fast(4), "s2")
@@ -118,7 +118,7 @@ def test_a_full_queue_says_the_wait_and_never_refuses_a_film_already_asked_for(s
     waiting = [service.submit(fast(5), "s2"), service.submit(fast(6), "s3")]
     service.seconds_per_step = 0.01  # as if the last film had trained at 100 steps a second
     before = slow.step
-    with pytest.raises(FilmQueueFull) as refused:
+    with pytest.raises(QueueFull) as refused:
         service.submit(fast(7), "s4")
     # the training ahead: what is left of the slow film, and both waiting films, at 0.01 s a step
     assert str(refused.value) in {queue_full(2, (SLOW.steps - step + 20 + 20) * 0.01)
@@ -173,7 +173,7 @@ def test_shutdown_leaves_no_trainer_process_and_says_so_to_waiting_films(tmp_pat
     films.shutdown()
     assert not Path(f"/proc/{pid}").exists() and trainer_pids(tmp_path) == []
     assert (running.state, running.error) == (waiting.state, waiting.error) == ("failed", SHUTTING_DOWN)
-    with pytest.raises(FilmQueueFull, match="shutting down"):
+    with pytest.raises(QueueFull, match="shutting down"):
         films.submit(fast(12), "s3")
 
 
@@ -184,7 +184,8 @@ def test_a_killed_lab_takes_its_trainer_with_it(tmp_path):
     code = ("import sys, time; from classroom.films.service import FilmService; from core.film import LearnSettings; "
             f"s = FilmService(sys.argv[1], trainer={FAKE!r}); "
             f"job = s.submit(LearnSettings(steps=20, seed={film_fakes.HANG})); "
-            "[time.sleep(0.05) for _ in iter(lambda: job.step > 0, True)]; print(s._trainers[0].proc.pid, flush=True); "
+            "[time.sleep(0.05) for _ in iter(lambda: job.step > 0, True)]; "
+            "print(s.queue._runners[0].trainer.proc.pid, flush=True); "
             "time.sleep(60)")
     lab = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
@@ -215,7 +216,7 @@ def test_the_film_cache_keeps_under_its_cap_least_recently_used_first(tmp_path):
 
 
 def test_one_film_service_per_process_chosen_from_the_environment(tmp_path, monkeypatch):
-    from classroom.films.rq_service import RQFilmService
+    from classroom.films.service import RQFilmService
 
     hall = {"ATTENTION_LAB_MEDIA": str(tmp_path), "ATTENTION_LAB_REDIS_URL": "redis://:x@127.0.0.1:9/0"}
     made = make_film_service(hall)
@@ -223,16 +224,16 @@ def test_one_film_service_per_process_chosen_from_the_environment(tmp_path, monk
     made.shutdown()
     monkeypatch.setenv("ATTENTION_LAB_MEDIA", str(tmp_path))
     monkeypatch.delenv("ATTENTION_LAB_REDIS_URL", raising=False)
-    monkeypatch.setattr(backend, "_service", None)
+    monkeypatch.setattr(service_module, "_service", None)
     seen = []
-    threads = [threading.Thread(target=lambda: seen.append(backend.service())) for _ in range(8)]
+    threads = [threading.Thread(target=lambda: seen.append(service_module.service())) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert isinstance(seen[0], FilmService) and all(s is seen[0] for s in seen)
     seen[0].shutdown()
-    again = backend.service()
+    again = service_module.service()
     assert again is not seen[0] and not again.closed, "a service that was shut down is replaced"
     again.shutdown()
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from animations import backend
+from animations import service as render_service
 from animations.render import cache_dir
 from core import PRESETS, ConfigError, tokenize
 from core.trace import token_labels
@@ -54,8 +54,8 @@ def fake_render(scene, cfg, quality, on_progress=None, timeout=None, media_dir=N
 def app(tmp_path, monkeypatch):
     """The app after its first run, its render service on a fake manim and a temporary cache."""
     monkeypatch.setenv("ATTENTION_LAB_MEDIA", str(tmp_path))
-    real = backend.RenderService
-    monkeypatch.setattr(backend, "RenderService", lambda **kw: real(render_fn=fake_render, **kw))
+    real = render_service.RenderService
+    monkeypatch.setattr(render_service, "RenderService", lambda **kw: real(render_fn=fake_render, **kw))
     studio.service.clear()
     at = AppTest.from_file(str(APP), default_timeout=60).run()
     yield at

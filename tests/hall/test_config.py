@@ -114,10 +114,10 @@ def test_the_image_serves_the_lab_with_make_halls_streamlit_flags():
     assert "--server.address 0.0.0.0 --server.port 8501" in flags and shlex.join(STREAMLIT_FLAGS) in flags
 
 
-def test_compose_runs_the_render_workers_by_default_with_the_module_make_hall_runs():
-    from hall.run import RENDER_WORKER_MODULE
+def test_compose_runs_the_render_workers_by_default_with_the_command_make_hall_runs():
+    from hall.run import WORKER_ARGV
 
     render = compose()["services"]["render"]
     assert "profiles" not in render, "render workers are part of the hall, not an opt-in profile"
-    assert render["command"] == ["python", "-m", RENDER_WORKER_MODULE]
+    assert render["command"] == ["python", *WORKER_ARGV]
     assert render["deploy"]["replicas"] >= 1 and not render.get("ports")

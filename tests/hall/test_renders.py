@@ -15,8 +15,8 @@ from pathlib import Path
 import av
 import pytest
 
-from animations.backend import make_service
 from animations.catalog import LECTURE
+from animations.service import make_service
 from classroom.questions import focus_question
 from classroom.rooms import RoomsUnavailable, make_registry
 from classroom.rooms.redis_rooms import RedisRooms
@@ -105,7 +105,7 @@ def test_a_render_asked_from_two_lab_processes_runs_once(hall, browser):
 
 def test_a_killed_render_worker_has_its_job_retried_and_the_requester_gets_the_video(hall):
     """A whole worker killed mid-render (its render dies with it): RQ finds the job abandoned
-    when its heartbeat lapses (rq_worker: 5 s beats, 15 s margin, maintenance every 5 s) and
+    when its heartbeat lapses (jobs/worker.py: 5 s beats, 15 s margin, maintenance every 5 s) and
     re-queues it (Retry); the restarted worker renders it. About 30-40 s here."""
     offset = runs_log_size(hall)
     lab = make_service(lab_env(hall, "lab1"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from animations import backend
+from animations import service as render_service
 from animations.render import RenderError, cache_dir
 from dashboard.video import studio
 
@@ -47,8 +47,8 @@ def studio_app(tmp_path, monkeypatch):
 
     def make(render_fn=None, query=None) -> AppTest:
         if render_fn is not None:
-            real = backend.RenderService
-            monkeypatch.setattr(backend, "RenderService", lambda **kw: real(render_fn=render_fn, **kw))
+            real = render_service.RenderService
+            monkeypatch.setattr(render_service, "RenderService", lambda **kw: real(render_fn=render_fn, **kw))
         studio.service.clear()
         at = AppTest.from_file(str(APP), default_timeout=60)
         if query:

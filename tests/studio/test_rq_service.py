@@ -8,23 +8,13 @@ import pytest
 
 pytest.importorskip("rq")
 
-from rq.job import Job  # noqa: E402
-
-from animations.backend import make_service  # noqa: E402
 from animations.render import cache_dir  # noqa: E402
-from animations.rq_service import ACTIVE, QUEUE, RQRenderService, job_id  # noqa: E402
-from animations.service import QueueFull, QueueUnavailable, RenderService  # noqa: E402
-from classroom.rq_jobs import REFRESH_S  # noqa: E402
+from animations.service import RenderService, RQRenderService, make_service  # noqa: E402
 from core import AttentionConfig  # noqa: E402
-from tests.classroom.conftest import redis_server  # noqa: E402
+from jobs import QueueFull, QueueUnavailable  # noqa: E402
+from jobs.job import REFRESH_S  # noqa: E402
+from jobs.rq_queue import job_id  # noqa: E402
 from tests.conftest import free_port  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def redis_url():
-    with redis_server() as client:
-        kw = client.connection_pool.connection_kwargs
-        yield f"redis://:{kw['password']}@{kw['host']}:{kw['port']}/0"
 
 
 @pytest.fixture
@@ -50,7 +40,7 @@ def test_the_same_request_from_two_processes_is_one_job(two_labs):
     a, b = two_labs
     first, second = a.submit("scores", lesson(1), session="s1"), b.submit("scores", lesson(1), session="s2")
     assert first.key == second.key and first.state == second.state == "queued"
-    assert a.redis.lrange(f"rq:queue:{QUEUE}", 0, -1) == [job_id(first.key).encode()]
+    assert a.redis.lrange(f"rq:queue:{a.queue.keys.queue}", 0, -1) == [job_id(first.key).encode()]
     assert a.queue_length() == b.queue_length() == 1
 
 
@@ -69,7 +59,7 @@ def test_limits_count_every_process(two_labs):
 def test_a_finished_job_frees_its_place_and_progress_is_read_from_its_meta(two_labs):
     a, b = two_labs
     job = a.submit("scores", lesson(1), session="s1")
-    rq_job = Job.fetch(job_id(job.key), connection=a.redis, serializer=a.queue.serializer)
+    rq_job = a.queue.fetch(job.key)
     rq_job.meta.update(done=3, total=12)
     rq_job.save_meta()
     rq_job.set_status("started")
@@ -82,20 +72,20 @@ def test_a_finished_job_frees_its_place_and_progress_is_read_from_its_meta(two_l
     assert (seen.state, seen.done) == ("queued", 0)
     a.submit("scores", lesson(2), session="s1")
     a.submit("scores", lesson(3), session="s1")  # s1's first job ended: two of its own are allowed again
-    assert a.redis.hlen(ACTIVE) == 3
+    assert a.redis.hlen(a.queue.keys.active) == 3
 
 
 def test_a_failed_job_says_why_in_plain_words(two_labs):
     a, _ = two_labs
     job = a.submit("scores", lesson(1), session="s1")
-    rq_job = Job.fetch(job_id(job.key), connection=a.redis, serializer=a.queue.serializer)
+    rq_job = a.queue.fetch(job.key)
     rq_job.meta.update(error="Rendering scores took longer than 600 s and was stopped.", log="...")
     rq_job.save_meta()
     rq_job.set_status("failed")
     time.sleep(REFRESH_S)  # a page's reads within REFRESH_S share one look at Redis
     assert (job.state, job.error, job.log) == ("failed", "Rendering scores took longer than 600 s and was stopped.",
                                                "...")
-    a.redis.delete(Job.key_for(job_id(job.key)))  # as after a Redis restart
+    a.redis.delete(rq_job.key)  # as after a Redis restart
     time.sleep(REFRESH_S)
     assert job.state == "failed" and "restarted and lost this request" in job.error
 

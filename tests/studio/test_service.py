@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from animations.cache_index import CacheIndex
 from animations.render import RenderError, cache_dir
-from animations.service import CacheIndex, QueueFull, RenderService
+from animations.service import RenderService
 from core import AttentionConfig, ConfigError
+from jobs import QueueFull
 
 
 class FakeRender:

@@ -1,15 +1,14 @@
-"""The render service's own bounds: remembered jobs, a cache cap that holds for every render in
-the folder, and failures that are logged with their traceback without failing good videos."""
+"""The render service's own bounds: a cache cap that holds for every render in the folder, and
+failures that are logged with their traceback without failing good videos. (How many finished
+jobs a queue remembers: tests/jobs/test_local.py.)"""
 
 import logging
 import os
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-import animations.service as service_module
 from animations.render import cache_dir
 from animations.service import RenderService
 from core import AttentionConfig
@@ -19,36 +18,6 @@ from .test_service import FakeRender
 
 def _service(tmp_path, fake, **kw):
     return RenderService(media_dir=tmp_path, render_fn=fake, **kw)
-
-
-class GatedRender(FakeRender):
-    """A fake render that holds seed 99 until `gate` is set."""
-
-    def __init__(self):
-        super().__init__(delay=0.0)
-        self.gate = threading.Event()
-
-    def __call__(self, scene, cfg, *args, **kwargs):
-        if cfg.seed == 99:
-            self.gate.wait(10)
-        return super().__call__(scene, cfg, *args, **kwargs)
-
-
-def test_finished_jobs_are_forgotten_beyond_the_bound_and_active_ones_kept(tmp_path, monkeypatch):
-    monkeypatch.setattr(service_module, "MAX_FINISHED_JOBS", 3)
-    fake = GatedRender()
-    service = _service(tmp_path, fake, workers=2)
-    active = service.submit("scores", AttentionConfig(seed=99))
-    for seed in range(8):
-        assert service.submit("scores", AttentionConfig(seed=seed)).wait(5)
-    assert active.active and service._jobs[active.key] is active  # never dropped while it runs
-    assert [j.cfg.seed for j in service._jobs.values() if not j.active] == [5, 6, 7]  # the three most recent
-    fake.gate.set()
-    assert active.wait(5)
-    # A forgotten job's video is still served from the cache, without a new render.
-    again = service.submit("scores", AttentionConfig(seed=0))
-    assert again.state == "done" and again.path.is_file() and len(fake.calls) == 9
-    service.shutdown()
 
 
 def _cli_render(media: Path, seed: int, size: int, age_s: float) -> Path:

@@ -7,8 +7,9 @@ import pytest
 
 from animations.catalog import RENDER_SECONDS
 from animations.render import cache_dir
-from animations.service import ABANDONED, STOPPING, QueueFull, RenderService
+from animations.service import ABANDONED, STOPPING, RenderService
 from core import AttentionConfig
+from jobs import QueueFull
 
 LESSON = AttentionConfig(source="random", seq_len=3, d_model=4, num_heads=1)
 

@@ -1,4 +1,4 @@
-"""How the lab's processes talk to the hall's Redis (rooms, the render queue).
+"""How the lab's processes talk to the hall's Redis (rooms, the job queues).
 
 Short timeouts and few retries: when Redis is down or restarting a page learns it at once, when
 it hangs within about four seconds (two tries of COMMAND_TIMEOUT_S), and says so in plain words

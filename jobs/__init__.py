@@ -1,0 +1,29 @@
+"""Jobs: work that pages ask for and follow, run outside the page's thread, shared, limited, cancellable.
+
+One interface, two backends; its users (the renders, animations/service.py, and the films,
+classroom/films/) supply a Task and never touch a queue:
+
+- `job.py`: the interface. Job (what a page follows: state, progress, error, result), Task (what a
+  user supplies: key, cost, where a result is found, how one is made), Runner, Words, QueueFull.
+- `policy.py`: per-requester quota, the queue's size and the order jobs run in, for both backends.
+- `local.py`: LocalQueue, jobs in threads of this process (a laptop).
+- `rq_queue.py`: RQQueue, jobs in the hall's Redis (RQ), run by `worker.py` (`python -m jobs.worker`).
+- `redis_client.py`: the Redis settings every process of a hall uses (the rooms too).
+
+Each queue answers submit(request, requester), job(key), cancel(key, requester), waiting(job),
+queue_length() and shutdown(). RQ is imported here, in this package, and nowhere else.
+"""
+
+import os
+from pathlib import Path
+
+from jobs.job import Failed, Job, Progress, QueueFull, QueueUnavailable, Runner, Status, Task, Words
+from jobs.policy import Limits
+
+__all__ = ["Failed", "Job", "Limits", "Progress", "QueueFull", "QueueUnavailable", "Runner", "Status", "Task",
+           "Words", "media_dir"]
+
+
+def media_dir(environ=None) -> Path:
+    """The folder results land in (ATTENTION_LAB_MEDIA, default `media`): one folder for a hall's processes."""
+    return Path((os.environ if environ is None else environ).get("ATTENTION_LAB_MEDIA", "media")).resolve()
