@@ -2,8 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# The stamp's name carries a hash of the requirements: change them and set-up runs again.
-REQ_HASH := $(shell cat requirements.txt requirements-dev.txt requirements-model.txt | sha256sum | cut -c1-12)
+# The stamp's name carries a hash of the requirements and of pyproject.toml (its package list is what the
+# editable install maps): change them and set-up runs again.
+REQ_HASH := $(shell cat requirements.txt requirements-dev.txt requirements-model.txt pyproject.toml | sha256sum | cut -c1-12)
 STAMP := $(VENV)/.installed-$(REQ_HASH)
 # Where a local CPU build of torch lies on disk, let pip find it (a fresh venv then skips
 # the multi-GB CUDA download).
@@ -18,7 +19,7 @@ setup: $(STAMP) $(NODE_STAMP)
 system:
 	@bash scripts/system-packages.sh
 
-$(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-model.txt pyproject.toml
 	@bash scripts/system-packages.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
