@@ -19,6 +19,7 @@ Trained heads page.
 """
 
 import argparse
+import contextlib
 import statistics
 import tempfile
 import time
@@ -126,6 +127,13 @@ ARM_JS = """() => {
 }"""
 
 
+# The page after a run: the script ended and every chart holds its marks (Vega drew it). Polled every
+# 100 ms: on every animation frame (Playwright's default) the polling keeps Chromium drawing.
+DRAWN_JS = """() => document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]') &&
+  [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+    .every(chart => chart.querySelector('svg.marks, canvas.marks'))"""
+
+
 def serve(script: Path, tree: Path = ROOT):
     proc, port = start_streamlit(script, tree=tree)
     return proc, f"http://127.0.0.1:{port}"
@@ -138,7 +146,7 @@ def open_app(browser, url: str, scheme: str = "light", slider: str = "Softmax te
     page.goto(url)
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=60_000)
-    page.wait_for_timeout(1500)
+    page.wait_for_function(DRAWN_JS, polling=100, timeout=60_000)
     found = page.locator("[data-testid=stSlider]").filter(has=page.get_by_text(slider, exact=True))
     found.scroll_into_view_if_needed()
     return page, found.get_by_role("slider")
@@ -152,8 +160,9 @@ def move(page, slider, key: str) -> float | None:
         return page.evaluate("window.__done")
     except PlaywrightError:  # a move that never reached the server: note it, measure the next
         return None
-    finally:
-        page.wait_for_timeout(300)
+    finally:  # the next move starts from a drawn page (after a move that did not settle too, if it ever does)
+        with contextlib.suppress(PlaywrightError):
+            page.wait_for_function(DRAWN_JS, polling=100, timeout=60_000)
 
 
 def paired_times(browser, lab_url: str, floor_url: str, repeats: int, scheme: str = "light",
