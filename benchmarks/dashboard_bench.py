@@ -19,7 +19,6 @@ Trained heads page.
 """
 
 import argparse
-import contextlib
 import statistics
 import tempfile
 import time
@@ -125,13 +124,9 @@ ARM_JS = """() => {
     setTimeout(() => reject(new Error('the app did not settle within 15 s')), 15000);
   });
 }"""
-
-
-# The page after a run: the script ended and every chart holds its marks (Vega drew it). Polled every
-# 100 ms: on every animation frame (Playwright's default) the polling keeps Chromium drawing.
-DRAWN_JS = """() => document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]') &&
-  [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-    .every(chart => chart.querySelector('svg.marks, canvas.marks'))"""
+# The page after a run: the script ended and every chart holds its marks (polled every 100 ms, not every frame).
+DRAWN_JS = """() => document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]') && [...document
+  .querySelectorAll('[data-testid=stVegaLiteChart]')].every(chart => chart.querySelector('svg.marks, canvas.marks'))"""
 
 
 def serve(script: Path, tree: Path = ROOT):
@@ -157,12 +152,11 @@ def move(page, slider, key: str) -> float | None:
     page.evaluate(ARM_JS)
     slider.press(key)
     try:
-        return page.evaluate("window.__done")
+        took = page.evaluate("window.__done")
     except PlaywrightError:  # a move that never reached the server: note it, measure the next
-        return None
-    finally:  # the next move starts from a drawn page (after a move that did not settle too, if it ever does)
-        with contextlib.suppress(PlaywrightError):
-            page.wait_for_function(DRAWN_JS, polling=100, timeout=60_000)
+        took = None
+    page.wait_for_function(DRAWN_JS, polling=100, timeout=60_000)  # the next move starts from a drawn page
+    return took
 
 
 def paired_times(browser, lab_url: str, floor_url: str, repeats: int, scheme: str = "light",
