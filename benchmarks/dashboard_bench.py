@@ -124,6 +124,9 @@ ARM_JS = """() => {
     setTimeout(() => reject(new Error('the app did not settle within 15 s')), 15000);
   });
 }"""
+# The page after a run: the script ended and every chart holds its marks (polled every 100 ms, not every frame).
+DRAWN_JS = """() => document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]') && [...document
+  .querySelectorAll('[data-testid=stVegaLiteChart]')].every(chart => chart.querySelector('svg.marks, canvas.marks'))"""
 
 
 def serve(script: Path, tree: Path = ROOT):
@@ -138,7 +141,7 @@ def open_app(browser, url: str, scheme: str = "light", slider: str = "Softmax te
     page.goto(url)
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=60_000)
-    page.wait_for_timeout(1500)
+    page.wait_for_function(DRAWN_JS, polling=100, timeout=60_000)
     found = page.locator("[data-testid=stSlider]").filter(has=page.get_by_text(slider, exact=True))
     found.scroll_into_view_if_needed()
     return page, found.get_by_role("slider")
@@ -149,11 +152,11 @@ def move(page, slider, key: str) -> float | None:
     page.evaluate(ARM_JS)
     slider.press(key)
     try:
-        return page.evaluate("window.__done")
+        took = page.evaluate("window.__done")
     except PlaywrightError:  # a move that never reached the server: note it, measure the next
-        return None
-    finally:
-        page.wait_for_timeout(300)
+        took = None
+    page.wait_for_function(DRAWN_JS, polling=100, timeout=60_000)  # the next move starts from a drawn page
+    return took
 
 
 def paired_times(browser, lab_url: str, floor_url: str, repeats: int, scheme: str = "light",

@@ -5,7 +5,7 @@ import contextlib
 import re
 
 from dashboard.navigation import PAGES
-from tests.conftest import ROOT, close_clean
+from tests.conftest import ROOT, charts_drawn, close_clean
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]
@@ -94,9 +94,7 @@ def drawn(page):
     """Wait until every chart on the page has drawn its marks, and for Vega's resize to its container's width.
     (The waits here poll every 100 ms, not on every animation frame, Playwright's default, which keeps
     Chromium drawing.)"""
-    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-        .every(c => c.querySelector('svg.marks, canvas.marks'))""", polling=100, timeout=30_000)
-    page.wait_for_timeout(400)
+    charts_drawn(page)
 
 
 def open_by_sidebar(page, server: str, path: str, charts: bool = True):

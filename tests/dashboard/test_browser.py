@@ -3,13 +3,15 @@
 Screenshots go to test-artifacts/ (git-ignored). Skipped where Chromium is missing.
 """
 
-import time
+import contextlib
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
-from tests.conftest import ARTIFACTS, close_clean
+from tests.conftest import ARTIFACTS, charts_drawn, close_clean, still
 
 pytestmark = pytest.mark.browser
 
@@ -18,6 +20,9 @@ pytestmark = pytest.mark.browser
 ALIASES = ["attention", "scaled-dot-product"]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
 TEMPERATURE_IS = "v => new URL(location.href).searchParams.get('temperature') === v"
+# The colours of each chart's heatmap cells (one string a chart): a move that changes the numbers recolours them.
+FILLS = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map(chart =>
+  [...chart.querySelectorAll('g.mark-rect.role-mark path')].map(p => p.getAttribute('fill')).join())"""
 # Waits poll every 100 ms, not on every animation frame (Playwright's default), which keeps Chromium drawing.
 
 
@@ -51,7 +56,7 @@ def open_settled(page, url: str):
     page.goto(url)
     page.wait_for_selector(SETTLED, timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg", timeout=30_000)
-    page.wait_for_timeout(500)  # Vega draws just after the script settles
+    charts_drawn(page)  # Vega draws just after the script settles
 
 
 @pytest.mark.parametrize("path", ALIASES)
@@ -67,18 +72,17 @@ def test_a_keyboard_slider_move_redraws_the_weights(server, page):
     charts = page.locator("[data-testid=stVegaLiteChart]")
     weights = charts.nth(charts.count() - 1)  # step 3 (the tab open by default): the softmax weights
     weights.scroll_into_view_if_needed()
-    before = weights.screenshot()
+    before, colours = weights.screenshot(), page.evaluate(FILLS)[-1]
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
     for _ in range(2):
         slider.press("ArrowLeft")  # 1 -> 0.7 -> 0.5: sharper weights
     page.wait_for_function(TEMPERATURE_IS, arg="0.5", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
-    deadline = time.monotonic() + 15
+    with contextlib.suppress(PlaywrightTimeout):  # the screenshots below say whether it changed
+        page.wait_for_function(f"before => ({FILLS})().at(-1) !== before", arg=colours, polling=100, timeout=15_000)
+    charts_drawn(page)
     after = weights.screenshot()
-    while after == before and time.monotonic() < deadline:
-        page.wait_for_timeout(200)
-        after = weights.screenshot()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "slider-moved.png"))
     assert after != before, "the weights chart did not change"
@@ -93,12 +97,16 @@ def test_a_temperature_move_keeps_the_sidebar_and_every_view_in_the_address(serv
     # Tag each heatmap's cells: keyed by cell (charts._grid), they are updated in place, not rebuilt.
     tagged = page.evaluate("() => { const cells = document.querySelectorAll('.mark-rect.role-mark path');"
                            " cells.forEach(p => { p.__lab = true; }); return cells.length; }")
+    colours = page.evaluate(FILLS)
     slider = page.locator("[data-testid=stSlider]").filter(has_text="Softmax temperature").get_by_role("slider")
     slider.focus()
     slider.press("ArrowLeft")  # 1 -> 0.7
     page.wait_for_function(TEMPERATURE_IS, arg="0.7", polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
-    page.wait_for_timeout(500)  # Vega draws just after the script settles
+    # Vega draws just after the script settles: the weights' new colours (new cells or the same ones), then still
+    page.wait_for_function(f"before => JSON.stringify(({FILLS})()) !== JSON.stringify(before)", arg=colours,
+                           polling=100, timeout=30_000)
+    charts_drawn(page)
     kept = page.evaluate("() => [...document.querySelectorAll('.mark-rect.role-mark path')]"
                          ".filter(p => p.__lab).length")
     assert tagged == 2 * 49 and kept == tagged, "the heatmaps' cells were redrawn in place"
@@ -180,19 +188,16 @@ def test_unticking_a_custom_mask_row_blocks_it(server, page):
     assert page.get_by_text("Fully blocked row").count() == 0
     page.get_by_text("Edit the custom mask").click()
     grid = page.locator("[data-testid=stDataFrame] canvas").first
-    grid.wait_for()
-    box = None  # the popover slides open: aim once the grid has stopped moving (a busy machine slides slowly)
-    for _ in range(100):
-        page.wait_for_timeout(200)
-        box, before = grid.bounding_box(), box
-        if box and box == before:
-            break
-    # 3×3 checkboxes after a narrow index column and a header row: aim at row 1, column 1.
+    box = still(grid)  # the popover slides open: aim once the grid has stopped moving (a busy machine slides slowly)
+    # The grid's cells as glide-data-grid's accessible table gives them (glide-cell-<column>-<row>; column 0
+    # is the index): row 1, column 1, ticked.
+    cell = page.locator("[data-testid=stDataFrame] #glide-cell-1-0")
+    expect(cell).to_have_text("true")
+    # 3×3 checkboxes after a narrow index column and a header row: aim at row 1, column 1's box, whose click unticks it.
     page.mouse.click(box["x"] + box["width"] * 0.32, box["y"] + box["height"] * 0.37)
-    page.wait_for_timeout(300)
-    page.keyboard.press(" ")
-    page.wait_for_timeout(300)
-    page.keyboard.press("Escape")
+    expect(cell).to_have_text("false", timeout=20_000)
+    page.keyboard.press("Escape")  # closes the popover
+    grid.wait_for(state="hidden", timeout=20_000)
     page.wait_for_function("() => new URL(location.href).searchParams.get('custom_mask') === '000;110;111'",
                            polling=100, timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)

@@ -5,7 +5,7 @@ steps. One server; screenshots go to test-artifacts/.
 
 import pytest
 
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, charts_drawn
 
 from .projector_checks import SETTLED, contrast, press, settle, theme_background, window
 
@@ -83,7 +83,7 @@ def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_72
             page.wait_for_function(f"() => ({SLIDE_CHARTS})() === {charts} && [...document.querySelectorAll("
                                    "'[data-testid=stVegaLiteChart]')].every(c => c.querySelector('svg.marks'))",
                                    polling=100, timeout=30_000)
-            page.wait_for_timeout(400)  # Vega's resize to the container's width
+            charts_drawn(page)  # and Vega's resize to the container's width
             got = page.evaluate(BOTTOMS)
             page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-trained-step{step}.png"))
             rows = page.evaluate("() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart] "

@@ -6,11 +6,11 @@ head control (in the lesson's fragment) did nothing at all, move after move. The
 is moved after a restart too: its callback hands its run to that fragment (lesson/rerun.py after_change)."""
 
 import subprocess
-import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.conftest import ROOT, free_port, lab_command, wait_until_up
+from tests.conftest import ROOT, free_port, lab_command, reconnected, wait_until_up
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,11 @@ def stop(proc: subprocess.Popen):
     proc.wait(timeout=20)
 
 
+IN_URL = "name => new URL(location.href).searchParams.get(name)"
+
+
 def in_url(page, name: str) -> str | None:
-    return page.evaluate(f"() => new URL(location.href).searchParams.get('{name}')")
+    return page.evaluate(IN_URL, name)
 
 
 def head_buttons(page):
@@ -58,10 +61,21 @@ def temperature(page) -> str:
     return temperature_slider(page).get_attribute("aria-valuetext")
 
 
-# what the control shows, its URL parameter, a move, the value it then writes: page 1's head
-# buttons (in the lesson's fragment) and the sidebar's temperature (outside it; its callback
+# The same two, read in the page, where a wait can poll them (the text a locator's has_text matches: textContent).
+OPEN_HEAD = """() => { const group = [...document.querySelectorAll('[data-testid=stButtonGroup]')]
+    .find(g => g.textContent.includes('Head to inspect'));
+  const on = group && group.querySelector('[role=radio][aria-checked=true]');
+  return on ? on.innerText.trim() : null; }"""
+TEMPERATURE = """() => { const box = [...document.querySelectorAll('[data-testid=stSlider]')]
+    .find(s => s.textContent.includes('Softmax temperature'));
+  const slider = box && box.querySelector('input[type=range], [role=slider]');
+  return slider ? slider.getAttribute('aria-valuetext') : null; }"""
+
+# what the control shows (read here, and in the page), its URL parameter, a move, the value it then writes:
+# page 1's head buttons (in the lesson's fragment) and the sidebar's temperature (outside it; its callback
 # reruns the lesson's fragment alone)
-CONTROLS = [(open_head, "head", open_head_2, "2"), (temperature, "temperature", temperature_down, "0.7")]
+CONTROLS = [(open_head, OPEN_HEAD, "head", open_head_2, "2"),
+            (temperature, TEMPERATURE, "temperature", temperature_down, "0.7")]
 
 
 def test_a_control_inside_a_fragment_works_after_the_server_restarts(page):
@@ -74,13 +88,14 @@ def test_a_control_inside_a_fragment_works_after_the_server_restarts(page):
         page.goto(url)
         page.wait_for_selector(SETTLED, timeout=60_000)  # hang guards, on a busy machine
         page.wait_for_selector("[data-testid=stVegaLiteChart] svg", timeout=60_000)
-        for shown, name, act, moved in CONTROLS:
+        for shown, showing, name, act, moved in CONTROLS:
             start_value = shown(page)
+            # the page's reading agrees (else the wait below would wait for the wrong thing)
+            page.wait_for_function(f"start => ({showing})() === start", arg=start_value, polling=100, timeout=30_000)
             assert in_url(page, name) is None
-            with page.expect_websocket(timeout=60_000):  # the browser reconnects to the new process
+            with reconnected(page):  # the browser reconnects to the new process
                 stop(proc)
                 proc, _ = start(port)
-            page.wait_for_timeout(1000)
             moves = 0
             while in_url(page, name) != moved and moves < 2:
                 # The first move after the restart runs the whole app, which draws the control from the
@@ -88,10 +103,12 @@ def test_a_control_inside_a_fragment_works_after_the_server_restarts(page):
                 # nothing leaves the control at the moved value and the address without it.
                 act(page)
                 moves += 1
-                deadline = time.monotonic() + 60  # a hang guard, not a speed check
-                while in_url(page, name) != moved and shown(page) != start_value:
-                    assert time.monotonic() < deadline, f"the {name} control shows {shown(page)}, but nothing ran"
-                    page.wait_for_timeout(250)
+                try:  # a hang guard, not a speed check
+                    page.wait_for_function(f"([name, moved, start]) => ({IN_URL})(name) === moved || "
+                                           f"({showing})() === start", arg=[name, moved, start_value],
+                                           polling=100, timeout=60_000)
+                except PlaywrightTimeout:
+                    pytest.fail(f"the {name} control shows {shown(page)}, but nothing ran")
             assert in_url(page, name) == moved, f"{moves} moves of the {name} control after the restart changed nothing"
             page.wait_for_selector(SETTLED, timeout=60_000)
             assert shown(page) == moved

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, charts_drawn, still
 
 pytestmark = pytest.mark.browser
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -49,7 +49,7 @@ def test_a_click_on_the_row_is_the_prediction(teacher_browser, url):
     page = open_page(teacher_browser, f"{url}/?predict=1")
     strip = page.locator("[data-testid=stVegaLiteChart]").first
     strip.wait_for(timeout=WAIT)
-    page.wait_for_timeout(800)  # Vega draws the cells
+    charts_drawn(page, timeout=WAIT)  # Vega draws the cells
     box = strip.bounding_box()
     # seven keys across the plot (the legend takes the right ~10 %): aim at the third
     page.mouse.click(box["x"] + box["width"] * 0.9 * 2.5 / 7, box["y"] + box["height"] * 0.45)
@@ -75,8 +75,12 @@ def test_a_teacher_opens_a_room_from_the_sidebar_and_the_lesson_stays(teacher_br
     sidebar.get_by_role("textbox", name="Teachers: choose a PIN to open a room").fill("246810")
     sidebar.get_by_role("button", name="Open a room", exact=True).click()
     page.wait_for_function("location.pathname.endsWith('/room') && location.search.includes('code=')",
-                           timeout=WAIT)  # st.switch_page: a same-document navigation
-    page.wait_for_timeout(2000)  # any rerun the move starts has run
+                           polling=100, timeout=WAIT)  # st.switch_page: a same-document navigation
+    # Any rerun the move starts has run: the Room page shows the open room, down to its last part, and the
+    # app's script has ended.
+    page.wait_for_function(f"() => document.querySelector('{SETTLED}') && [...document.querySelectorAll("
+                           "'[data-testid=stMain] button')].some(b => b.innerText.includes('Close the room'))",
+                           polling=100, timeout=WAIT)
     assert list(parse_qs(urlparse(page.url).query)) == ["code"], page.url
     page.close()
 
@@ -102,7 +106,7 @@ def test_one_click_on_open_a_room_opens_it_every_time(browser, url):
         box.fill("135790", timeout=60_000)  # waits for the box, not for the run to end
         where.get_by_role("button", name="Open a room", exact=True).click()  # once, never again
         page.wait_for_function("location.pathname.endsWith('/room') && location.search.includes('code=')",
-                               timeout=WAIT)  # the room opened: its code is in the address
+                               polling=100, timeout=WAIT)  # the room opened: its code is in the address
         page.get_by_text("Students: scan the QR code").wait_for(timeout=WAIT)
         page.close()
     context.close()
@@ -135,12 +139,11 @@ def test_the_sidebar_s_open_a_room_stays_where_the_teacher_aimed(browser, url):
     sidebar.get_by_text("Projector mode").wait_for(timeout=WAIT)  # the Display block's widgets are drawn
     sidebar.get_by_role("radio").first.wait_for(timeout=WAIT)
     sidebar.get_by_test_id("stButtonGroup").first.wait_for(timeout=WAIT)  # the theme's buttons
-    page.wait_for_timeout(500)  # a frame or two to lay them out
-    now = button.bounding_box()
+    now = still(button, timeout=WAIT)  # laid out
     assert abs(now["y"] - box["y"]) < 1, f"the button moved from y={box['y']:.0f} to y={now['y']:.0f} px"
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # where the teacher aimed
     page.wait_for_function("location.pathname.endsWith('/room') && location.search.includes('code=')",
-                           timeout=WAIT)
+                           polling=100, timeout=WAIT)
     context.close()
 
 
@@ -186,7 +189,7 @@ def test_three_students_join_follow_answer_and_see_the_reveal(browser, teacher_b
     phone.get_by_role("button", name="Send my answer").wait_for(state="detached", timeout=WAIT)
     phone.wait_for_selector("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg",
                             state="attached", timeout=WAIT)
-    phone.wait_for_timeout(800)  # Vega draws the reveal chart
+    charts_drawn(phone, timeout=WAIT)  # Vega draws the reveal chart
     phone.screenshot(path=str(ARTIFACTS / "room-student-reveal.png"), full_page=True)
     teacher.screenshot(path=str(ARTIFACTS / "room-teacher-reveal.png"), full_page=True)
     for p in [teacher, *students]:

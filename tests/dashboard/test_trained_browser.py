@@ -4,8 +4,9 @@ thumbnail opens the head that the thumbnail's own tooltip names. Screenshots go 
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, charts_drawn, still
 from tests.core.conftest import needs_model
 
 pytestmark = [pytest.mark.browser, needs_model]
@@ -22,30 +23,37 @@ def server(lab_server):
 def settle(page):
     page.wait_for_selector(SETTLED, timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg", timeout=60_000)
-    page.wait_for_timeout(800)  # Vega draws just after the script settles
+    charts_drawn(page)  # Vega draws just after the script settles
+
+
+# Vega's tooltip as a reader sees it: its text while shown, else "".
+TOOLTIP_TEXT = """() => {
+  const tip = document.getElementById("vg-tooltip-element");
+  const box = tip && tip.getBoundingClientRect();
+  return tip && box.width > 0 && box.height > 0 && getComputedStyle(tip).visibility !== "hidden" ? tip.innerText : "";
+}"""
+# The tooltip read a frame after the pointer moved (one call to the browser per point, where a locator's
+# count, visibility and text were three).
+TOOLTIP_SHOWN = f"() => new Promise(r => requestAnimationFrame(() => r(({TOOLTIP_TEXT})())))"
+THUMBNAIL = r"layer\s+(\d+)\s+head\s+(\d+)"  # what the model view's tooltip says of a thumbnail
 
 
 def thumbnail_under_pointer(page, box) -> tuple[int, int, float, float]:
-    """Move over the grid until Vega's tooltip names a thumbnail: (layer, head, x, y)."""
-    tip = page.locator("#vg-tooltip-element")
+    """Move over the grid until Vega's tooltip names a thumbnail: (layer, head, x, y). A point between
+    thumbnails shows none: after a short wait for it, the next point."""
     for fx in (0.62, 0.45, 0.8, 0.3):
         for fy in (0.45, 0.3, 0.6, 0.75):
             x, y = box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
             page.mouse.move(x, y)
-            page.wait_for_timeout(300)
-            found = re.search(r"layer\s+(\d+)\s+head\s+(\d+)", tip.inner_text()) if tip.count() else None
-            if found and tip.is_visible():
-                return int(found[1]), int(found[2]), x, y
+            try:
+                said = page.wait_for_function(f"names => {{ const t = ({TOOLTIP_TEXT})(); "
+                                              "return new RegExp(names).test(t) && t; }", arg=THUMBNAIL,
+                                              polling=100, timeout=2_000).json_value()
+            except PlaywrightTimeout:
+                continue
+            found = re.search(THUMBNAIL, said)
+            return int(found[1]), int(found[2]), x, y
     raise AssertionError("no thumbnail answered with a tooltip")
-
-
-# Vega's tooltip as a reader sees it, read a frame after the pointer moved: its text while shown, else
-# "" (one call to the browser per point, where a locator's count, visibility and text were three).
-TOOLTIP_SHOWN = """() => new Promise(r => requestAnimationFrame(() => {
-  const tip = document.getElementById("vg-tooltip-element");
-  const box = tip && tip.getBoundingClientRect();
-  r(tip && box.width > 0 && box.height > 0 && getComputedStyle(tip).visibility !== "hidden" ? tip.innerText : "");
-}))"""
 
 
 def tooltip_numbers(page, field: str, points) -> list[int]:
@@ -92,16 +100,15 @@ def test_the_page_renders_and_a_thumbnail_click_opens_that_head(server, browser)
             met = tooltip_numbers(page, field, points)
             assert len(met) >= 12 and met == list(range(met[0], met[0] + len(met))) and 10 in met, (field, met)
         grid.scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
-        layer, head, x, y = thumbnail_under_pointer(page, grid.bounding_box())
+        layer, head, x, y = thumbnail_under_pointer(page, still(grid))  # aimed once the scroll has ended
         page.mouse.click(x, y)
         page.wait_for_function("([l, h]) => { const p = new URL(location.href).searchParams; "
                                "return (p.get('layer') || '1') === l && (p.get('head') || '1') === h; }",
-                               arg=[str(layer), str(head)], timeout=30_000)
+                               arg=[str(layer), str(head)], polling=100, timeout=30_000)
         settle(page)
         heading = page.get_by_text(f"Layer {layer}, head {head}", exact=False).first
         heading.scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
+        still(heading)  # the scroll has ended
         page.screenshot(path=str(ARTIFACTS / "trained-heads-opened-1280x720.png"))
         assert page.locator("[data-testid=stException]").count() == 0
     finally:

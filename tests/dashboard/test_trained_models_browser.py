@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests import checkpoints
-from tests.conftest import ARTIFACTS, streamlit_server
+from tests.conftest import ARTIFACTS, charts_drawn, streamlit_server
 from tests.core.conftest import needs_model
 
 pytestmark = [pytest.mark.browser, needs_model]
@@ -29,7 +29,7 @@ def server(tmp_path_factory):
 def settle(page):
     page.wait_for_selector(SETTLED, timeout=60_000)
     page.wait_for_selector("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg", timeout=60_000)
-    page.wait_for_timeout(800)  # Vega draws just after the script settles
+    charts_drawn(page)  # Vega draws just after the script settles
 
 
 def model_in_address(page) -> str | None:
@@ -52,7 +52,7 @@ def test_the_picker_lists_and_opens_a_folder_model_and_a_cached_one(server, brow
         assert any(o.startswith("acme/tiny-bert · BERT · 2 layers × 4 heads · ") for o in listed), listed
         options.filter(has_text="tiny-gpt2").first.click()
         page.wait_for_function("() => new URL(location.href).searchParams.get('model') === 'tiny-gpt2'",
-                               timeout=30_000)
+                               polling=100, timeout=30_000)
         settle(page)
         assert page.locator("[data-testid=stException]").count() == 0
         assert page.get_by_text("The strongest measured patterns").count() == 1

@@ -6,7 +6,9 @@ trainer process), not found on disk. 100 steps keep it short. Screenshots go to 
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from dashboard.app_pages.film import PLAY_SECONDS
 from tests.conftest import ARTIFACTS, streamlit_server
 
 pytestmark = pytest.mark.browser
@@ -26,6 +28,15 @@ def shown_step(page) -> int:
 
 
 def test_a_class_trains_scrubs_and_plays_a_run(server, page):
+    # What the page sends its server: a request for a run, on a click or on each tick of a fragment's timer
+    # (the browser keeps the timer: rerun.part gives the film's part one while the film plays).
+    sockets, sent = [], []
+
+    def watch(socket):
+        sockets.append(socket)
+        socket.on("framesent", lambda frame: sent.append(frame))
+
+    page.on("websocket", watch)
     page.goto(f"{server}/watch-it-learn?film_steps=100")
     page.wait_for_selector(SETTLED, timeout=60_000)
     page.get_by_role("button", name="Skip the question").click()
@@ -39,25 +50,37 @@ def test_a_class_trains_scrubs_and_plays_a_run(server, page):
     page.screenshot(path=str(ARTIFACTS / "watch-it-learn-trained.png"))
 
     page.get_by_role("button", name="←").click()  # one snapshot back: the page and the address follow
-    page.wait_for_function("() => new URL(location.href).searchParams.get('film_at') !== null", timeout=20_000)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('film_at') !== null", polling=100,
+                           timeout=20_000)
     back = shown_step(page)
     assert back < 100
     assert page.evaluate("() => new URL(location.href).searchParams.get('film_at')") == str(back)
 
+    before = len(sent)
     page.get_by_role("button", name="Play").click()  # plays on from here, one snapshot a tick
-    page.wait_for_function("() => new URL(location.href).searchParams.get('film_at') === null", timeout=30_000)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('film_at') === null", polling=100,
+                           timeout=30_000)
     page.get_by_role("button", name="Play").wait_for(timeout=20_000)  # at the end, the film stops by itself
     assert shown_step(page) == 100
+    # The click's request, then a tick's to the last snapshot and one that stops there: the ticks are seen.
+    assert len(sent) - before >= 3, len(sent) - before
     page.get_by_role("button", name="Play").click()  # from the end, it starts again at the beginning
     page.wait_for_function("() => Number(new URL(location.href).searchParams.get('film_at') ?? 100) < 100",
-                           timeout=20_000)
+                           polling=100, timeout=20_000)
     page.get_by_role("button", name="Pause").click()
     # The click's own run has drawn once its button says Play again: until then the page may still show a
     # tick before the pause (read too early under load, a step that then moved on was taken for the pause).
     page.get_by_role("button", name="Play").wait_for(timeout=20_000)
     page.wait_for_selector(SETTLED, timeout=30_000)
     paused = shown_step(page)
-    page.wait_for_timeout(2500)  # several ticks' worth: paused, nothing moves
+    # Paused, nothing moves, and nothing runs: the pause's run remade the film's part without a timer. Had the
+    # timer stayed, it would ask for a run at every tick; three ticks go by with no request.
+    try:
+        sockets[-1].wait_for_event("framesent", timeout=3 * PLAY_SECONDS * 1000)
+    except PlaywrightTimeout:
+        pass
+    else:
+        pytest.fail("the paused page asked its server for a run: the film's timer still ticks")
     assert shown_step(page) == paused
     page.screenshot(path=str(ARTIFACTS / "watch-it-learn-paused.png"))
     assert page.locator("[data-testid=stException]").count() == 0

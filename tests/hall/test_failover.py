@@ -13,7 +13,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from dashboard.lesson.sidebar import temperatures
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, reconnected
 
 pytestmark = [pytest.mark.hall, pytest.mark.browser]
 
@@ -57,7 +57,7 @@ def move_temperature(page, expected: str, timeout: float = 30_000):
     slider.focus()
     slider.press("ArrowLeft")
     page.wait_for_function(f"() => new URL(location.href).searchParams.get('temperature') === '{expected}'",
-                           timeout=timeout)
+                           polling=100, timeout=timeout)
     page.wait_for_selector(SETTLED, timeout=30_000)
 
 
@@ -66,7 +66,8 @@ def move_head(page, timeout: float):
     `head=2` in the URL."""
     buttons = page.locator("[data-testid=stButtonGroup]").filter(has_text="Head to inspect")
     buttons.get_by_role("radio", name="2", exact=True).click()
-    page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'", timeout=timeout)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'", polling=100,
+                           timeout=timeout)
     page.wait_for_selector(SETTLED, timeout=30_000)
 
 
@@ -121,14 +122,14 @@ def test_killing_a_lab_process_moves_its_students_and_the_hall_restarts_it(hall,
     try:
         victim = served_by(context)
         before = hall.current()
-        os.killpg(before["processes"][victim], signal.SIGKILL)  # the process and its script threads, at once
-        killed_at = time.monotonic()
+        with reconnected(page):  # to the other process (or to the killed one's successor)
+            os.killpg(before["processes"][victim], signal.SIGKILL)  # the process and its script threads, at once
+            killed_at = time.monotonic()
         # The old page stays on screen; the student's next moves run on the other process. The first
         # one runs the whole app there (dashboard/serve.py: the new process holds none of the page's
         # fragments), which draws the widgets from the URL over the value the browser sent, so that
         # move is lost; from the next one on, the controls inside the lesson's fragment work too, as
         # the head buttons show. Hence up to three tries.
-        page.wait_for_timeout(1500)
         for _ in range(3):
             try:
                 move_head(page, timeout=6_000)
@@ -206,9 +207,9 @@ def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_on
         phone.get_by_text("Sent: 2 cat").wait_for(timeout=20_000)
 
         before = hall.current()["processes"][victim]
-        os.killpg(before, signal.SIGKILL)
-        killed_at = time.monotonic()
-        screen.wait_for_timeout(3000)  # the phone's polls now go to the other process
+        with reconnected(phone):  # the phone's polls now go to the other process
+            os.killpg(before, signal.SIGKILL)
+            killed_at = time.monotonic()
         screen.get_by_role("button", name="Ask again (after discussion)").click()
         phone.get_by_text("Question 2:").wait_for(timeout=20_000)  # the student did nothing
         phone.locator("[data-testid=stButtonGroup] button", has_text="3 sat").click()
