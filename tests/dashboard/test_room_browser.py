@@ -85,25 +85,40 @@ def test_a_teacher_opens_a_room_from_the_sidebar_and_the_lesson_stays(teacher_br
     page.close()
 
 
+def opened(details):
+    """Wait until a Streamlit expander has finished opening, as a teacher's eye does before the PIN is typed.
+    It animates its height with its content clipped (overflow: hidden), and animates again whenever its
+    content's height changes by more than a few pixels while the page's first run draws; a click whose
+    press and release straddle such a step can be released outside the clip and land on the element
+    below (seen: the Display block's radio label), and no click reaches the button."""
+    details.page.wait_for_function("d => d.open && d.getAnimations().length === 0",
+                                   arg=details.element_handle(timeout=60_000), polling=100, timeout=60_000)
+    still(details)
+
+
 def test_one_click_on_open_a_room_opens_it_every_time(browser, url):
     """Issue 28: the teacher's first "Open a room" click was swallowed in 3 of ~25 runs (the PIN
-    stayed in its box). A teacher clicks once, as soon as the form is on the screen, without waiting
-    for the page's first run to end (where the form is drawn before the run ends, the click can land
-    in it): four fresh screens, two on the Room page and two in page 1's sidebar, four rooms. One
-    browser: its first screen loads the lab's code cold, the next three from its cache."""
+    stayed in its box). A teacher clicks once, as soon as the form is on the screen (in the sidebar:
+    once its expander has opened), without waiting for the page's first run to end (where the form is
+    drawn before the run ends, the click can land in it): four fresh screens, two on the Room page and
+    two in page 1's sidebar, four rooms. One browser: its first screen loads the lab's code cold, the
+    next three from its cache."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     for i in range(4):
         page = context.new_page()
         if i % 2:
             page.goto(f"{url}/")
             where = page.locator("[data-testid=stSidebar]")
-            where.get_by_test_id("stExpander").get_by_text("Classroom room", exact=True).click(timeout=60_000)
+            expander = where.get_by_test_id("stExpander").filter(has_text="Classroom room")
+            expander.get_by_text("Classroom room", exact=True).click(timeout=60_000)
             box = where.get_by_role("textbox", name="Teachers: choose a PIN to open a room")
+            box.fill("135790", timeout=60_000)  # waits for the box, not for the run to end
+            opened(expander.locator("details"))
         else:
             page.goto(f"{url}/room")
             where = page.locator("[data-testid=stMain]")
             box = where.get_by_role("textbox", name="Choose a PIN")
-        box.fill("135790", timeout=60_000)  # waits for the box, not for the run to end
+            box.fill("135790", timeout=60_000)  # waits for the box, not for the run to end
         where.get_by_role("button", name="Open a room", exact=True).click()  # once, never again
         page.wait_for_function("location.pathname.endsWith('/room') && location.search.includes('code=')",
                                polling=100, timeout=WAIT)  # the room opened: its code is in the address
