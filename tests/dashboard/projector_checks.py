@@ -5,7 +5,8 @@ import contextlib
 import re
 
 from dashboard.navigation import PAGES
-from tests.conftest import ROOT, charts_drawn, close_clean
+from tests.conftest import ROOT, close_clean
+from tests.waits import charts_drawn
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1280, 720, 1), (1920, 1080, 1), (960, 540, 2)]

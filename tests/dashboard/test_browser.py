@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from tests.conftest import ARTIFACTS, charts_drawn, close_clean, still
+from tests.conftest import ARTIFACTS, close_clean
+from tests.waits import charts_drawn, still
 
 pytestmark = pytest.mark.browser
 

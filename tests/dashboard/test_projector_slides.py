@@ -5,7 +5,8 @@ steps. One server; screenshots go to test-artifacts/.
 
 import pytest
 
-from tests.conftest import ARTIFACTS, charts_drawn
+from tests.conftest import ARTIFACTS
+from tests.waits import charts_drawn
 
 from .projector_checks import SETTLED, contrast, press, settle, theme_background, window
 

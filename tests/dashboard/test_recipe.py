@@ -1,5 +1,5 @@
-"""The README's recipe for a new page, followed as written in a copy of the app: the page's code and its
-row in the navigation are the README's own code blocks, so the test breaks the day the recipe does."""
+"""The recipe for a new page (docs/recipes.md), followed as written in a copy of the app: the page's code and its
+row in the navigation are the recipe's own code blocks, so the test breaks the day the recipe does."""
 
 import ast
 import re
@@ -17,8 +17,8 @@ from .test_pages import grid
 
 
 def recipe() -> tuple[str, str, tuple]:
-    """The README's "Adding a page": its text, the page's code (step 1) and its row for PAGES (step 2)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """docs/recipes.md's "Adding a page": its text, the page's code (step 1) and its row for PAGES (step 2)."""
+    readme = (ROOT / "docs" / "recipes.md").read_text(encoding="utf-8")
     text = readme.split("\n## Adding a page\n", 1)[1].split("\n## ", 1)[0]
     code, row = (textwrap.dedent(b) for b in re.findall(r"^ *```python\n(.*?)^ *```$", text, re.S | re.M))
     return text, code, ast.literal_eval(row.strip().removesuffix(","))

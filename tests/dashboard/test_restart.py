@@ -10,7 +10,8 @@ import subprocess
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.conftest import ROOT, free_port, lab_command, reconnected, wait_until_up
+from tests.conftest import ROOT, free_port, lab_command, wait_until_up
+from tests.waits import reconnected
 
 pytestmark = pytest.mark.browser
 

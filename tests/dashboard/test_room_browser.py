@@ -10,7 +10,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.conftest import ARTIFACTS, charts_drawn, still
+from tests.conftest import ARTIFACTS
+from tests.waits import charts_drawn, still
 
 pytestmark = pytest.mark.browser
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"

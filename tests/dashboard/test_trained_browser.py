@@ -6,8 +6,9 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.conftest import ARTIFACTS, charts_drawn, still
+from tests.conftest import ARTIFACTS
 from tests.core.conftest import needs_model
+from tests.waits import charts_drawn, still
 
 pytestmark = [pytest.mark.browser, needs_model]
 

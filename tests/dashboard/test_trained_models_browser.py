@@ -8,8 +8,9 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests import checkpoints
-from tests.conftest import ARTIFACTS, charts_drawn, streamlit_server
+from tests.conftest import ARTIFACTS, streamlit_server
 from tests.core.conftest import needs_model
+from tests.waits import charts_drawn
 
 pytestmark = [pytest.mark.browser, needs_model]
 pytest.importorskip("transformers", reason="transformers (requirements-dev.txt) makes the tiny models")

@@ -13,7 +13,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from dashboard.lesson.sidebar import temperatures
-from tests.conftest import ARTIFACTS, reconnected
+from tests.conftest import ARTIFACTS
+from tests.waits import reconnected
 
 pytestmark = [pytest.mark.hall, pytest.mark.browser]
 
