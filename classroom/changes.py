@@ -10,7 +10,7 @@ Names: "temperature*0.1", "temperature*10", "scale:off", "scale:on", "mask:<kind
 import math
 
 from core.config import MASKS, POSITIONALS, AttentionConfig
-from core.errors import ConfigError
+from core.errors import ConfigError, quote
 from core.lesson import PAD_TOKEN, with_mask
 
 CHANGES = ("temperature*0.1", "temperature*10", "scale:off", "scale:on",
@@ -29,7 +29,7 @@ _POSITIONS = {"none": "none", "sinusoidal": "sinusoidal (added to the token vect
 def apply_change(cfg: AttentionConfig, name: str) -> AttentionConfig:
     """The lesson after the change `name`; ConfigError if it does not apply to this lesson."""
     if name not in CHANGES:
-        raise ConfigError(f"Unknown change '{name[:40]}': choose one of {', '.join(CHANGES)}.", "change")
+        raise ConfigError(f"Unknown change {quote(name)}: choose one of {', '.join(CHANGES)}.", "change")
     setting, _, value = name.partition(":")
     if name.startswith("temperature"):
         return cfg.replace(temperature=cfg.temperature * (0.1 if name.endswith("0.1") else 10))

@@ -13,6 +13,7 @@ from classroom.changes import apply_change
 from classroom.question import Question, QuestionError
 from classroom.questions import blocked_question, fair_change_question, fair_focus_question
 from core.config import MASKS, AttentionConfig
+from core.errors import quote
 
 
 class Kind:
@@ -119,7 +120,7 @@ def kind_of(name: str) -> type[Kind]:
     """The class of the kind named `name`; QuestionError for a name that is none."""
     kind = KINDS.get(name) if isinstance(name, str) else None
     if kind is None:
-        raise QuestionError(f"Unknown kind of question '{str(name)[:20]}': the kinds are {', '.join(KINDS)}.")
+        raise QuestionError(f"Unknown kind of question {quote(name, 20)}: the kinds are {', '.join(KINDS)}.")
     return kind
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .devices import DEVICE_CHOICES, available_devices
-from .errors import ConfigError, check
+from .errors import ConfigError, check, quote
 from .limits import (
     MAX_D_MODEL,
     MAX_ENTRY,
@@ -88,9 +88,9 @@ class AttentionConfig:
                                       ("positional", self.positional, POSITIONALS),
                                       ("device", self.device, DEVICE_CHOICES)):
             check(value in choices, field,
-                  f"Unknown {field} '{value}': choose one of {', '.join(choices)}.")
+                  f"Unknown {field} {quote(value)}: choose one of {', '.join(choices)}.")
         check(self.device in ("auto", "cpu") or self.device in available_devices(), "device",
-              f"The device '{self.device}' was asked for, but this machine has none; use auto or cpu.")
+              f"The device {quote(self.device)} was asked for, but this machine has none; use auto or cpu.")
 
     def _check_sizes(self):
         own = self.source == "trained"  # a trained model's sizes are its own (checked by TrainedLesson.check)

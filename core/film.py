@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, quote
 from .limits import MAX_SEED
 
 # Every task and every probe are written in these 32 symbols: token i is ALPHABET[i], so a
@@ -57,7 +57,7 @@ class LearnSettings:
     seed: int = 0
 
     def __post_init__(self):
-        _check(self.task in TASKS, "task", f"Unknown task '{self.task}': choose one of {', '.join(TASKS)}.")
+        _check(self.task in TASKS, "task", f"Unknown task {quote(self.task)}: choose one of {', '.join(TASKS)}.")
         _check(1 <= self.layers <= MAX_LAYERS, "layers",
                f"The number of layers must be between 1 and {MAX_LAYERS}, got {self.layers}.")
         _check(self.d_model in D_MODELS, "d_model",
@@ -90,11 +90,11 @@ class LearnSettings:
             raw = (raw[-1] if raw else "") if isinstance(raw, (list, tuple)) else raw
             text, label = str(raw).strip(), _LABELS[f.name]
             if f.type in (bool, "bool"):
-                _check(text.lower() in ("true", "false"), f.name, f"{label} must be true or false, got '{text[:40]}'.")
+                _check(text.lower() in ("true", "false"), f.name, f"{label} must be true or false, got {quote(text)}.")
                 out[f.name] = text.lower() == "true"
             elif f.type in (int, "int"):
                 _check(text.isascii() and text.isdigit() and len(text) <= 12, f.name,
-                       f"{label} must be a whole number, got '{text[:40]}'.")
+                       f"{label} must be a whole number, got {quote(text)}.")
                 out[f.name] = int(text)
             else:
                 out[f.name] = text

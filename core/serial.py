@@ -3,7 +3,7 @@ matrix, "10;11" for a mask, "true" for a flag. Every refusal says which setting 
 
 import re
 
-from .errors import ConfigError
+from .errors import ConfigError, quote
 
 # Numbers as a link writes them, in ASCII digits only: Python's int() and float() also read "1_000",
 # " ١٢ " (Arabic-Indic digits) and "1e3", which a link quoted back to its reader would not show.
@@ -16,12 +16,6 @@ _LABELS = {"seq_len": "The number of tokens", "pad_length": "The padding length"
            "num_heads": "The number of heads", "d_model": "d_model", "window": "The window",
            "seed": "The seed", "temperature": "The temperature", "scale": "Divide by √d_k",
            "layer": "The layer"}
-
-
-def quote(text: str, most: int = 40) -> str:
-    """`text` in quotes for a message; a long one cut, saying so (a cut number would read as another)."""
-    text = str(text)
-    return f"'{text}'" if len(text) <= most else f"'{text[:most]}…' ({len(text):,} characters)"
 
 
 def _label(name: str) -> str:

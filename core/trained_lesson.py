@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 
 from . import models
-from .errors import check
+from .errors import check, quote
 from .limits import MAX_ATTENTION_CELLS, MAX_TOKENS
 
 
@@ -49,9 +49,9 @@ class TrainedLesson:
               f"so the number of heads must be {m.heads}, got {cfg.num_heads}.")
         sees = "itself and the tokens before it" if m.causal else "every other"
         check(cfg.mask == self.mask, "mask", f"The trained model lets every word piece attend to {sees}, as it "
-              f"was trained, so the mask must be {self.mask}, got '{cfg.mask}'.")
+              f"was trained, so the mask must be {self.mask}, got {quote(cfg.mask)}.")
         check(cfg.positional == "none", "positional", f"The trained model adds its own learned positions, "
-              f"so the positional encoding must be none, got '{cfg.positional}'.")
+              f"so the positional encoding must be none, got {quote(cfg.positional)}.")
         check(cfg.scale, "scale", "The trained model was trained dividing its scores by √d_k, so that "
               "division must stay on.")
         check(cfg.temperature == 1.0, "temperature", f"The trained model's weights are shown as it computes "

@@ -11,6 +11,7 @@ from contextlib import nullcontext
 
 import streamlit as st
 
+from core.errors import quote
 from dashboard import navigation
 from dashboard.lesson import state
 from dashboard.text import plain
@@ -34,7 +35,7 @@ def _from_link(key: str, name: str, parse, what: str, default):
         try:
             value = state.view_from_url(name, parse)
         except ValueError as err:
-            st.warning(plain(f"This link asks for {what} '{str(err)[:40]}', which this page does not have; it "
+            st.warning(plain(f"This link asks for {what} {quote(err)}, which this page does not have; it "
                              "shows its default instead."), icon="🔗")
             value = None
         st.session_state[key] = default if value is None else value
@@ -61,7 +62,7 @@ def _opened_with(name: str, parse, default):
         try:
             value = state.view_from_url(name, parse)
         except ValueError as err:
-            st.session_state[DISPLAY_NOTICE] = (f"This link asks for {name} '{str(err)[:40]}', which the lab does "
+            st.session_state[DISPLAY_NOTICE] = (f"This link asks for {name} {quote(err)}, which the lab does "
                                                 "not have; it shows its default instead.")
             value = None
         st.session_state[key] = default if value is None else value

@@ -13,6 +13,7 @@ import math
 import streamlit as st
 
 from core import MAX_TOKENS, MINILM, PATTERNS, AttentionConfig
+from core.errors import quote
 from core.head_patterns import CAUSAL_PATTERNS, strongest
 from core.limits import MAX_ATTENTION_CELLS
 from core.models import FROM_CACHE, FROM_ENV, ModelInfo, discover
@@ -82,10 +83,11 @@ def current() -> str:
             if linked in names:
                 ss[MODEL] = linked
             else:
-                ss[NOTICE] = (f"This link asks for the model “{linked}”, which this machine does not have, so the "
-                              f"page reads {MINILM.name} instead.")
+                ss[NOTICE] = (f"This link asks for the model {quote(linked, marks='“”')}, which this machine does "
+                              f"not have, so the page reads {MINILM.name} instead.")
     elif ss[MODEL] and ss[MODEL] not in names:
-        ss[NOTICE] = f"The model “{ss[MODEL]}” is no longer on this machine, so the page reads {MINILM.name}."
+        ss[NOTICE] = (f"The model {quote(ss[MODEL], marks='“”')} is no longer on this machine, so the page reads "
+                      f"{MINILM.name}.")
         ss[MODEL] = ""
     ss[PICKER] = ss[MODEL] or MINILM.name
     state.view_param("model", ss[MODEL], "")

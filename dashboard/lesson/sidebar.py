@@ -11,9 +11,9 @@ import streamlit as st
 from core import MAX_TOKENS, PRESETS
 from core.config import MASKS, POSITIONALS, head_choices
 from core.devices import available_devices
-from core.errors import ConfigError
+from core.errors import ConfigError, quote
 from core.limits import MAX_BOX_CHARS, MAX_D_MODEL, MAX_NUMBER_CHARS, MAX_SEED, MAX_TEMPERATURE, MIN_TEMPERATURE
-from core.serial import WHOLE, quote
+from core.serial import WHOLE
 from dashboard.lesson import mask_editor, rerun, state
 from dashboard.text import plain
 

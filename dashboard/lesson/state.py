@@ -18,8 +18,8 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 
 from core import PRESETS, AttentionConfig, ConfigError, available_devices
+from core.errors import quote as quoted
 from core.limits import MAX_LINK_CHARS
-from core.serial import quote as quoted
 from dashboard import navigation
 from dashboard.text import plain
 

@@ -7,6 +7,7 @@ import torch
 
 from core import PRESETS, AttentionConfig, ConfigError
 from core.config import head_choices
+from core.errors import quote
 from core.limits import MAX_D_MODEL, MAX_HEADS
 
 BAD = [
@@ -132,3 +133,24 @@ def test_head_choices_are_the_head_counts_a_lesson_accepts(d_model):
 def test_head_choices_divide_d_model_up_to_max_heads():
     assert head_choices(12) == [1, 2, 3, 4, 6, 12] and head_choices(7) == [1, 7]
     assert head_choices(MAX_D_MODEL)[-1] == MAX_HEADS == 64 and 128 not in head_choices(128)
+
+
+@pytest.mark.parametrize("value, quoted", [
+    ("abc", "'abc'"),
+    ("x" * 80, f"'{'x' * 80}'"),
+    ("x" * 30_000, f"'{'x' * 80}…' (30,000 characters)"),
+    ("a\u202eb\u2066c\u200fd\u061ce", "'a\\u202eb\\u2066c\\u200fd\\u061ce'"),  # bidi controls: written out
+    ("tab\there\x00", "'tab\\u0009here\\u0000'"),  # control characters too
+    ("\U000e0041", "'\\U000e0041'"),  # a tag character, past U+FFFF
+    ("فارسی\u200cها 👩\u200d💻", "'فارسی\u200cها 👩\u200d💻'"),  # the joiners Persian and emoji need stay
+    ("\u202e" * 20, "'" + "\\u202e" * 13 + "…' (20 characters)"),  # cut on what it shows, never inside an escape
+])
+def test_a_quoted_value_is_cut_and_its_hidden_characters_written_out(value, quoted):
+    assert quote(value) == quoted
+
+
+def test_a_link_value_is_quoted_cut_in_its_refusal():
+    with pytest.raises(ConfigError) as err:
+        AttentionConfig.from_dict({"mask": "\u202e" + "x" * 30_000})
+    assert str(err.value) == f"Unknown mask '\\u202e{'x' * 74}…' (30,001 characters): choose one of none, causal, " \
+                             "padding, window, custom."
