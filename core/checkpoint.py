@@ -5,13 +5,18 @@ pytorch_model.bin, or shards named by an index) and tokenizer.json. Each is read
 library (json, safetensors, torch with `weights_only=True`, tokenizers); nothing is downloaded
 and no hub client is imported. Whatever stops a folder from running raises one `ConfigError`
 sentence that names the folder, what is wrong, and what the lab can run.
+
+A folder is anyone's file, so each read is bounded before it happens: config.json by its size, its
+nesting, finite numbers and the types of the fields the lab uses; the weights by the size their
+config.json implies, from the files' sizes on disk, before a byte of them is read.
 """
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
+from . import model_json
+from .errors import ConfigError, quote
 
 CAN_RUN = ('The lab runs BERT-family encoders (model_type "bert", absolute positions) and GPT-2 '
            '(model_type "gpt2"), from a folder with config.json, model.safetensors or pytorch_model.bin, '
@@ -20,6 +25,11 @@ FAMILIES = {"bert": "BERT", "gpt2": "GPT-2"}  # model_type -> the family's name,
 BERT_ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh"}
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
                 "pytorch_model.bin.index.json")
+# The largest of each size the lab reads: past them a number is a slip or an attack, and no weights are that big.
+MOST = {"layers": 1024, "heads": 1024, "d_model": 65_536, "d_ff": 1 << 20, "vocab_size": 1 << 24,
+        "max_positions": 1 << 20, "type_vocab_size": 1 << 16}
+HEADER_BYTES = 1024 * 1024  # a weights file's own header and index, beyond its tensors' bytes, at most...
+HEADER_BYTES_PER_LAYER = 64 * 1024  # ...plus this per layer (each layer is a few dozen named tensors)
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,7 @@ class Shape:
     activation: str  # a key of core.block.ACTIVATIONS
     type_vocab_size: int = 0  # BERT's segment table
     scale_by_layer: bool = False  # GPT-2's scale_attn_by_inverse_layer_idx: layer i's scores ÷ (i + 1) too
+    float_bytes: int = 4  # of the weights as saved at their widest: float32, or float64 if config.json says so
 
     @property
     def causal(self) -> bool:
@@ -50,33 +61,51 @@ class Shape:
         tables = (self.vocab_size + self.max_positions + self.type_vocab_size) * D + 2 * D
         return 4 * (self.layers * block + tables)
 
+    @property
+    def most_file_bytes(self) -> int:
+        """The most bytes the weights' files of this model can take: every parameter a checkpoint of its
+        family may hold beside core's (an untied output head; BERT's pooler, pre-training heads and
+        position ids; GPT-2's stored causal masks), in float32 (or float64, if config.json says so),
+        plus the files' headers."""
+        D, V, P = self.d_model, self.vocab_size, self.max_positions
+        extra = V * D + V + 2 * D * D + 6 * D + 2 + 2 * P  # output head, pooler, masked-LM and next-sentence heads
+        if self.family == "gpt2":
+            extra += self.layers * (P * P + 1)  # attn.bias and attn.masked_bias, as older saves keep them
+        return (self.parameter_bytes + 4 * extra) * self.float_bytes // 4 + HEADER_BYTES + \
+            HEADER_BYTES_PER_LAYER * self.layers
+
 
 def refuse(folder: Path, what: str):
-    raise ConfigError(f"The model folder “{folder.name}” {what} {CAN_RUN}", "model")
+    raise ConfigError(f"The model folder {quote(folder.name, marks='“”')} {what} {CAN_RUN}", "model")
+
+
+def read_json(folder: Path, name: str):
+    """The folder's JSON file `name`, read with model_json's bounds, or its ConfigError."""
+    try:
+        return model_json.read(folder / name)
+    except model_json.Refused as err:
+        refuse(folder, f"has a {name} {err}.")
 
 
 def read_shape(folder: Path) -> Shape:
     """The architecture config.json describes, or a ConfigError saying why the lab cannot run it."""
-    path = folder / "config.json"
-    if not path.is_file():
+    if not (folder / "config.json").is_file():
         refuse(folder, "has no config.json, so the lab cannot tell what model it holds.")
-    try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        refuse(folder, "has a config.json that is not readable JSON.")
+    cfg = read_json(folder, "config.json")
     if not isinstance(cfg, dict):
         refuse(folder, "has a config.json that is not a JSON object.")
     kind = cfg.get("model_type")
-    if kind not in FAMILIES:
-        refuse(folder, f"holds a model of type “{kind}”, which the lab cannot run.")
+    if not isinstance(kind, str) or kind not in FAMILIES:
+        refuse(folder, f"holds a model of type {quote(kind, marks='“”')}, which the lab cannot run.")
     try:
         shape = _bert_shape(cfg) if kind == "bert" else _gpt2_shape(cfg)
     except _Unsupported as err:
         refuse(folder, f"holds a {FAMILIES[kind]} with {err}, which the lab cannot run.")
-    except (KeyError, TypeError, ValueError) as err:
-        refuse(folder, f"has a config.json that lacks or mistypes a size ({err}).")
-    sizes = (shape.layers, shape.heads, shape.d_model, shape.d_ff, shape.vocab_size, shape.max_positions)
-    if min(sizes) < 1 or shape.d_model % shape.heads:
+    except KeyError as err:
+        refuse(folder, f"has a config.json that lacks a size ({err}).")
+    except model_json.Refused as err:
+        refuse(folder, f"has a config.json {err}.")
+    if shape.d_model % shape.heads:
         refuse(folder, f"has a config.json whose sizes cannot make a model ({shape.layers} layers, {shape.heads} "
                        f"heads, d_model {shape.d_model}: each head needs an equal share of d_model).")
     return shape
@@ -86,32 +115,67 @@ class _Unsupported(Exception):
     """A setting of a supported family that core does not implement (its message says which)."""
 
 
+def _wrong(key: str, value, should: str) -> model_json.Refused:
+    return model_json.Refused(f"whose {key} is {quote(json.dumps(value), 40, marks='')}, not {should}")
+
+
+def _size(cfg: dict, key: str, what: str, default=None, least: int = 1) -> int:
+    """cfg[key], a whole number from `least` to the lab's bound for `what` (KeyError if absent without a default)."""
+    value = cfg[key] if default is None else cfg.get(key, default)
+    if type(value) is not int or not least <= value <= MOST[what]:  # type(): true and false are not sizes
+        raise _wrong(key, value, f"a whole number from {least} to {MOST[what]:,}")
+    return value
+
+
+def _field(cfg: dict, key: str, default, kind: type):
+    if type(value := cfg.get(key, default)) is not kind:
+        raise _wrong(key, value, "true or false" if kind is bool else "a name")
+    return value
+
+
+def _eps(cfg: dict, key: str, default: float) -> float:
+    value = cfg.get(key, default)
+    if type(value) not in (int, float) or not 0 <= value < 1:  # finite: model_json refuses the others
+        raise _wrong(key, value, "a small number from 0 to 1")
+    return float(value)
+
+
+def _float_bytes(cfg: dict) -> int:
+    return 8 if cfg.get("torch_dtype") == "float64" else 4
+
+
 def _bert_shape(cfg: dict) -> Shape:
-    if cfg.get("position_embedding_type", "absolute") != "absolute":
-        raise _Unsupported(f"position embeddings “{cfg['position_embedding_type']}” (the lab reads absolute ones)")
-    if cfg.get("is_decoder"):
+    if (where := _field(cfg, "position_embedding_type", "absolute", str)) != "absolute":
+        raise _Unsupported(f"position embeddings {quote(where, marks='“”')} (the lab reads absolute ones)")
+    if _field(cfg, "is_decoder", False, bool):
         raise _Unsupported("is_decoder set (the lab reads BERT as an encoder)")
-    act = _activation(cfg.get("hidden_act", "gelu"))
-    return Shape("bert", int(cfg["num_hidden_layers"]), int(cfg["num_attention_heads"]), int(cfg["hidden_size"]),
-                 int(cfg["intermediate_size"]), int(cfg["vocab_size"]), int(cfg["max_position_embeddings"]),
-                 float(cfg.get("layer_norm_eps", 1e-12)), act, type_vocab_size=int(cfg.get("type_vocab_size", 2)))
+    act = _activation(_field(cfg, "hidden_act", "gelu", str))
+    return Shape("bert", _size(cfg, "num_hidden_layers", "layers"), _size(cfg, "num_attention_heads", "heads"),
+                 _size(cfg, "hidden_size", "d_model"), _size(cfg, "intermediate_size", "d_ff"),
+                 _size(cfg, "vocab_size", "vocab_size"), _size(cfg, "max_position_embeddings", "max_positions"),
+                 _eps(cfg, "layer_norm_eps", 1e-12), act,
+                 type_vocab_size=_size(cfg, "type_vocab_size", "type_vocab_size", default=2, least=0),
+                 float_bytes=_float_bytes(cfg))
 
 
 def _gpt2_shape(cfg: dict) -> Shape:
-    if cfg.get("add_cross_attention"):
+    if _field(cfg, "add_cross_attention", False, bool):
         raise _Unsupported("cross-attention")
-    if not cfg.get("scale_attn_weights", True):
+    if not _field(cfg, "scale_attn_weights", True, bool):
         raise _Unsupported("scores not divided by √d_k")
-    act = _activation(cfg.get("activation_function", "gelu_new"))
-    D = int(cfg["n_embd"])
-    return Shape("gpt2", int(cfg["n_layer"]), int(cfg["n_head"]), D, int(cfg.get("n_inner") or 4 * D),
-                 int(cfg["vocab_size"]), int(cfg["n_positions"]), float(cfg.get("layer_norm_epsilon", 1e-5)), act,
-                 scale_by_layer=bool(cfg.get("scale_attn_by_inverse_layer_idx", False)))
+    act = _activation(_field(cfg, "activation_function", "gelu_new", str))
+    D = _size(cfg, "n_embd", "d_model")
+    d_ff = 4 * D if cfg.get("n_inner") is None else _size(cfg, "n_inner", "d_ff")
+    return Shape("gpt2", _size(cfg, "n_layer", "layers"), _size(cfg, "n_head", "heads"), D, d_ff,
+                 _size(cfg, "vocab_size", "vocab_size"), _size(cfg, "n_positions", "max_positions"),
+                 _eps(cfg, "layer_norm_epsilon", 1e-5), act,
+                 scale_by_layer=_field(cfg, "scale_attn_by_inverse_layer_idx", False, bool),
+                 float_bytes=_float_bytes(cfg))
 
 
-def _activation(name) -> str:
+def _activation(name: str) -> str:
     if name not in BERT_ACTIVATIONS:
-        raise _Unsupported(f"the activation “{name}” (the lab has {', '.join(BERT_ACTIVATIONS)})")
+        raise _Unsupported(f"the activation {quote(name, marks='“”')} (the lab has {', '.join(BERT_ACTIVATIONS)})")
     return BERT_ACTIVATIONS[name]
 
 
@@ -123,8 +187,8 @@ def weight_files(folder: Path) -> list[Path]:
             if not name.endswith(".index.json"):
                 return [path]
             try:
-                shards = sorted(set(json.loads(path.read_text(encoding="utf-8"))["weight_map"].values()))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                shards = sorted(set(read_json(folder, name)["weight_map"].values()))
+            except (KeyError, TypeError, AttributeError):
                 refuse(folder, f"has an unreadable {name}.")
             # The index names files; only plain names in this folder are read (no paths elsewhere).
             if not shards or any(not isinstance(s, str) or Path(s).name != s for s in shards):
@@ -133,12 +197,26 @@ def weight_files(folder: Path) -> list[Path]:
     refuse(folder, "has no weights (model.safetensors or pytorch_model.bin).")
 
 
-def read_tensors(folder: Path) -> dict:
+def checked_weight_files(folder: Path, shape: Shape) -> list[Path]:
+    """The weights' files, once their sizes on disk fit the model config.json describes (nothing is read:
+    a file far larger than its config.json's model would fill memory before it could be refused)."""
+    files = weight_files(folder)
+    try:
+        size = sum(path.stat().st_size for path in files)
+    except OSError:
+        refuse(folder, "names weights files that are not there.")
+    if size > shape.most_file_bytes:
+        refuse(folder, f"has weights of {size / 1e6:,.1f} MB, more than the {shape.most_file_bytes / 1e6:,.1f} MB "
+                       "that the model its config.json describes can take, so the lab does not read them.")
+    return files
+
+
+def read_tensors(folder: Path, shape: Shape) -> dict:
     """Every tensor of the folder's weights, by its name, in float32 on the CPU."""
     import torch
 
     tensors = {}
-    for path in weight_files(folder):
+    for path in checked_weight_files(folder, shape):
         try:
             if path.suffix == ".safetensors":
                 from safetensors.torch import load_file

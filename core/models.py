@@ -17,8 +17,17 @@ from pathlib import Path
 
 from . import pretrained
 from .bert import Bert, load_minilm
-from .checkpoint import FAMILIES, Shape, read_shape, read_tensors, read_tokenizer, refuse, size_on_disk, weight_files
-from .errors import ConfigError
+from .checkpoint import (
+    FAMILIES,
+    Shape,
+    checked_weight_files,
+    read_shape,
+    read_tensors,
+    read_tokenizer,
+    refuse,
+    size_on_disk,
+)
+from .errors import ConfigError, quote
 from .gpt2 import GPT2
 from .minilm import MINILM
 
@@ -103,9 +112,9 @@ def _folder(folder: Path, source: str, name: str | None = None) -> ModelInfo:
     name = name or folder.name or str(folder)
     try:
         if not folder.is_dir():
-            raise ConfigError(f"“{name}” is not a folder on this machine.", "model")
+            raise ConfigError(f"{quote(name, marks='“”')} is not a folder on this machine.", "model")
         shape = read_shape(folder)
-        weight_files(folder)
+        checked_weight_files(folder, shape)
         if not (folder / "tokenizer.json").is_file():
             read_tokenizer(folder)  # raises its sentence
     except ConfigError as err:
@@ -139,7 +148,8 @@ def find(name: str) -> ModelInfo:
                 raise ConfigError(m.problem, "model")
             return m
     there = ", ".join(m.name for m in discover() if not m.problem)
-    raise ConfigError(f"There is no model called “{name}” on this machine; there are: {there}.", "model")
+    raise ConfigError(f"There is no model called {quote(name, marks='“”')} on this machine; there are: {there}.",
+                      "model")
 
 
 def model_info(name: str = "") -> ModelInfo:
@@ -166,7 +176,7 @@ def load(info: ModelInfo, device):
     shape = shape_of(info)
     need = shape.parameter_bytes
     if need > BUDGET_BYTES:
-        raise ConfigError(f"“{info.name}” needs {need / 1e9:.1f} GB in float32, more than the "
+        raise ConfigError(f"{quote(info.name, marks='“”')} needs {need / 1e9:.1f} GB in float32, more than the "
                           f"{BUDGET_BYTES / 1e9:.1f} GB the lab keeps for models (ATTENTION_LAB_MODELS_MB).", "model")
     key = (str(info.folder), str(device))
     with _LOCK:
@@ -182,7 +192,7 @@ def load(info: ModelInfo, device):
 
 def _build(info: ModelInfo, shape: Shape):
     cls = GPT2 if shape.family == "gpt2" else Bert
-    tensors = read_tensors(info.folder)
+    tensors = read_tensors(info.folder, shape)
     try:
         return cls.from_weights(tensors, shape)
     except KeyError as err:  # config.json promises a tensor that the file lacks

@@ -274,7 +274,8 @@ def test_minilm_keeps_its_keys_and_a_local_model_round_trips_through_a_link(fold
                              "gelu_pytorch_tanh), which the lab cannot run."),
     ({"position_embedding_type": "relative_key"}, "holds a BERT with position embeddings “relative_key”"),
     ({"num_attention_heads": 5}, "whose sizes cannot make a model (2 layers, 5 heads, d_model 32"),
-    ({"num_hidden_layers": "two"}, "has a config.json that lacks or mistypes a size"),
+    ({"num_hidden_layers": "two"}, 'has a config.json whose num_hidden_layers is "two", not a whole number from 1 '
+                                   "to 1,024."),
 ])
 def test_a_config_the_lab_cannot_build_is_one_sentence(changes, says, folders, tmp_path):
     from core.checkpoint import read_shape

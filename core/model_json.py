@@ -1,0 +1,69 @@
+"""JSON that anyone may have written (a model folder's config.json, its shards' index), read with bounds.
+
+`json.loads` alone reads a file of any size, nests as deep as the file does (ending in a RecursionError),
+and turns NaN, Infinity and 1e400 into floats that are not finite. `read` refuses each of these before
+a value reaches the lab, saying why in a phrase the caller puts after the file's name.
+"""
+
+import json
+import math
+from pathlib import Path
+
+from .errors import quote
+
+MOST_BYTES = 1024 * 1024  # a config.json or a shards' index is a few kB: past this the file is not one
+MOST_DEPTH = 32  # objects and lists within each other: a real config.json nests three or four deep
+
+
+class Refused(ValueError):
+    """Why a file or one of its values is not read: a phrase that follows "has a config.json"."""
+
+
+def _finite(text: str) -> float:
+    if not math.isfinite(value := float(text)):  # 1e400 reads as infinity
+        raise Refused(f"with a number, {quote(text, 20)}, too large to be finite")
+    return value
+
+
+def _constant(text: str):
+    raise Refused(f"with the value {text}, which is not a number")  # json reads NaN and ±Infinity unless told not to
+
+
+def _whole(text: str) -> int:
+    if len(text.lstrip("-")) > 18:  # far past any size; and int() of thousands of digits is slow
+        raise Refused(f"with a whole number of {len(text):,} digits")
+    return int(text)
+
+
+def depth(value) -> int:
+    """How deep objects and lists nest in `value` (0 for a number or a string), counted up to MOST_DEPTH + 1."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        value, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(value, (dict, list)) and level <= MOST_DEPTH:
+            stack += [(v, level + 1) for v in (value.values() if isinstance(value, dict) else value)]
+    return deepest
+
+
+def read(path: Path):
+    """The file's value, read only if it is small, shallow and its numbers finite; else Refused."""
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MOST_BYTES + 1)
+    except OSError:
+        raise Refused("that cannot be opened") from None
+    if len(raw) > MOST_BYTES:
+        raise Refused(f"of more than {MOST_BYTES // 1024:,} kB, far more than a model's description")
+    too_deep = Refused(f"nested more than {MOST_DEPTH} levels deep, far more than a model's description")
+    try:
+        value = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_int=_whole, parse_constant=_constant)
+    except Refused:
+        raise
+    except RecursionError:  # json descends once per level: a deep file ends here, not in a crash
+        raise too_deep from None
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError among them
+        raise Refused("that is not readable JSON") from None
+    if depth(value) > MOST_DEPTH:
+        raise too_deep
+    return value
