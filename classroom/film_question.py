@@ -13,6 +13,7 @@ from classroom import kinds
 from classroom.question import Question
 from core.film import INDUCTION_THRESHOLD, Film
 
+LAYERS = 2  # the run's layers: a choice for each, then "no head"
 LAYER_CHOICES = ("A head of layer 1", "A head of layer 2",
                  f"No head reaches an induction score of {INDUCTION_THRESHOLD:g} in this run")
 TRAINED_ON = {"induction": "on sequences of random symbols in which a stretch repeats",
@@ -29,7 +30,7 @@ def prompt(task: str) -> str:
 
 def which_layer_question(film: Film) -> Question:
     """The question about a two-layer film, with the film's measured answer."""
-    if film.settings.layers != 2:
+    if film.settings.layers != LAYERS:
         raise ValueError("the question is about a two-layer run")
     final = film.induction[-1]  # (L, H) at the end of the run
     best = [float(final[layer].max()) for layer in range(final.shape[0])]

@@ -24,6 +24,7 @@ class Kind:
     ranges = False  # the choices are ordered ranges: they read as a list, not as pills
     picks_a_key = False  # the choices are the keys of the asked row: a click on its cells may pick one
     from_lesson = True  # `suggest` makes one from any lesson
+    reads = ()  # what `suggest` reads besides the lesson, the head and the seed: "change", "mask" (a deck asks no more)
 
     @classmethod
     def suggest(cls, cfg: AttentionConfig, rng: random.Random, head: int, change: str, mask: str) -> Question:
@@ -63,7 +64,7 @@ class Focus(Kind):
 class Change(Kind):
     """If <a named change>, what happens to the largest weight in query q's row? Revealed after the change."""
 
-    name, label, ranges = "change", "What happens after a change?", True
+    name, label, ranges, reads = "change", "What happens after a change?", True, ("change",)
 
     @classmethod
     def suggest(cls, cfg, rng, head, change, mask):
@@ -81,7 +82,7 @@ class Change(Kind):
 class Blocked(Kind):
     """Under a mask, which query rows may attend to no key? Revealed under that mask."""
 
-    name, label = "blocked", "Which rows are fully blocked?"
+    name, label, reads = "blocked", "Which rows are fully blocked?", ("mask",)
 
     @classmethod
     def suggest(cls, cfg, rng, head, change, mask):

@@ -1,0 +1,170 @@
+"""A deck file read safely: its size, its text, its TOML and its nesting are bounded before any screen
+is read, and every string it holds is checked to be plain text. Each refusal is a `DeckError` that
+names the screen and the field in a teacher's words (classroom/decks.py reads the screens).
+
+A deck is shared between teachers, so a file may be hostile: huge, nested without end, full of
+control characters, or quoting links. None of that gets further than this module.
+"""
+
+import re
+import tomllib
+
+from core.serial import quote
+
+MAX_DECK_BYTES = 256 * 1024  # a 50-minute deck with long notes is a few tens of KB
+# How deep a deck nests, counting the file itself as 1: the list of screens (2), a screen (3), its lesson,
+# view or film table (4), a hand-entered matrix (5) and its rows (6). Anything deeper is no deck.
+MAX_DEPTH = 6
+# Characters a plain text may not hold: controls other than tab and line breaks (\r\n too: a file saved
+# on Windows), and the
+# direction overrides that make text read other than it is stored.
+_NOT_PLAIN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# A link in a text: a scheme ("https://", "ftp://"), "www." or a script. A deck's texts point at no
+# place outside the lab; a screen names one of the lab's pages instead.
+_LINK = re.compile(r"(?i)[a-z][a-z0-9+.-]*://|\bwww\.|\bjavascript:")
+
+
+class DeckError(ValueError):
+    """A deck that cannot be used, explained: `screen` is its number (1 = the first; 0 = the deck as a
+    whole) and `field` the setting, as the file writes it ("minutes", "lesson.d_model")."""
+
+    def __init__(self, message: str, screen: int = 0, field: str = ""):
+        super().__init__(message)
+        self.screen, self.field = screen, field
+
+
+def where(screen: int, title: str, field: str) -> str:
+    """'Screen 4 ('Softmax'), field minutes', as a message starts ("" for the file as a whole)."""
+    place = f"Screen {screen}" + (f" ({quote(title)})" if title else "") if screen else "The deck"
+    return f"{place}, field {field}" if field else place if screen else ""
+
+
+def fail(message: str, screen: int = 0, title: str = "", field: str = "") -> DeckError:
+    """A DeckError whose message starts with the screen and the field it names."""
+    start = where(screen, title, field)
+    return DeckError(f"{start}: {message}" if start else message[:1].upper() + message[1:], screen, field)
+
+
+def read_bytes(path, name: str) -> bytes:
+    """The file's bytes, reading no more than one byte past the limit (a 10 GB file is not read)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_DECK_BYTES + 1)
+    except OSError as err:
+        raise fail(f"the deck file {quote(name)} cannot be read ({err.strerror or 'not a file'}).") from None
+    return data
+
+
+def parse_toml(text: str | bytes, name: str) -> dict:
+    """The file's TOML as a dict, once its size, encoding, characters and nesting are within bounds."""
+    size = len(text) if isinstance(text, bytes) or len(text) > MAX_DECK_BYTES else len(_utf8(text, name))
+    if size > MAX_DECK_BYTES:
+        raise fail(f"the deck file {quote(name)} is larger than {MAX_DECK_BYTES // 1024} KB; a deck is a short text "
+                   "file of screens and notes.")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            line = text[:err.start].count(b"\n") + 1
+            raise fail(f"the deck file {quote(name)} is not UTF-8 text (line {line} holds bytes that are not "
+                       "characters).") from None
+    if bad := _NOT_PLAIN.search(text):
+        line = text[:bad.start()].count("\n") + 1
+        raise fail(f"line {line} of the deck file holds an invisible control character (U+{ord(bad[0]):04X}); "
+                   "a deck is plain text.")
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:  # tomllib reads nested arrays and inline tables by recursion
+        raise fail("the deck file nests arrays or tables inside each other far deeper than a deck does.") from None
+    except ValueError as err:  # tomllib's TOMLDecodeError, or an integer too long to read
+        raise fail(f"the deck file {quote(name)} is not valid TOML: {str(err)[:200]}.") from None
+    check_depth(data)
+    return data
+
+
+def _utf8(text: str, name: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no file holds one
+        raise fail(f"the deck {quote(name)} holds characters that are not text.") from None
+
+
+def check_depth(data: dict) -> None:
+    """Refuse anything nested deeper than MAX_DEPTH, naming the screen it is in. Walked with a stack,
+    not by recursion: dotted keys ("a.b.c...") give tomllib a dict as deep as the file is long."""
+    stack = [(data, 1, ())]
+    while stack:
+        value, depth, path = stack.pop()
+        if depth > MAX_DEPTH and isinstance(value, (dict, list)):  # a number or a text nests nothing
+            screen = path[1] + 1 if len(path) > 1 and path[0] == "screen" and isinstance(path[1], int) else 0
+            field = ".".join(str(p) for p in path[2 if screen else 0:][:3])
+            raise fail("tables or arrays are nested here deeper than a deck needs.", screen, field=field)
+        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        stack.extend((child, depth + 1, (*path, key)) for key, child in children)
+
+
+def plain_text(value: str, most: int) -> str:
+    """Why `value` is not a plain text of at most `most` characters ("" when it is one)."""
+    if len(value) > most:
+        return f"this text is {len(value):,} characters long; at most {most:,} fit."
+    if bad := _NOT_PLAIN.search(value):
+        return f"this text holds an invisible control character (U+{ord(bad[0]):04X}); a deck is plain text."
+    if link := _LINK.search(value):
+        return (f"this text holds a link ({quote(link[0])}); a deck points at nothing outside the lab: name a "
+                "source by its title instead.")
+    return ""
+
+
+class Reader:
+    """One table of the file, read field by field; refuses keys it was not told of."""
+
+    def __init__(self, table: dict, screen: int, title: str, known: tuple, prefix: str = ""):
+        self.table, self.screen, self.title, self.prefix = table, screen, title, prefix
+        for key in table:
+            if key not in known:
+                self.error(safe(key), f"{quote(safe(key))} is not a setting here; the settings are {', '.join(known)}.")
+
+    def error(self, key: str, message: str):
+        raise fail(message, self.screen, self.title, f"{self.prefix}{key}")
+
+    def text(self, key: str, most: int, required: bool = False) -> str:
+        value = self.table.get(key, None)
+        if value is None:
+            return self.error(key, "this setting is missing.") if required else ""
+        if not isinstance(value, str):
+            self.error(key, f"this must be a text in quotes, got {shown(value)}.")
+        if why := plain_text(value, most):
+            self.error(key, why)
+        return value
+
+    def number(self, key: str, low: float, high: float, whole: bool, default=None):
+        value = self.table.get(key, default)
+        if value is None:
+            self.error(key, "this setting is missing.")
+        is_number = isinstance(value, int) or (isinstance(value, float) and not whole)
+        if isinstance(value, bool) or not is_number or not low <= value <= high:
+            kind = "a whole number" if whole else "a number"
+            self.error(key, f"this must be {kind} from {_number(low)} to {_number(high)}, got {shown(value)}.")
+        return value
+
+    def table_of(self, key: str) -> dict:
+        value = self.table.get(key, {})
+        if not isinstance(value, dict):
+            self.error(key, f"this must be a table of settings ([screen.{key}] or {{ ... }}), got {shown(value)}.")
+        return value
+
+
+def shown(value) -> str:
+    """A value of the file as a message quotes it: cut, its invisible characters shown as '?'."""
+    if isinstance(value, (dict, list)):
+        return "a table" if isinstance(value, dict) else "a list"
+    return quote(safe(str(value).lower() if isinstance(value, bool) else str(value)))
+
+
+def safe(text: str) -> str:
+    """`text` with the characters a plain text may not hold shown as '?' (a key or value quoted back)."""
+    return _NOT_PLAIN.sub("?", str(text)[:200])
+
+
+def _number(x) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
