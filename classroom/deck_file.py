@@ -8,6 +8,7 @@ control characters, or quoting links. None of that gets further than this module
 
 import re
 import tomllib
+from difflib import get_close_matches
 
 from core.serial import quote
 
@@ -121,8 +122,11 @@ class Reader:
     def __init__(self, table: dict, screen: int, title: str, known: tuple, prefix: str = ""):
         self.table, self.screen, self.title, self.prefix = table, screen, title, prefix
         for key in table:
-            if key not in known:
-                self.error(safe(key), f"{quote(safe(key))} is not a setting here; the settings are {', '.join(known)}.")
+            if key not in known:  # a typo is refused, never ignored
+                close = get_close_matches(str(key), known, 1)
+                hint = f"did you mean {quote(close[0])}? " if close else ""
+                self.error(safe(key), f"{quote(safe(key))} is not a setting here; {hint}the settings are "
+                           f"{', '.join(known)}.")
 
     def error(self, key: str, message: str):
         raise fail(message, self.screen, self.title, f"{self.prefix}{key}")

@@ -8,19 +8,9 @@ import numpy as np
 import pytest
 
 from classroom import kinds
-from classroom.decks import DEFAULT_DECK, DeckError, Names, default_deck, parse_deck
+from classroom.decks import DEFAULT_DECK, DeckError, default_deck, parse_deck
 from core import PRESETS, run_trace
 from core.film import LearnSettings
-
-
-@pytest.fixture(scope="session")
-def names() -> Names:
-    """What the dashboard passes: navigation's url paths, the catalogue's scenes, the address's view names."""
-    from animations.catalog import SCENES, check_scene
-    from dashboard.lesson.state import VIEW_NAMES
-    from dashboard.navigation import PAGES
-
-    return Names(frozenset(url for _, _, url, _ in PAGES), frozenset(SCENES), VIEW_NAMES, check_scene)
 
 
 @pytest.fixture(scope="module")
