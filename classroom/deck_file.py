@@ -10,16 +10,15 @@ import re
 import tomllib
 from difflib import get_close_matches
 
-from core.serial import quote
+from core.errors import quote, visible
 
 MAX_DECK_BYTES = 256 * 1024  # a 50-minute deck with long notes is a few tens of KB
 # How deep a deck nests, counting the file itself as 1: the list of screens (2), a screen (3), its lesson,
 # view or film table (4), a hand-entered matrix (5) and its rows (6). Anything deeper is no deck.
 MAX_DEPTH = 6
-# Characters a plain text may not hold: controls other than tab and line breaks (\r\n too: a file saved
-# on Windows), and the
-# direction overrides that make text read other than it is stored.
-_NOT_PLAIN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# A plain text holds no character that draws nothing or reorders text (core.errors.visible's), but for
+# tabs and line breaks (\r\n too: a file saved on Windows).
+_BREAKS = str.maketrans("", "", "\t\n\r")
 # A link in a text: a scheme ("https://", "ftp://"), "www." or a script. A deck's texts point at no
 # place outside the lab; a screen names one of the lab's pages instead.
 _LINK = re.compile(r"(?i)[a-z][a-z0-9+.-]*://|\bwww\.|\bjavascript:")
@@ -69,10 +68,9 @@ def parse_toml(text: str | bytes, name: str) -> dict:
             line = text[:err.start].count(b"\n") + 1
             raise fail(f"the deck file {quote(name)} is not UTF-8 text (line {line} holds bytes that are not "
                        "characters).") from None
-    if bad := _NOT_PLAIN.search(text):
-        line = text[:bad.start()].count("\n") + 1
-        raise fail(f"line {line} of the deck file holds an invisible control character (U+{ord(bad[0]):04X}); "
-                   "a deck is plain text.")
+    if (at := hidden_at(text)) >= 0:
+        raise fail(f"line {text[:at].count(chr(10)) + 1} of the deck file holds an invisible character "
+                   f"({visible(text[at])}); a deck is plain text.")
     try:
         data = tomllib.loads(text)
     except RecursionError:  # tomllib reads nested arrays and inline tables by recursion
@@ -104,12 +102,21 @@ def check_depth(data: dict) -> None:
         stack.extend((child, depth + 1, (*path, key)) for key, child in children)
 
 
+def hidden_at(text: str) -> int:
+    """Where `text`'s first character that draws nothing or reorders text is (tabs and line breaks
+    aside), or -1."""
+    flat = text.translate(_BREAKS)
+    if visible(flat) == flat:  # one pass for the usual case
+        return -1
+    return next(i for i, c in enumerate(text) if c not in "\t\n\r" and visible(c) != c)
+
+
 def plain_text(value: str, most: int) -> str:
     """Why `value` is not a plain text of at most `most` characters ("" when it is one)."""
     if len(value) > most:
         return f"this text is {len(value):,} characters long; at most {most:,} fit."
-    if bad := _NOT_PLAIN.search(value):
-        return f"this text holds an invisible control character (U+{ord(bad[0]):04X}); a deck is plain text."
+    if (at := hidden_at(value)) >= 0:
+        return f"this text holds an invisible character ({visible(value[at])}); a deck is plain text."
     if link := _LINK.search(value):
         return (f"this text holds a link ({quote(link[0])}); a deck points at nothing outside the lab: name a "
                 "source by its title instead.")
@@ -125,11 +132,11 @@ class Reader:
             if key not in known:  # a typo is refused, never ignored
                 close = get_close_matches(str(key), known, 1)
                 hint = f"did you mean {quote(close[0])}? " if close else ""
-                self.error(safe(key), f"{quote(safe(key))} is not a setting here; {hint}the settings are "
+                self.error(key, f"{quote(key)} is not a setting here; {hint}the settings are "
                            f"{', '.join(known)}.")
 
     def error(self, key: str, message: str):
-        raise fail(message, self.screen, self.title, f"{self.prefix}{key}")
+        raise fail(message, self.screen, self.title, f"{self.prefix}{quote(key, marks='')}")
 
     def text(self, key: str, most: int, required: bool = False) -> str:
         value = self.table.get(key, None)
@@ -159,15 +166,10 @@ class Reader:
 
 
 def shown(value) -> str:
-    """A value of the file as a message quotes it: cut, its invisible characters shown as '?'."""
+    """A value of the file as a message quotes it: cut, its invisible characters written out."""
     if isinstance(value, (dict, list)):
         return "a table" if isinstance(value, dict) else "a list"
-    return quote(safe(str(value).lower() if isinstance(value, bool) else str(value)))
-
-
-def safe(text: str) -> str:
-    """`text` with the characters a plain text may not hold shown as '?' (a key or value quoted back)."""
-    return _NOT_PLAIN.sub("?", str(text)[:200])
+    return quote(str(value).lower() if isinstance(value, bool) else str(value))
 
 
 def _number(x) -> str:

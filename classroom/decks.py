@@ -27,11 +27,10 @@ from classroom.changes import apply_change
 from classroom.deck_file import DeckError, Reader, fail, parse_toml, plain_text, read_bytes, shown
 from classroom.kinds import KINDS
 from core.config import MASKS, AttentionConfig
-from core.errors import ConfigError
+from core.errors import ConfigError, quote
 from core.film import LearnSettings
 from core.limits import MAX_SEED, MAX_TEXT_CHARS
 from core.presets import PRESETS
-from core.serial import quote
 
 __all__ = ["DEFAULT_DECK", "Deck", "DeckError", "Names", "Screen", "default_deck", "load_deck", "parse_deck"]
 

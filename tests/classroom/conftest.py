@@ -59,14 +59,3 @@ def rooms(make):
 def sid(i: int = 0) -> str:
     """A browser session id like the pages make."""
     return f"session{i:06d}"
-
-
-@pytest.fixture(scope="session")
-def names():
-    """What the dashboard passes: navigation's url paths, the catalogue's scenes, the address's view names."""
-    from animations.catalog import SCENES, check_scene
-    from classroom.decks import Names
-    from dashboard.lesson.state import VIEW_NAMES
-    from dashboard.navigation import PAGES
-
-    return Names(frozenset(url for _, _, url, _ in PAGES), frozenset(SCENES), VIEW_NAMES, check_scene)

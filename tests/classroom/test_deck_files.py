@@ -18,9 +18,9 @@ def deck(*screens: str) -> str:
     return HEAD + "".join(f"[[screen]]\n{s}\n" for s in screens)
 
 
-def refused(names, text, name="bad.toml") -> DeckError:
+def refused(deck_names, text, name="bad.toml") -> DeckError:
     with pytest.raises(DeckError) as caught:
-        parse_deck(text, name, names)
+        parse_deck(text, name, deck_names)
     return caught.value
 
 
@@ -79,24 +79,24 @@ BAD = {
     "a typo at the top": (deck(PAGE).replace("title", "titel", 1), 0, "titel", "not a setting"),
     "a ten-hour deck": (deck(*[PAGE.replace("minutes = 2", "minutes = 30")] * 9), 0, "minutes", "at most 240"),
     "a title too long": (deck(PAGE.replace('"Masking"', '"' + "x" * 500 + '"')), 1, "title", "500 characters"),
-    "a bidi override": (deck(PAGE.replace('"Masking"', '"Mas\\u202eking"')), 1, "title", "U+202E"),
-    "a NUL in a string": (deck(PAGE + 'notes = "a\\u0000b"\n'), 1, "notes", "U+0000"),
+    "a bidi override": (deck(PAGE.replace('"Masking"', '"Mas\\u202eking"')), 1, "title", "\\u202e"),
+    "a NUL in a string": (deck(PAGE + 'notes = "a\\u0000b"\n'), 1, "notes", "\\u0000"),
     "not TOML": (HEAD + "[[screen]\n", 0, "", "not valid TOML"),
 }
 
 
 @pytest.mark.parametrize("case", BAD, ids=list(BAD))
-def test_a_bad_deck_is_refused_naming_the_screen_and_the_field(names, case):
+def test_a_bad_deck_is_refused_naming_the_screen_and_the_field(deck_names, case):
     text, screen, field, words = BAD[case]
-    err = refused(names, text)
+    err = refused(deck_names, text)
     assert (err.screen, err.field) == (screen, field), str(err)
     assert words in str(err)
     if screen:
         assert str(err).startswith(f"Screen {screen}") and f"field {field}:" in str(err)
 
 
-def test_a_bad_screen_is_named_by_its_number_and_title(names):
-    err = refused(names, deck(PAGE, PAGE.replace("Masking", "Softmax").replace("minutes = 2", "minutes = -1")))
+def test_a_bad_screen_is_named_by_its_number_and_title(deck_names):
+    err = refused(deck_names, deck(PAGE, PAGE.replace("Masking", "Softmax").replace("minutes = 2", "minutes = -1")))
     assert str(err).startswith("Screen 2 ('Softmax'), field minutes: ")
 
 
@@ -106,45 +106,45 @@ LINKS = ["https://evil.example/", "http://evil.example", "//evil.example/masking
 
 
 @pytest.mark.parametrize("link", LINKS)
-def test_a_link_outside_the_lab_is_refused(names, link):
-    err = refused(names, deck(PAGE.replace('"masking"', json.dumps(link))))
+def test_a_link_outside_the_lab_is_refused(deck_names, link):
+    err = refused(deck_names, deck(PAGE.replace('"masking"', json.dumps(link))))
     assert (err.screen, err.field) == (1, "page")
     assert "link" in str(err) or "not a page of the lab" in str(err)
 
 
-def test_a_page_written_as_an_address_is_told_how_to_write_it(names):
-    assert "without the slash ('masking')" in str(refused(names, deck(PAGE.replace('"masking"', '"/masking"'))))
+def test_a_page_written_as_an_address_is_told_how_to_write_it(deck_names):
+    assert "without the slash ('masking')" in str(refused(deck_names, deck(PAGE.replace('"masking"', '"/masking"'))))
 
 
 @pytest.mark.parametrize("field", ["notes", "handout", "title"])
-def test_a_link_in_any_text_is_refused(names, field):
+def test_a_link_in_any_text_is_refused(deck_names, field):
     text = deck(PAGE.replace('title = "Masking"\n', "") + f'{field} = "Log in at https://evil.example now"\n' +
                 ('title = "T"\n' if field != "title" else ""))
-    err = refused(names, text)
+    err = refused(deck_names, text)
     assert (err.screen, err.field) == (1, field) and "link" in str(err)
 
 
-def test_a_link_in_a_view_or_a_lesson_is_refused(names):
-    assert refused(names, deck(PAGE + 'view = { sentence = "www.evil.example" }')).field == "view.sentence"
-    assert refused(names, deck(PAGE + 'lesson = { text = "see http://x.example" }')).field == "lesson.text"
+def test_a_link_in_a_view_or_a_lesson_is_refused(deck_names):
+    assert refused(deck_names, deck(PAGE + 'view = { sentence = "www.evil.example" }')).field == "view.sentence"
+    assert refused(deck_names, deck(PAGE + 'lesson = { text = "see http://x.example" }')).field == "lesson.text"
 
 
-def test_a_huge_file_is_refused_before_it_is_parsed(names):
-    err = refused(names, deck(PAGE) + "# " + "x" * MAX_DECK_BYTES)
+def test_a_huge_file_is_refused_before_it_is_parsed(deck_names):
+    err = refused(deck_names, deck(PAGE) + "# " + "x" * MAX_DECK_BYTES)
     assert err.screen == 0 and "larger than 256 KB" in str(err)
 
 
-def test_a_ten_megabyte_string_is_refused(names, tmp_path):
+def test_a_ten_megabyte_string_is_refused(deck_names, tmp_path):
     huge = deck(PAGE + 'notes = "' + "x" * 10_000_000 + '"\n')
-    assert "larger than 256 KB" in str(refused(names, huge))
+    assert "larger than 256 KB" in str(refused(deck_names, huge))
     path = tmp_path / "huge.toml"
     path.write_text(huge, encoding="utf-8")
     with pytest.raises(DeckError, match="larger than 256 KB"):
-        load_deck(path, names)
+        load_deck(path, deck_names)
 
 
-def test_very_many_screens_are_refused(names):
-    err = refused(names, deck(*[PAGE] * (MAX_SCREENS + 1)))
+def test_very_many_screens_are_refused(deck_names):
+    err = refused(deck_names, deck(*[PAGE] * (MAX_SCREENS + 1)))
     assert (err.screen, err.field) == (0, "screen") and f"at most {MAX_SCREENS}" in str(err)
 
 
@@ -153,37 +153,37 @@ def test_very_many_screens_are_refused(names):
     "a = " + "{b = " * 30_000 + "1" + "}" * 30_000,
     "[" + "a." * 50_000 + "b]\nc = 1",  # and builds these without recursion, as deep as the file is long
 ])
-def test_deeply_nested_tables_and_arrays_are_refused(names, nested):
-    err = refused(names, deck(PAGE) + nested + "\n")
+def test_deeply_nested_tables_and_arrays_are_refused(deck_names, nested):
+    err = refused(deck_names, deck(PAGE) + nested + "\n")
     assert err.screen == 0 and "deeper" in str(err)
 
 
-def test_a_nesting_inside_a_screen_names_the_screen(names):
-    err = refused(names, deck(PAGE + "lesson = { q = [[[1.0]]] }\n"))
+def test_a_nesting_inside_a_screen_names_the_screen(deck_names):
+    err = refused(deck_names, deck(PAGE + "lesson = { q = [[[1.0]]] }\n"))
     assert (err.screen, err.field) == (1, "lesson.q.0") and "deeper" in str(err)
 
 
-def test_a_nul_byte_and_invalid_utf8_are_refused_with_their_line(names):
-    assert str(refused(names, deck(PAGE.replace("Masking", "Mask\x00ing")))).startswith("Line 4 ")  # the title's
-    assert str(refused(names, deck(PAGE.replace("Masking", "Mask\x00ing")).encode())).startswith("Line 4 ")
-    err = refused(names, deck(PAGE).encode().replace(b"Masking", b"Mask\xff\xfeing"))
+def test_a_nul_byte_and_invalid_utf8_are_refused_with_their_line(deck_names):
+    assert str(refused(deck_names, deck(PAGE.replace("Masking", "Mask\x00ing")))).startswith("Line 4 ")  # the title's
+    assert str(refused(deck_names, deck(PAGE.replace("Masking", "Mask\x00ing")).encode())).startswith("Line 4 ")
+    err = refused(deck_names, deck(PAGE).encode().replace(b"Masking", b"Mask\xff\xfeing"))
     assert err.screen == 0 and "not UTF-8" in str(err) and "line 4" in str(err)
-    assert "not text" in str(refused(names, deck(PAGE.replace("Masking", "Mask\ud800ing"))))
+    assert "not text" in str(refused(deck_names, deck(PAGE.replace("Masking", "Mask\ud800ing"))))
 
 
-def test_an_integer_too_long_to_read_is_refused(names):
-    assert "not valid TOML" in str(refused(names, deck(PAGE.replace("minutes = 2", "minutes = " + "9" * 5000))))
+def test_an_integer_too_long_to_read_is_refused(deck_names):
+    assert "not valid TOML" in str(refused(deck_names, deck(PAGE.replace("minutes = 2", "minutes = " + "9" * 5000))))
 
 
-def test_a_file_that_is_not_there_or_is_a_folder_is_refused(names, tmp_path):
+def test_a_file_that_is_not_there_or_is_a_folder_is_refused(deck_names, tmp_path):
     for path in (tmp_path / "none.toml", tmp_path):
         with pytest.raises(DeckError, match="cannot be read"):
-            load_deck(path, names)
+            load_deck(path, deck_names)
 
 
-def test_a_message_quotes_no_invisible_character(names):
-    err = refused(names, deck(PAGE + '"a\\u0007b" = 1\n'))
-    assert "\x07" not in str(err) and "'a?b' is not a setting" in str(err)
+def test_a_message_quotes_no_invisible_character(deck_names):
+    err = refused(deck_names, deck(PAGE + '"a\\u0007b" = 1\n'))
+    assert "\x07" not in str(err) and "'a\\u0007b' is not a setting" in str(err) and err.field == "a\\u0007b"
 
 
 VALUES = st.one_of(st.integers(-2**70, 2**70), st.floats(), st.booleans(), st.text(max_size=30),
@@ -207,19 +207,20 @@ def toml_value(value) -> str:
 @given(st.dictionaries(st.sampled_from(KEYS), st.one_of(VALUES, st.sampled_from(
     ['"page"', '"question"', '"film"', '"scene"', '"focus"', '"masking"', '"scores"', '{ d_model = 8 }',
      '{ layers = 1 }', '{ step = 2 }']).map(lambda raw: ("raw", raw))), max_size=8))
-def test_nothing_but_a_deck_error_comes_out_of_any_screen(names, fields):
+def test_nothing_but_a_deck_error_comes_out_of_any_screen(deck_names, fields):
     """Any value of any type in any field: a deck, or one DeckError."""
     lines = [f"{key} = {raw[1] if isinstance(raw, tuple) else toml_value(raw)}" for key, raw in fields.items()]
     try:
-        parse_deck(deck("\n".join(lines)), "fuzz.toml", names)
+        parse_deck(deck("\n".join(lines)), "fuzz.toml", deck_names)
     except DeckError:
         pass
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=400) | st.text(max_size=400))
-def test_nothing_but_a_deck_error_comes_out_of_any_file(names, data):
+def test_nothing_but_a_deck_error_comes_out_of_any_file(deck_names, data):
     try:
-        parse_deck(deck(PAGE).encode() + data if isinstance(data, bytes) else deck(PAGE) + data, "fuzz.toml", names)
+        text = deck(PAGE).encode() + data if isinstance(data, bytes) else deck(PAGE) + data
+        parse_deck(text, "fuzz.toml", deck_names)
     except DeckError:
         pass

@@ -14,8 +14,8 @@ from core.film import LearnSettings
 
 
 @pytest.fixture(scope="module")
-def deck(names):
-    return default_deck(names)
+def deck(deck_names):
+    return default_deck(deck_names)
 
 
 def test_the_default_deck_loads_and_plans_45_to_50_minutes(deck):
@@ -54,11 +54,11 @@ def test_the_default_deck_interleaves_at_least_six_room_questions(deck):
     assert asked[0] < len(deck.screens) / 3 and asked[-1] > 2 * len(deck.screens) / 3
 
 
-def test_every_page_scene_and_preset_the_default_deck_names_exists(deck, names):
+def test_every_page_scene_and_preset_the_default_deck_names_exists(deck, deck_names):
     raw = tomllib.loads(DEFAULT_DECK.read_text(encoding="utf-8"))["screen"]
     assert {s["preset"] for s in raw if "preset" in s} <= PRESETS.keys()
-    assert {s.page for s in deck.screens if s.kind == "page"} <= names.pages
-    assert {s.scene for s in deck.screens if s.kind in ("scene", "video")} <= names.scenes
+    assert {s.page for s in deck.screens if s.kind == "page"} <= deck_names.pages
+    assert {s.scene for s in deck.screens if s.kind in ("scene", "video")} <= deck_names.scenes
     assert {s.question for s in deck.screens if s.kind == "question"} <= kinds.KINDS.keys()
 
 
@@ -151,8 +151,8 @@ film = { layers = 1, heads = 2, d_model = 32, steps = 100, causal = true }
 '''
 
 
-def test_a_deck_reads_pages_lessons_views_steps_questions_and_films(names):
-    deck = parse_deck(GOOD, "small.toml", names)
+def test_a_deck_reads_pages_lessons_views_steps_questions_and_films(deck_names):
+    deck = parse_deck(GOOD, "small.toml", deck_names)
     masking, own, by_hand, scene, question, film = deck.screens
     assert masking.lesson == PRESETS["article-causal"] and masking.view == (("mask_stage", "2"),)
     assert own.lesson == PRESETS["default"].replace(text="Dogs chase cats.", d_model=8, num_heads=2, scale=False,
@@ -164,17 +164,25 @@ def test_a_deck_reads_pages_lessons_views_steps_questions_and_films(names):
     assert deck.minutes == 8.5 and masking.notes.endswith("−∞.")
 
 
-def test_a_deck_read_from_bytes_is_the_same_deck(names):
-    assert parse_deck(GOOD.encode("utf-8"), "small.toml", names) == parse_deck(GOOD, "small.toml", names)
+def test_a_deck_read_from_bytes_is_the_same_deck(deck_names):
+    assert parse_deck(GOOD.encode("utf-8"), "small.toml", deck_names) == parse_deck(GOOD, "small.toml", deck_names)
 
 
-def test_a_deck_saved_on_windows_reads_the_same(names):
-    assert parse_deck(GOOD.replace("\n", "\r\n"), "small.toml", names) == parse_deck(GOOD, "small.toml", names)
+def test_a_deck_saved_on_windows_reads_the_same(deck_names):
+    windows = GOOD.replace("\n", "\r\n")
+    assert parse_deck(windows, "small.toml", deck_names) == parse_deck(GOOD, "small.toml", deck_names)
 
 
-def test_a_scene_that_cannot_draw_the_lesson_is_refused_in_the_catalogues_words(names):
+def test_a_scene_that_cannot_draw_the_lesson_is_refused_in_the_catalogues_words(deck_names):
     text = GOOD.replace('scene = "scores"', 'scene = "trained"')
     with pytest.raises(DeckError) as caught:
-        parse_deck(text, "small.toml", names)
+        parse_deck(text, "small.toml", deck_names)
     assert (caught.value.screen, caught.value.field) == (4, "lesson")
     assert "trained lesson" in str(caught.value) and str(caught.value).startswith("Screen 4 ('Softmax')")
+
+
+def test_the_example_of_docs_decks_md_is_a_deck(deck_names):
+    text = (DEFAULT_DECK.parents[2] / "docs" / "decks.md").read_text(encoding="utf-8")
+    example = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert [s.kind for s in parse_deck(example, "decks.md", deck_names).screens] == [
+        "page", "scene", "question", "film", "video"]
