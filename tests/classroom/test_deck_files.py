@@ -77,7 +77,7 @@ BAD = {
     "screens as a number": (HEAD + "screen = 3\n", 0, "screen", "[[screen]]"),
     "no title": (deck(PAGE).replace(HEAD, ""), 0, "title", "missing"),
     "a typo at the top": (deck(PAGE).replace("title", "titel", 1), 0, "titel", "not a setting"),
-    "a ten-hour deck": (deck(*[PAGE.replace("minutes = 2", "minutes = 30")] * 9), 0, "minutes", "at most 240"),
+    "a 270-minute deck": (deck(*[PAGE.replace("minutes = 2", "minutes = 30")] * 9), 0, "minutes", "at most 240"),
     "a title too long": (deck(PAGE.replace('"Masking"', '"' + "x" * 500 + '"')), 1, "title", "500 characters"),
     "a bidi override": (deck(PAGE.replace('"Masking"', '"Mas\\u202eking"')), 1, "title", "\\u202e"),
     "a NUL in a string": (deck(PAGE + 'notes = "a\\u0000b"\n'), 1, "notes", "\\u0000"),
