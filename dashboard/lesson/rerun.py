@@ -5,9 +5,9 @@ A page is its introduction (the same for every lesson) plus a lesson view: `view
 
 - a page control inside it (a head button, a step, "Predict first") reruns the view alone, as any
   widget in a fragment does;
-- a sidebar control whose new value shows nowhere else in the sidebar (`PAGE_ONLY`) hands its run
-  to the view from its callback (`after_change`): the sidebar and the introduction stay as the
-  browser has them;
+- a sidebar control whose new value shows nowhere else in the sidebar (`PAGE_ONLY`, drawn in a
+  small fragment of their own: `settings`) hands its run to the view from its callback
+  (`after_change`): the sidebar and the introduction stay as the browser has them;
 - any other change (a preset, the number of heads, a room's lesson...) runs the whole app. A change
   the sidebar must show that reaches the view some other way (a page button that loads a lesson)
   is caught at the top of the view (`_sidebar_is_stale`), which then asks for a full run.
@@ -83,13 +83,24 @@ def _sidebar_is_stale() -> bool:
     return _SHOWN in st.session_state and st.session_state[_SHOWN] != _sidebar_shows()
 
 
-def after_change(field: str):
-    """From a sidebar control's callback, after a change of `field` that worked and that the widget
-    already shows as the lesson has it: rerun the view alone if nothing else in the sidebar shows it.
-    Otherwise return, and the widget's own full run goes ahead."""
-    if page_only(field) and st.session_state.get(_MAY):
+def settings(draw):
+    """The sidebar's settings that show nowhere else in it (PAGE_ONLY), drawn by `draw()`, as a small
+    fragment of their own. A move of one then starts a run of this fragment instead of the whole
+    app before its callback hands the run on (`after_change`): in the browser the start of a whole
+    run redraws every element of the page, a fragment's only its own (docs/performance.md)."""
+    st.fragment(draw)()
+
+
+def after_change(field: str, shown: bool = True):
+    """From a sidebar control's callback, after a change of `field`. One that worked and that the
+    widget already shows as the lesson has it (`shown`) reruns the view alone if nothing else in the
+    sidebar shows it. Otherwise the whole app runs: the widget's own run, or, for a setting drawn in
+    `settings` (whose own run would be of that fragment alone), a run asked for here."""
+    if shown and page_only(field) and st.session_state.get(_MAY):
         st.session_state[_SHOWN] = _sidebar_shows()
         st.rerun(KEY)  # the view alone, after this callback
+    if field in PAGE_ONLY:
+        st.rerun()  # the whole app: a refusal to say, a page that runs whole, a render that names the lesson
 
 
 def run(page):

@@ -48,8 +48,8 @@ def _changed(field: str, parse=lambda value: value, as_widget=lambda value: valu
         ok = False
     if not ok and field != "text":
         st.session_state[_key(field)] = as_widget(getattr(state.lesson(), field))
-    elif ok and st.session_state[_key(field)] == as_widget(getattr(state.lesson(), field)):
-        rerun.after_change(field)  # a box that reads "1e3" is redrawn as "1000": that needs a full run
+    # A box that reads "1e3" is redrawn as "1000", and a refusal is said: those need a full run.
+    rerun.after_change(field, shown=ok and st.session_state[_key(field)] == as_widget(getattr(state.lesson(), field)))
 
 
 def _with_grid(field: str, value) -> dict:
@@ -263,8 +263,14 @@ def sidebar():
         st.subheader("Model")
         d_model_control()
         heads_control()
-        positional_control()
-        scale_control()
-        temperature_control()
-        seed_control()
-        device_control()
+        rerun.settings(page_only_controls)
+
+
+def page_only_controls():
+    """The settings that show nowhere else in the sidebar (rerun.PAGE_ONLY): the rerun policy draws
+    them as a fragment of their own."""
+    positional_control()
+    scale_control()
+    temperature_control()
+    seed_control()
+    device_control()

@@ -167,6 +167,20 @@ def test_typing_a_d_model_that_cannot_work_keeps_the_lesson_and_says_why(page_on
     assert page.locator("[data-testid=stException]").count() == 0
 
 
+def test_typing_a_seed_that_cannot_work_keeps_the_lesson_and_says_why(page_one):
+    """The seed's box sits in the sidebar's small fragment (rerun.settings), whose own rerun would
+    leave the notice unsaid: its callback asks for the whole app, which says why and puts the box back."""
+    page = page_one
+    box = page.get_by_role("textbox", name="Seed of the random weights")
+    box.fill("1e3")
+    box.press("Enter")
+    page.get_by_text("The seed must be a whole number").filter(has_text="1e3").first.wait_for(timeout=20_000)
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    assert box.input_value() == "0", "the box shows the lesson's seed again"
+    assert "seed" not in page.url and "?" not in page.url
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
 def test_pasting_too_much_text_says_how_long_it_may_be(page_one):
     page = page_one
     box = page.get_by_role("textbox", name="Text to attend over")

@@ -3,7 +3,8 @@ tests/hall/test_failover.py): the controls inside fragments must work again.
 
 Before dashboard/serve.py, the new process ignored their reruns (it held no fragment), so page 1's
 head control (in the lesson's fragment) did nothing at all, move after move. The sidebar's temperature
-is moved after a restart too: its callback hands its run to that fragment (lesson/rerun.py after_change)."""
+(in the sidebar's small fragment, lesson/rerun.py settings) is moved after a restart too: its callback
+hands its run to the lesson's fragment (after_change)."""
 
 import subprocess
 
@@ -73,16 +74,15 @@ TEMPERATURE = """() => { const box = [...document.querySelectorAll('[data-testid
   return slider ? slider.getAttribute('aria-valuetext') : null; }"""
 
 # what the control shows (read here, and in the page), its URL parameter, a move, the value it then writes:
-# page 1's head buttons (in the lesson's fragment) and the sidebar's temperature (outside it; its callback
-# reruns the lesson's fragment alone)
+# page 1's head buttons (in the lesson's fragment) and the sidebar's temperature (in the sidebar's fragment;
+# its callback reruns the lesson's fragment alone)
 CONTROLS = [(open_head, OPEN_HEAD, "head", open_head_2, "2"),
             (temperature, TEMPERATURE, "temperature", temperature_down, "0.7")]
 
 
 def test_a_control_inside_a_fragment_works_after_the_server_restarts(page):
-    """Each control after a restart of its own (one page, one server port): the head's first request to
-    the new process names a fragment that process does not hold; the temperature's names none, and its
-    callback finds no lesson view there to hand its run to."""
+    """Each control after a restart of its own (one page, one server port): each one's first request to
+    the new process names a fragment that process does not hold (the lesson's, the sidebar's)."""
     port = free_port()
     proc, url = start(port)
     try:
