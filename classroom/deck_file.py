@@ -11,6 +11,7 @@ import tomllib
 from difflib import get_close_matches
 
 from core.errors import quote, visible
+from core.model_json import too_deep
 
 MAX_DECK_BYTES = 256 * 1024  # a 50-minute deck with long notes is a few tens of KB
 # How deep a deck nests, counting the file itself as 1: the list of screens (2), a screen (3), its lesson,
@@ -89,17 +90,13 @@ def _utf8(text: str, name: str) -> bytes:
 
 
 def check_depth(data: dict) -> None:
-    """Refuse anything nested deeper than MAX_DEPTH, naming the screen it is in. Walked with a stack,
-    not by recursion: dotted keys ("a.b.c...") give tomllib a dict as deep as the file is long."""
-    stack = [(data, 1, ())]
-    while stack:
-        value, depth, path = stack.pop()
-        if depth > MAX_DEPTH and isinstance(value, (dict, list)):  # a number or a text nests nothing
-            screen = path[1] + 1 if len(path) > 1 and path[0] == "screen" and isinstance(path[1], int) else 0
-            field = ".".join(str(p) for p in path[2 if screen else 0:][:3])
-            raise fail("tables or arrays are nested here deeper than a deck needs.", screen, field=field)
-        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-        stack.extend((child, depth + 1, (*path, key)) for key, child in children)
+    """Refuse anything nested deeper than MAX_DEPTH, naming the screen it is in (dotted keys, "a.b.c...",
+    give tomllib a dict as deep as the file is long: core's walk uses no recursion)."""
+    path = too_deep(data, MAX_DEPTH, level=1)
+    if path is not None:
+        screen = path[1] + 1 if len(path) > 1 and path[0] == "screen" and isinstance(path[1], int) else 0
+        field = ".".join(str(p) for p in path[2 if screen else 0:][:3])
+        raise fail("tables or arrays are nested here deeper than a deck needs.", screen, field=field)
 
 
 def hidden_at(text: str) -> int:

@@ -35,15 +35,19 @@ def _whole(text: str) -> int:
     return int(text)
 
 
-def depth(value) -> int:
-    """How deep objects and lists nest in `value` (0 for a number or a string), counted up to MOST_DEPTH + 1."""
-    deepest, stack = 0, [(value, 0)]
+def too_deep(value, most: int, level: int = 0) -> tuple | None:
+    """The path (keys and indexes) to the first object or list nested deeper than `most` in `value`, which
+    itself stands at `level`; None if there is none. Walked with a stack, not by recursion: a value read
+    from a file may nest as deep as the file is long. (A deck file's bounds use it too: classroom/deck_file.py.)"""
+    stack = [(value, level, ())]
     while stack:
-        value, level = stack.pop()
-        deepest = max(deepest, level)
-        if isinstance(value, (dict, list)) and level <= MOST_DEPTH:
-            stack += [(v, level + 1) for v in (value.values() if isinstance(value, dict) else value)]
-    return deepest
+        value, at, path = stack.pop()
+        if isinstance(value, (dict, list)):
+            if at > most:
+                return path
+            children = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((child, at + 1, (*path, key)) for key, child in children)
+    return None
 
 
 def read(path: Path):
@@ -55,15 +59,15 @@ def read(path: Path):
         raise Refused("that cannot be opened") from None
     if len(raw) > MOST_BYTES:
         raise Refused(f"of more than {MOST_BYTES // 1024:,} kB, far more than a model's description")
-    too_deep = Refused(f"nested more than {MOST_DEPTH} levels deep, far more than a model's description")
+    nested = Refused(f"nested more than {MOST_DEPTH} levels deep, far more than a model's description")
     try:
         value = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_int=_whole, parse_constant=_constant)
     except Refused:
         raise
     except RecursionError:  # json descends once per level: a deep file ends here, not in a crash
-        raise too_deep from None
+        raise nested from None
     except ValueError:  # UnicodeDecodeError and JSONDecodeError among them
         raise Refused("that is not readable JSON") from None
-    if depth(value) > MOST_DEPTH:
-        raise too_deep
+    if too_deep(value, MOST_DEPTH) is not None:
+        raise nested
     return value
