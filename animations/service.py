@@ -44,7 +44,7 @@ from animations.render import (
 )
 from animations.voice import NARRATOR, Voice
 from core import AttentionConfig
-from jobs import Failed, Job, Limits, Runner, Task, Words, media_dir
+from jobs import Failed, Job, Limits, Runner, Service, Task, Words, media_dir
 from jobs.job import resolve
 from jobs.local import LocalQueue
 from jobs.redis_client import REDIS_URL_ENV
@@ -192,7 +192,7 @@ class _RenderRunner(Runner):
         stop_renders()
 
 
-class RenderService:
+class RenderService(Service):
     """The render queue as pages call it, in this process (RQRenderService: the same, in the hall's Redis)."""
 
     job_key = staticmethod(render_key)  # (scene, cfg, quality, voice): the job's key and its cache folder
@@ -211,7 +211,6 @@ class RenderService:
 
     media_dir = property(lambda self: self.task.media_dir)
     index = property(lambda self: self.task.index)
-    closed = property(lambda self: self.queue.closed)
 
     def cached(self, scene: str, cfg, quality: str = "low", voice: Voice | None = NARRATOR) -> Path | None:
         """The finished video for this request, if the cache holds one (counts as a use)."""
@@ -226,21 +225,6 @@ class RenderService:
         when the hall's Redis does not answer, before anything is queued."""
         return self.queue.submit(self.task.request(scene, cfg, quality, voice), session)
 
-    def waiting(self, job: RenderJob) -> int:
-        """Renders before this one; a page's poll, which also says someone still waits for it."""
-        return self.queue.waiting(job)
-
-    def cancel(self, key: str, session: str = "") -> bool:
-        """`session` no longer waits for this render; it stops (True) if nobody else does."""
-        return self.queue.cancel(key, session)
-
-    def queue_length(self) -> int:
-        """Renders waiting or running (in the whole hall, for RQ: 0 while Redis does not answer)."""
-        return self.queue.queue_length()
-
-    def shutdown(self, wait: bool = True):
-        self.queue.shutdown(wait)
-
 
 class RQRenderService(RenderService):
     def __init__(self, redis_url: str, media_dir=DEFAULT_MEDIA, cap_bytes: int = DEFAULT_CAP_BYTES,
@@ -249,8 +233,6 @@ class RQRenderService(RenderService):
 
         self.task = Renders(media_dir, cap_bytes, timeout=timeout)  # the workers evict; labs record hits
         self.queue = RQQueue(redis_url, self.task, Limits(max_per_session, max_queued))
-
-    redis = property(lambda self: self.queue.redis)
 
 
 def cap_bytes(environ=None) -> int:

@@ -20,10 +20,36 @@ from pathlib import Path
 from jobs.job import Failed, Job, Progress, QueueFull, QueueUnavailable, Runner, Status, Task, Words
 from jobs.policy import Limits
 
-__all__ = ["Failed", "Job", "Limits", "Progress", "QueueFull", "QueueUnavailable", "Runner", "Status", "Task",
-           "Words", "media_dir"]
+__all__ = ["Failed", "Job", "Limits", "Progress", "QueueFull", "QueueUnavailable", "Runner", "Service", "Status",
+           "Task", "Words", "media_dir"]
 
 
 def media_dir(environ=None) -> Path:
     """The folder results land in (ATTENTION_LAB_MEDIA, default `media`): one folder for a hall's processes."""
     return Path((os.environ if environ is None else environ).get("ATTENTION_LAB_MEDIA", "media")).resolve()
+
+
+class Service:
+    """What a user's service (renders, films) hands to its queue as it is; the user adds how a page
+    asks (`submit` with its own arguments, `cached`). `queue` is a LocalQueue or, in the hall, an RQQueue."""
+
+    closed = property(lambda self: self.queue.closed)
+    redis = property(lambda self: self.queue.redis)  # RQQueue only
+
+    def job(self, key: str) -> Job | None:
+        return self.queue.job(key)
+
+    def waiting(self, job: Job) -> int:
+        """Jobs before this one; a page's poll, which also says someone still waits for it."""
+        return self.queue.waiting(job)
+
+    def cancel(self, key: str, requester: str = "") -> bool:
+        """`requester` no longer waits for this job; it stops (True) if nobody else does."""
+        return self.queue.cancel(key, requester)
+
+    def queue_length(self) -> int:
+        """Jobs waiting or running (in the whole hall, for RQ: 0 while Redis does not answer)."""
+        return self.queue.queue_length()
+
+    def shutdown(self, wait: bool = True):
+        self.queue.shutdown(wait)

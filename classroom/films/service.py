@@ -37,7 +37,7 @@ import threading
 from classroom.films.store import DEFAULT_CAP_BYTES
 from classroom.films.task import THREADS, FilmJob, Films, films_cap
 from core.film import Film, LearnSettings
-from jobs import Limits, media_dir
+from jobs import Limits, Service, media_dir
 from jobs.local import LocalQueue
 from jobs.redis_client import REDIS_URL_ENV
 
@@ -48,7 +48,7 @@ def _limits(max_per_session: int, max_queued: int) -> Limits:
     return Limits(max_per_session, max_queued, running_counts=False)  # a full queue counts the films waiting
 
 
-class FilmService:
+class FilmService(Service):
     def __init__(self, media_dir="media", cap_bytes: int = DEFAULT_CAP_BYTES, workers: int = 1,
                  max_per_session: int = 1, max_queued: int = 4, trainer: str | None = None,
                  threads: int = THREADS, warm: bool = True):
@@ -59,7 +59,6 @@ class FilmService:
                                 remember=MAX_FINISHED_JOBS, warm=warm)
 
     store = property(lambda self: self.task.store)
-    closed = property(lambda self: self.queue.closed)
 
     @property
     def seconds_per_step(self) -> float:
@@ -75,20 +74,8 @@ class FilmService:
             raise TypeError("submit takes LearnSettings")
         return self.queue.submit(settings, session)
 
-    def job(self, key: str) -> FilmJob | None:
-        return self.queue.job(key)
-
     def cached(self, settings: LearnSettings) -> Film | None:
         return self.store.load(settings)
-
-    def cancel(self, key: str, session: str = "") -> bool:
-        return self.queue.cancel(key, session)
-
-    def queue_length(self) -> int:
-        return self.queue.queue_length()
-
-    def shutdown(self, wait: bool = True):
-        self.queue.shutdown(wait)
 
 
 class RQFilmService(FilmService):
@@ -98,8 +85,6 @@ class RQFilmService(FilmService):
 
         self.task = Films(media_dir, cap_bytes)  # the workers save and evict; labs read
         self.queue = RQQueue(redis_url, self.task, _limits(max_per_session, max_queued))
-
-    redis = property(lambda self: self.queue.redis)
 
 
 def make_film_service(environ=None) -> FilmService:
