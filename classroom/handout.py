@@ -2,7 +2,7 @@
 
 It holds each screen of the deck with its title, what the deck's `handout` field says of it (never the
 teacher's `notes`), the formulas of its topic (MathML, classroom/handout_text.py), the numbers of its lesson
-as `core.run_trace` gives them (tables rounded to 3 decimals, and a heatmap as a PNG made offline by
+as `core.run_trace` gives them (tables rounded to 3 decimals, and a heatmap as an SVG image drawn offline by
 vl-convert, classroom/handout_chart.py), and a reading list.
 
 A deck is a file a teacher may share, so every string it holds is HTML-escaped here, and the page loads
@@ -50,7 +50,10 @@ QUESTIONS = {"focus": (("softmax",), ("weights",)), "change": ((), ("weights",))
 CAPTIONS = {"scaled": "Scores ÷ √d_k (÷ temperature)", "masked": "Scores after the mask (−∞ = blocked)",
             "weights": "Weights (each row sums to 1)", "mixed": "Output of the head: weights · V"}
 DECIMALS = 3
-SATURATION_DK = (4, 16, 64, 256, 1024)  # the key sizes the handout's √d_k table compares
+SATURATION_DK = (4, 16, 64, 256, 1024)
+# The most lessons one handout computes and draws: the default deck has 8; a hostile deck of 200 screens, each
+# a different 64-token lesson, would otherwise take minutes and tens of MB.
+MAX_LESSONS = 24  # the key sizes the handout's √d_k table compares
 e = html.escape  # every deck string goes through it, quotes included
 
 
@@ -123,6 +126,8 @@ def _head(s: Screen) -> int:
 
 def _lesson(s: Screen, tables: tuple, seen: dict) -> str:
     cfg, head = s.lesson, _head(s)
+    if len(seen) >= MAX_LESSONS and (cfg.key(), head, tables) not in seen:
+        return f'<p class="meta">The lab shows this lesson\'s numbers (a handout prints {MAX_LESSONS} lessons).</p>'
     first = seen.setdefault((cfg.key(), head, tables), s.number)
     if first != s.number:
         return f'<p class="meta">This lesson\'s numbers are on <a href="#screen-{first}">screen {first}</a>.</p>'
@@ -138,7 +143,7 @@ def _lesson(s: Screen, tables: tuple, seen: dict) -> str:
         out += "".join(_table(s.number, head, t, labels, trace) for t in tables)
     title = f"Weights, head {head + 1} of {trace.num_heads}"
     spec = chart.weights_spec(labels, trace.weights[head], trace.mask, title)
-    return out + chart.png_img(spec, f"{e(title)}: a heatmap of the lesson's weights")
+    return out + chart.image(spec, f"{e(title)}: a heatmap of the lesson's weights")
 
 
 def _describe(cfg: AttentionConfig, trace, head: int, labels: list) -> str:
@@ -174,7 +179,7 @@ def _saturation() -> str:
     spec = chart.lines_spec(list(SATURATION_DK), runs, "d_k", "largest weight", title)
     return (f'<table class="numbers" data-lab="saturation"><caption>{title}</caption><tr><th>d_k</th>'
             f"{''.join(f'<th scope=col>{k}</th>' for k in runs)}</tr>{rows}</table>"
-            + chart.png_img(spec, f"{title}, with and without the scale"))
+            + chart.image(spec, f"{title}, with and without the scale"))
 
 
 def number(x: float) -> str:

@@ -1,4 +1,4 @@
-"""The handout's charts: small Vega-Lite specs made into PNG by vl-convert, offline, and embedded as data: URIs.
+"""The handout's charts: small Vega-Lite specs drawn by vl-convert as SVG, offline, embedded as data: URIs.
 
 Why not the dashboard's own chart builders (dashboard/charts): classroom sits below the dashboard and may not
 import it, and those specs are made for a live page (their sizes are Vega signals the page sets, their look
@@ -15,8 +15,8 @@ import vl_convert as vlc
 WEIGHT_SCHEME = "viridis"  # animations/style.py's WEIGHT_SCHEME: weights in 0..1
 MASKED = "#7F7F7F"  # animations/style.py's MASKED: a blocked cell
 FONT = "DejaVu Sans"
-SCALE = 2
 NUMBERS_UP_TO = 12  # a cell's number is printed up to this many tokens (the dashboard's heatmaps' rule)
+PADDING = 16  # room for a reader's font, a little wider than the one vl-convert measured the texts in
 
 
 def weights_spec(labels: list[str], weights: np.ndarray, keep: np.ndarray, title: str) -> dict:
@@ -38,7 +38,7 @@ def weights_spec(labels: list[str], weights: np.ndarray, keep: np.ndarray, title
                                     "color": {"condition": {"test": "datum.weight > 0.5", "value": "black"},
                                               "value": "white"}}})
     return {"title": {"text": title, "font": FONT, "fontSize": 15}, "data": {"values": cells},
-            "width": size * T, "height": size * T, "background": "white",
+            "width": size * T, "height": size * T, "background": "white", "padding": PADDING,
             "encoding": {"x": {"field": "key", "type": "ordinal", "sort": labels, "title": "key",
                                "axis": {**axis, "labelAngle": -45 if T > 4 else 0}},
                          "y": {"field": "query", "type": "ordinal", "sort": labels, "title": "query", "axis": axis}},
@@ -50,8 +50,9 @@ def lines_spec(x: list, series: dict[str, list], x_title: str, y_title: str, tit
     rows = [{"x": xv, "y": float(yv), "series": name}
             for name, ys in series.items() for xv, yv in zip(x, ys, strict=True)]
     axis = {"labelFont": FONT, "titleFont": FONT, "labelFontSize": 13}
-    return {"title": {"text": title, "font": FONT}, "data": {"values": rows},
-            "width": 420, "height": 240, "background": "white", "mark": {"type": "line", "point": True},
+    return {"title": {"text": title, "font": FONT, "fontSize": 15}, "data": {"values": rows},
+            "width": 420, "height": 240, "background": "white", "padding": PADDING,
+            "mark": {"type": "line", "point": True},
             "encoding": {"x": {"field": "x", "type": "quantitative", "title": x_title, "axis": axis,
                                "scale": {"type": "log", "base": 2}},
                          "y": {"field": "y", "type": "quantitative", "title": y_title, "axis": axis},
@@ -59,10 +60,12 @@ def lines_spec(x: list, series: dict[str, list], x_title: str, y_title: str, tit
                                    "legend": {"labelFont": FONT, "labelFontSize": 13}}}}
 
 
-def png_img(spec: dict, alt: str) -> str:
-    """The chart as an <img> of a PNG data: URI, drawn at twice its size (sharp when printed) and shown at
-    its own; `alt` must be HTML-escaped already."""
-    png = vlc.vegalite_to_png(spec, scale=SCALE)
-    width = int.from_bytes(png[16:20], "big") // SCALE  # the IHDR chunk's width, right after the signature
-    uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-    return f'<img class="chart" width="{width}" src="{uri}" alt="{alt}">'
+def image(spec: dict, alt: str) -> str:
+    """The chart as an <img> of an SVG data: URI: a tenth of a PNG's bytes, sharp at any zoom and in print,
+    and, as an image, unable to run or load anything. `alt` must be HTML-escaped already."""
+    svg = vlc.vegalite_to_svg(spec)
+    return f'<img class="chart" src="{svg_uri(svg)}" alt="{alt}">'
+
+
+def svg_uri(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")

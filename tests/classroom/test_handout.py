@@ -1,9 +1,11 @@
 """The students' handout (classroom/handout.py): its numbers against PyTorch and hand-computed softmaxes,
 nothing loaded from outside the file, every deck string escaped, the teacher's notes left out."""
 
+import base64
 import math
 import re
 from html.parser import HTMLParser
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -114,12 +116,13 @@ def test_the_masking_screen_prints_minus_infinity_and_the_articles_causal_weight
 
 
 def test_nothing_is_loaded_from_outside_the_file(page):
-    """Images are data: URIs; no script, stylesheet link, frame or CSS url(); the only addresses are the
-    reading list's links, which load nothing; and the page's Content-Security-Policy forbids the rest."""
+    """Images are data: URIs (an SVG drawn as an image runs and loads nothing); no script, stylesheet link,
+    frame or CSS url(); the only addresses are the reading list's links, which load nothing; and the page's
+    Content-Security-Policy forbids the rest."""
     tags = {tag for tag, _ in page.tags}
     assert not tags & {"script", "link", "iframe", "object", "embed", "audio", "video", "source", "base"}
     sources = [attrs.get("src", "") for tag, attrs in page.tags if "src" in attrs]
-    assert sources and all(src.startswith("data:image/png;base64,") for src in sources)
+    assert sources and all(src.startswith("data:image/svg+xml;base64,") for src in sources)
     hrefs = [attrs["href"] for tag, attrs in page.tags if "href" in attrs]
     outside = [h for h in hrefs if not h.startswith("#")]
     assert sorted(outside) == sorted(link for *_, link in READING if link)
@@ -181,6 +184,21 @@ def test_a_hostile_decks_strings_are_shown_as_text_never_as_markup(hostile):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;" in text
     assert HOSTILE in page.text_in["title"] and HOSTILE in page.text_in["h1"]  # the reader sees it as written
     assert "1 ⟨&lt;⟩" in text and "⟨&amp;⟩" in text and "⟨<⟩" not in text  # the lesson's tokens too
+
+
+def test_a_hostile_decks_tokens_leave_the_charts_well_formed_svg(hostile):
+    _, page = hostile
+    images = [a["src"].split(",", 1)[1] for tag, a in page.tags if tag == "img"]
+    assert images and all(ElementTree.fromstring(base64.b64decode(i)).tag.endswith("svg") for i in images)
+
+
+def test_a_deck_of_many_lessons_gets_the_numbers_of_the_first_ones_only(deck_names):
+    screen = 'kind = "page"\ntitle = "P"\nminutes = 0.25\npage = "masking"\n'
+    many = "title = \"Many\"\n" + "".join(f"[[screen]]\n{screen}lesson = {{ seed = {i} }}\n"
+                                         for i in range(handout.MAX_LESSONS + 3))
+    page = Page(build_handout(parse_deck(many, "many.toml", deck_names)))
+    assert sum(lab == "weights" for lab, _ in page.tables) == handout.MAX_LESSONS
+    assert page.text_in["main"].count(f"a handout prints {handout.MAX_LESSONS} lessons") == 3
 
 
 def test_the_teachers_notes_never_reach_the_handout_and_a_screen_without_handout_text_has_no_note(hostile):
