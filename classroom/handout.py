@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from classroom import handout_chart as chart
+from classroom.changes import apply_change, describe_change
 from classroom.decks import Deck, Screen
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
 from core.analysis import saturation
@@ -91,7 +92,11 @@ def _screen(s: Screen, seen: dict) -> str:
         body += _saturation()
     lesson_tables = tuple(t for t in tables if t != "saturation")
     if lesson_tables:
-        body += _lesson(s, lesson_tables, seen)
+        body += _lesson(s, s.lesson, lesson_tables, seen)
+    if s.kind == "question" and s.change:  # the reveal: the same row after the change (drawn changes: the lab's)
+        after = apply_change(s.lesson, s.change)  # checked when the deck was read
+        body += f'<p class="lesson">After the change: {e(describe_change(s.lesson, s.change))}.</p>'
+        body += _lesson(s, after, lesson_tables, seen)
     return (f'<section class="screen" id="screen-{s.number}"><h2><span class="number">{s.number}</span>'
             f'{e(s.title)}</h2><p class="meta">{_where(s)} · {s.minutes:g} min</p>{body}</section>')
 
@@ -124,8 +129,8 @@ def _head(s: Screen) -> int:
     return int(view) - 1 if view.isdigit() and 1 <= int(view) <= s.lesson.num_heads else 0
 
 
-def _lesson(s: Screen, tables: tuple, seen: dict) -> str:
-    cfg, head = s.lesson, _head(s)
+def _lesson(s: Screen, cfg: AttentionConfig, tables: tuple, seen: dict) -> str:
+    head = min(_head(s), cfg.num_heads - 1)  # "heads/2" may leave fewer heads than the question's
     if len(seen) >= MAX_LESSONS and (cfg.key(), head, tables) not in seen:
         return f'<p class="meta">The lab shows this lesson\'s numbers (a handout prints {MAX_LESSONS} lessons).</p>'
     first = seen.setdefault((cfg.key(), head, tables), s.number)

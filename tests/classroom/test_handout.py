@@ -40,7 +40,8 @@ class Page(HTMLParser):
         if tag not in ("meta", "img", "mspace", "br"):
             self.stack.append(tag)
         if tag == "table":
-            self._table = self.tables.setdefault((attrs.get("data-lab"), attrs.get("data-screen")), [])
+            self._table = []  # a screen may print a lab twice: before and after a question's change
+            self.tables.setdefault((attrs.get("data-lab"), attrs.get("data-screen")), []).append(self._table)
         elif tag == "tr" and self._table is not None:
             self._row = []
             self._table.append(self._row)
@@ -62,9 +63,9 @@ class Page(HTMLParser):
         for tag in set(self.stack):
             self.text_in[tag] = self.text_in.get(tag, "") + data
 
-    def numbers(self, lab: str, screen: int) -> np.ndarray:
-        """A table's <td> cells as numbers (−∞ as -inf)."""
-        rows = [[cell for kind, cell in row if kind == "td"] for row in self.tables[(lab, str(screen))]]
+    def numbers(self, lab: str, screen: int, which: int = 0) -> np.ndarray:
+        """The `which`-th such table's <td> cells as numbers (−∞ as -inf)."""
+        rows = [[cell for kind, cell in row if kind == "td"] for row in self.tables[(lab, str(screen))][which]]
         return np.array([[float(c.replace("−∞", "-inf").replace("−", "-")) for c in row] for row in rows if row])
 
 
@@ -103,6 +104,16 @@ def test_the_default_lessons_weights_are_pytorchs_sdpa_of_its_queries_and_keys(d
     eye = torch.eye(q.shape[1], dtype=torch.float64)[None]
     expected = F.scaled_dot_product_attention(q, k, eye)[0].numpy()
     assert np.abs(page.numbers("weights", s.number) - expected).max() <= TOLERANCE
+
+
+def test_a_change_questions_reveal_is_pytorchs_sdpa_without_the_scale(deck, page):
+    """"Switch the scale off": after the change, the weights are softmax(q·kᵀ) with no ÷√d_k."""
+    s = next(s for s in deck.screens if s.change == "scale:off")
+    trace = run_trace(s.lesson)
+    q, k = (torch.from_numpy(a[s.head:s.head + 1]).double() for a in (trace.q, trace.k))  # (1, T, d_k)
+    eye = torch.eye(q.shape[1], dtype=torch.float64)[None]
+    expected = F.scaled_dot_product_attention(q, k, eye, scale=1.0)[0].numpy()
+    assert np.abs(page.numbers("weights", s.number, which=-1) - expected).max() <= TOLERANCE
 
 
 def test_the_masking_screen_prints_minus_infinity_and_the_articles_causal_weights(deck, page):
