@@ -12,7 +12,7 @@ FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels)
 # What the browser tests inject into the pages (axe-core), pinned in package-lock.json.
 NODE_STAMP := node_modules/.installed-$(shell cat package.json package-lock.json | sha256sum | cut -c1-12)
 
-.PHONY: setup system test check lint bench run classroom hall lecture
+.PHONY: setup system test check lint bench run classroom hall lecture handout
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -72,6 +72,12 @@ hall: $(STAMP)
 QUALITY ?= class
 lecture: $(STAMP)
 	$(PY) -m animations lecture --quality $(QUALITY) --out media/lecture
+
+# The students' handout of a deck (DECK=path; the lab's own deck when none is given) into media/handout.html:
+# one HTML file that opens offline. DECK reaches the command through the environment, never as shell text.
+export DECK
+handout: $(STAMP)
+	$(PY) -m dashboard.handout $${DECK:+"$$DECK"} --out media/handout.html
 
 bench: $(STAMP)
 	@for b in benchmarks/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done

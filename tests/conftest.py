@@ -264,9 +264,6 @@ def pytest_collection_modifyitems(config, items):
 def deck_names():
     """What a deck may name (classroom.decks.Names), as the dashboard passes it: navigation's url paths,
     the catalogue's scenes and its rule of which scene draws which lesson, the address's view names."""
-    from animations.catalog import SCENES, check_scene
-    from classroom.decks import Names
-    from dashboard.lesson.state import VIEW_NAMES
-    from dashboard.navigation import PAGES
+    from dashboard.handout import deck_names
 
-    return Names(frozenset(url for _, _, url, _ in PAGES), frozenset(SCENES), VIEW_NAMES, check_scene)
+    return deck_names()

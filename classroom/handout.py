@@ -1,0 +1,216 @@
+"""The students' handout of a deck: one self-contained HTML file that opens offline.
+
+It holds each screen of the deck with its title, what the deck's `handout` field says of it (never the
+teacher's `notes`), the formulas of its topic (MathML, classroom/handout_text.py), the numbers of its lesson
+as `core.run_trace` gives them (tables rounded to 3 decimals, and a heatmap as an SVG image drawn offline by
+vl-convert, classroom/handout_chart.py), and a reading list.
+
+A deck is a file a teacher may share, so every string it holds is HTML-escaped here, and the page loads
+nothing: no script, no font, no image but data: URIs, with a Content-Security-Policy that says so.
+"""
+
+import html
+import math
+from pathlib import Path
+
+from classroom import handout_chart as chart
+from classroom.changes import apply_change, describe_change
+from classroom.decks import Deck, Screen
+from classroom.handout_text import CSP, FORMULAS, READING, STYLE
+from core.analysis import saturation
+from core.config import AttentionConfig
+from core.errors import ConfigError
+from core.lesson import run_trace
+from core.trace import token_labels
+
+__all__ = ["build_handout", "write_handout"]
+
+# What a screen shows, by the page, scene or question kind it names: (its formulas, the tables of its
+# lesson). A table is a field of the trace for the screen's head ("scaled", "masked", "weights"), "mixed"
+# (weights · V, the head's output) or "saturation" (core.analysis's answer to why √d_k). Pages that do not
+# draw the sidebar's lesson (the trained model, the film, the videos, the room) show no lesson numbers.
+LESSON_STEPS = (("scores", "scale", "softmax"), ("scaled", "weights"))
+PAGES = {
+    "worked-example": (("attention",), ("weights", "mixed")),
+    "default-page": LESSON_STEPS, "scaled-dot-product": LESSON_STEPS, "attention": LESSON_STEPS,
+    "masking": (("mask", "softmax"), ("masked", "weights")),
+    "why-scale": (("scale",), ("saturation",)),
+    "multi-head": (("heads",), ("weights",)),
+    "positional": (("positions",), ("weights",)),
+    "block": (("block",), ("weights",)),
+    "compare": (("attention",), ("weights",)),
+    "trained-heads": (("attention", "norm"), ()),
+    "watch-it-learn": ((), ()), "lecture": ((), ()), "room": ((), ()),
+}
+SCENES = {
+    "scores": LESSON_STEPS, "masking": (("mask",), ("masked", "weights")), "multihead": (("heads",), ("weights",)),
+    "scaling": (("scale",), ("saturation",)), "trained": (("norm",), ()), "induction": ((), ()),
+}
+QUESTIONS = {"focus": (("softmax",), ("weights",)), "change": ((), ("weights",)), "blocked": (("mask",), ("masked",)),
+             "film": ((), ())}
+CAPTIONS = {"scaled": "Scores ÷ √d_k (÷ temperature)", "masked": "Scores after the mask (−∞ = blocked)",
+            "weights": "Weights (each row sums to 1)", "mixed": "Output of the head: weights · V"}
+DECIMALS = 3
+SATURATION_DK = (4, 16, 64, 256, 1024)
+# The most lessons one handout computes and draws: the default deck has 8; a hostile deck of 200 screens, each
+# a different 64-token lesson, would otherwise take minutes and tens of MB.
+MAX_LESSONS = 24  # the key sizes the handout's √d_k table compares
+e = html.escape  # every deck string goes through it, quotes included
+
+
+def build_handout(deck: Deck) -> str:
+    """The handout of `deck` as one HTML document."""
+    seen: dict = {}  # (lesson key, head, tables) -> the first screen that showed those numbers
+    screens = "".join(_screen(s, seen) for s in deck.screens)
+    contents = "".join(f'<li><a href="#screen-{s.number}">{e(s.title)}</a></li>' for s in deck.screens)
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{e(deck.title)}: handout</title><style>{STYLE}</style></head><body>"
+            f"<header><h1>{e(deck.title)}</h1>{_paragraphs(deck.about, 'about')}"
+            f'<p class="meta">{len(deck.screens)} screens, {deck.minutes:g} minutes planned. Every number here was '
+            f"computed by the lab (attention-lab's core) for the lesson a screen names, and is rounded to "
+            f"{DECIMALS} decimals.</p></header>"
+            f"<nav><h2>Contents</h2><ol>{contents}<li><a href=\"#reading\">Reading list</a></li></ol></nav>"
+            f"<main>{screens}</main>{_reading()}</body></html>\n")
+
+
+def write_handout(deck: Deck, path) -> Path:
+    """Write the handout to `path` (beside it first, then renamed: a reader never sees half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    aside = path.with_name(f".{path.name}.partial")
+    aside.write_text(build_handout(deck), encoding="utf-8")
+    aside.replace(path)
+    return path
+
+
+def _screen(s: Screen, seen: dict) -> str:
+    formulas, tables = _topic(s)
+    body = _paragraphs(s.handout, "note") + "".join(FORMULAS[f] for f in formulas)
+    if "saturation" in tables:
+        body += _saturation()
+    lesson_tables = tuple(t for t in tables if t != "saturation")
+    if lesson_tables:
+        body += _lesson(s, s.lesson, lesson_tables, seen)
+    if s.kind == "question" and s.change:  # the reveal: the same row after the change (drawn changes: the lab's)
+        after = apply_change(s.lesson, s.change)  # checked when the deck was read
+        body += f'<p class="lesson">After the change: {e(describe_change(s.lesson, s.change))}.</p>'
+        body += _lesson(s, after, lesson_tables, seen)
+    return (f'<section class="screen" id="screen-{s.number}"><h2><span class="number">{s.number}</span>'
+            f'{e(s.title)}</h2><p class="meta">{_where(s)} · {s.minutes:g} min</p>{body}</section>')
+
+
+def _topic(s: Screen) -> tuple:
+    table = {"page": PAGES, "scene": SCENES, "video": SCENES, "question": QUESTIONS}.get(s.kind, {})
+    return table.get(s.page or s.scene or s.question, ((), ()))
+
+
+def _where(s: Screen) -> str:
+    """What the screen is in the lab, in words."""
+    if s.kind == "page":
+        return f"The lab's page {e(s.page)}"
+    if s.kind == "scene":
+        return f"Lecture video {e(s.scene)}, step {e(s.step)}"
+    if s.kind == "video":
+        return f"Lecture video {e(s.scene)}"
+    if s.kind == "question":
+        return f"Room question ({e(s.question)})"
+    film = s.film
+    return (f"Watch it learn: step {s.at:,} of {film.steps:,} of a {film.layers}-layer model with {film.heads} "
+            f"heads learning {e(film.task)}; the lab's Watch it learn page shows the run")
+
+
+def _head(s: Screen) -> int:
+    """The head the screen shows (0-based): a question's own, or the page's view 'head' (1-based there)."""
+    if s.kind == "question":
+        return s.head
+    view = dict(s.view).get("head", "1")
+    return int(view) - 1 if view.isdigit() and 1 <= int(view) <= s.lesson.num_heads else 0
+
+
+def _lesson(s: Screen, cfg: AttentionConfig, tables: tuple, seen: dict) -> str:
+    head = min(_head(s), cfg.num_heads - 1)  # "heads/2" may leave fewer heads than the question's
+    if len(seen) >= MAX_LESSONS and (cfg.key(), head, tables) not in seen:
+        return f'<p class="meta">The lab shows this lesson\'s numbers (a handout prints {MAX_LESSONS} lessons).</p>'
+    first = seen.setdefault((cfg.key(), head, tables), s.number)
+    if first != s.number:
+        return f'<p class="meta">This lesson\'s numbers are on <a href="#screen-{first}">screen {first}</a>.</p>'
+    try:
+        trace = run_trace(cfg)
+    except (ConfigError, OSError, RuntimeError, ValueError) as err:  # a trained model that is not installed
+        return f'<p class="meta">The lab could not compute this lesson here: {e(str(err))}</p>'
+    labels = token_labels(trace.tokens)
+    out = _describe(cfg, trace, head, labels)
+    if len(labels) > chart.NUMBERS_UP_TO:
+        out += f'<p class="meta">{len(labels)} tokens: too many to print; the chart shows them all.</p>'
+    else:
+        out += "".join(_table(s.number, head, t, labels, trace) for t in tables)
+    title = f"Weights, head {head + 1} of {trace.num_heads}"
+    spec = chart.weights_spec(labels, trace.weights[head], trace.mask, title)
+    return out + chart.image(spec, f"{e(title)}: a heatmap of the lesson's weights")
+
+
+def _describe(cfg: AttentionConfig, trace, head: int, labels: list) -> str:
+    source = {"manual": "Q, K and V entered by hand", "trained": "a trained model's weights"}.get(
+        cfg.source, f"random weights (seed {cfg.seed}), not trained")
+    heads = f"{trace.num_heads} head{'s' if trace.num_heads > 1 else ''}"
+    settings = [f"d_model {cfg.d_model}", f"{heads} (d_k {trace.d_k})", f"mask {e(cfg.mask)}",
+                f"positions {e(cfg.positional)}", "scores ÷ √d_k" if cfg.scale else "no ÷ √d_k",
+                f"temperature {cfg.temperature:g}", source]
+    tokens = ", ".join(e(label) for label in labels)
+    return (f'<p class="lesson">Lesson: {" · ".join(settings)}. Shown: head {head + 1}.</p>'
+            f'<p>Tokens: <span class="tokens">{tokens}</span></p>')
+
+
+def _table(screen: int, head: int, name: str, labels: list, trace) -> str:
+    values = trace.heads[head] if name == "mixed" else getattr(trace, name)[head]  # (T, d_k) or (T, T)
+    columns = [e(label) for label in labels] if name != "mixed" else [f"dim {j + 1}" for j in range(values.shape[1])]
+    head_row = "<tr><th>query \\ key</th>" if name != "mixed" else "<tr><th>query</th>"
+    head_row += "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
+    rows = "".join(f'<tr><th scope="row">{e(label)}</th>{"".join(f"<td>{number(x)}</td>" for x in row)}</tr>'
+                   for label, row in zip(labels, values, strict=True))
+    return (f'<table class="numbers" data-lab="{name}" data-screen="{screen}" data-head="{head}">'
+            f"<caption>{CAPTIONS[name]}, head {head + 1}</caption>{head_row}{rows}</table>")
+
+
+def _saturation() -> str:
+    """Why √d_k, in core's numbers: a query's largest weight over 16 random keys, with and without the scale."""
+    runs = {label: saturation(SATURATION_DK, scaled=scaled)["max_weight"]
+            for label, scaled in (("÷ √d_k", True), ("no ÷ √d_k", False))}
+    rows = "".join(f"<tr><th scope=\"row\">{d}</th>{''.join(f'<td>{number(runs[k][i])}</td>' for k in runs)}</tr>"
+                   for i, d in enumerate(SATURATION_DK))
+    title = "Largest weight of a row, 16 random keys, 20 seeds"
+    spec = chart.lines_spec(list(SATURATION_DK), runs, "d_k", "largest weight", title)
+    return (f'<table class="numbers" data-lab="saturation"><caption>{title}</caption><tr><th>d_k</th>'
+            f"{''.join(f'<th scope=col>{k}</th>' for k in runs)}</tr>{rows}</table>"
+            + chart.image(spec, f"{title}, with and without the scale"))
+
+
+def number(x: float) -> str:
+    """A number as the handout prints it: DECIMALS decimals, a power of ten past 10⁴ or below what those
+    decimals show, −∞ for a blocked score; the minus sign is U+2212, as the lab's charts print it."""
+    if not math.isfinite(x):
+        return "−∞" if x < 0 else "∞" if x > 0 else "NaN"
+    if x != 0 and (abs(x) >= 1e4 or abs(x) < 0.5 * 10 ** -DECIMALS):
+        text = f"{x:.3g}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
+    else:
+        text = f"{x:.{DECIMALS}f}"
+    return text.replace("-", "−")
+
+
+def _paragraphs(text: str, css: str) -> str:
+    """A deck's text as escaped paragraphs: a blank line starts one, a single line break (a TOML string
+    wrapped in the file) is a space."""
+    parts = [" ".join(p.split()) for p in text.replace("\r\n", "\n").split("\n\n")]
+    inner = "".join(f"<p>{e(p)}</p>" for p in parts if p)
+    return f'<div class="{css}">{inner}</div>' if inner else ""
+
+
+def _reading() -> str:
+    items = []
+    for authors, year, title, where, link in READING:
+        when = f" ({year})" if year else ""
+        address = f' <a href="{e(link)}">{e(link)}</a>' if link else ""
+        items.append(f"<li>{e(authors)}{when}. <cite>{e(title)}</cite>. {e(where)}{address}</li>")
+    return f'<section class="reading" id="reading"><h2>Reading list</h2><ol>{"".join(items)}</ol></section>'

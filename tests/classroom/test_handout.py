@@ -1,0 +1,250 @@
+"""The students' handout (classroom/handout.py): its numbers against PyTorch and hand-computed softmaxes,
+nothing loaded from outside the file, every deck string escaped, the teacher's notes left out."""
+
+import base64
+import math
+import re
+from html.parser import HTMLParser
+from xml.etree import ElementTree
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from animations import style
+from classroom import handout, handout_chart
+from classroom.decks import parse_deck
+from classroom.handout import build_handout
+from classroom.handout_text import READING
+from classroom.kinds import KINDS
+from core import run_trace
+from core.presets import PRESETS
+
+TOLERANCE = 0.5e-3 + 1e-9  # the handout prints 3 decimals
+
+
+class Page(HTMLParser):
+    """The handout as a test reads it: its tables' cells (by data-lab and data-screen), every tag with its
+    attributes, and the text inside each kind of element."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.tags, self.tables, self._table, self._cell, self._row = [], {}, None, None, None
+        self.stack, self.text_in = [], {}
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if tag not in ("meta", "img", "mspace", "br"):
+            self.stack.append(tag)
+        if tag == "table":
+            self._table = []  # a screen may print a lab twice: before and after a question's change
+            self.tables.setdefault((attrs.get("data-lab"), attrs.get("data-screen")), []).append(self._table)
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+            self._table.append(self._row)
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append((tag, self._cell))
+            self._cell = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+        for tag in set(self.stack):
+            self.text_in[tag] = self.text_in.get(tag, "") + data
+
+    def numbers(self, lab: str, screen: int, which: int = 0) -> np.ndarray:
+        """The `which`-th such table's <td> cells as numbers (−∞ as -inf)."""
+        rows = [[cell for kind, cell in row if kind == "td"] for row in self.tables[(lab, str(screen))][which]]
+        return np.array([[float(c.replace("−∞", "-inf").replace("−", "-")) for c in row] for row in rows if row])
+
+
+@pytest.fixture(scope="module")
+def deck(deck_names):
+    from classroom.decks import default_deck
+
+    return default_deck(deck_names)
+
+
+@pytest.fixture(scope="module")
+def page(deck) -> Page:
+    return Page(build_handout(deck))
+
+
+def screen_of(deck, title: str) -> int:
+    return next(s.number for s in deck.screens if s.title == title)
+
+
+def test_the_worked_example_prints_the_softmax_of_the_article_computed_by_hand(deck, page):
+    """Q = K = I, V = diag(10, 20), d_k = 2: a token's own score is 1/√2, the other's 0."""
+    n = screen_of(deck, "The article's worked example")
+    own = 1 / (1 + math.exp(-1 / math.sqrt(2)))  # 0.6698...
+    assert np.abs(page.numbers("weights", n) - [[own, 1 - own], [1 - own, own]]).max() <= TOLERANCE
+    q = k = torch.eye(2)[None]  # (1, T, d)
+    v = torch.tensor([[10.0, 0.0], [0.0, 20.0]])[None]
+    assert np.abs(page.numbers("mixed", n) - F.scaled_dot_product_attention(q, k, v)[0].numpy()).max() <= TOLERANCE
+
+
+def test_the_default_lessons_weights_are_pytorchs_sdpa_of_its_queries_and_keys(deck, page):
+    """The first screen of the default lesson: its weights table against F.scaled_dot_product_attention
+    given core's q and k (V = I makes its output the weights)."""
+    s = next(s for s in deck.screens if s.lesson == PRESETS["default"] and ("weights", str(s.number)) in page.tables)
+    trace = run_trace(s.lesson)
+    q, k = (torch.from_numpy(a[:1]).double() for a in (trace.q, trace.k))  # head 1: (1, T, d_k)
+    eye = torch.eye(q.shape[1], dtype=torch.float64)[None]
+    expected = F.scaled_dot_product_attention(q, k, eye)[0].numpy()
+    assert np.abs(page.numbers("weights", s.number) - expected).max() <= TOLERANCE
+
+
+def test_a_change_questions_reveal_is_pytorchs_sdpa_without_the_scale(deck, page):
+    """"Switch the scale off": after the change, the weights are softmax(q·kᵀ) with no ÷√d_k."""
+    s = next(s for s in deck.screens if s.change == "scale:off")
+    trace = run_trace(s.lesson)
+    q, k = (torch.from_numpy(a[s.head:s.head + 1]).double() for a in (trace.q, trace.k))  # (1, T, d_k)
+    eye = torch.eye(q.shape[1], dtype=torch.float64)[None]
+    expected = F.scaled_dot_product_attention(q, k, eye, scale=1.0)[0].numpy()
+    assert np.abs(page.numbers("weights", s.number, which=-1) - expected).max() <= TOLERANCE
+
+
+def test_the_masking_screen_prints_minus_infinity_and_the_articles_causal_weights(deck, page):
+    """The article's masking listing: all scores 0 under a causal mask, so row i shares its weight
+    equally among the i keys it may see."""
+    n = screen_of(deck, "Masking")
+    masked = page.numbers("masked", n)
+    assert np.isneginf(masked[np.triu_indices(4, 1)]).all() and (masked[np.tril_indices(4)] == 0).all()
+    expected = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
+    assert np.abs(page.numbers("weights", n) - expected).max() <= TOLERANCE
+
+
+def test_nothing_is_loaded_from_outside_the_file(page):
+    """Images are data: URIs (an SVG drawn as an image runs and loads nothing); no script, stylesheet link,
+    frame or CSS url(); the only addresses are the reading list's links, which load nothing; and the page's
+    Content-Security-Policy forbids the rest."""
+    tags = {tag for tag, _ in page.tags}
+    assert not tags & {"script", "link", "iframe", "object", "embed", "audio", "video", "source", "base"}
+    sources = [attrs.get("src", "") for tag, attrs in page.tags if "src" in attrs]
+    assert sources and all(src.startswith("data:image/svg+xml;base64,") for src in sources)
+    hrefs = [attrs["href"] for tag, attrs in page.tags if "href" in attrs]
+    outside = [h for h in hrefs if not h.startswith("#")]
+    assert sorted(outside) == sorted(link for *_, link in READING if link)
+    assert "url(" not in page.text_in.get("style", "")
+    csp = next(a["content"] for t, a in page.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
+    assert "default-src 'none'" in csp and "img-src data:" in csp and "script-src" not in csp
+
+
+def test_every_screen_and_every_formula_reaches_the_handout(deck, page):
+    ids = {attrs.get("id") for _, attrs in page.tags}
+    assert all(f"screen-{s.number}" in ids for s in deck.screens)
+    assert sum(tag == "math" for tag, _ in page.tags) >= 10
+    assert sum(tag == "img" for tag, _ in page.tags) >= 5
+
+
+def test_the_reading_list_names_the_article_and_the_six_papers(page):
+    text = page.text_in["section"]
+    for title in ("Transformer Architecture and the Self-Attention Mechanism", "Attention Is All You Need",
+                  "A Mathematical Framework for Transformer Circuits", "In-context Learning and Induction Heads",
+                  "What Does BERT Look At? An Analysis of BERT's Attention",
+                  "Attention is Not Only a Weight: Analyzing Transformers with Vector Norms",
+                  "Attention is not Explanation"):
+        assert title in text
+    assert "Ashok Kumar Yadav" in text and "Vaswani" in text and "Jain, Byron C. Wallace (2019)" in text
+
+
+HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>&amp;'
+DECK = f'''
+title = {HOSTILE!r}
+about = {HOSTILE!r}
+
+[[screen]]
+kind = "page"
+title = {HOSTILE!r}
+minutes = 2
+page = "masking"
+lesson = {{ text = "<b>bold</b> <script>x</script> &lt;", mask = "causal" }}
+notes = "TEACHER ONLY: the answer is 3"
+handout = {HOSTILE!r}
+
+[[screen]]
+kind = "question"
+title = "A question, no handout"
+minutes = 1
+question = "focus"
+'''
+
+
+@pytest.fixture(scope="module")
+def hostile(deck_names) -> tuple[str, Page]:
+    text = build_handout(parse_deck(DECK, "hostile.toml", deck_names))
+    return text, Page(text)
+
+
+def test_a_hostile_decks_strings_are_shown_as_text_never_as_markup(hostile):
+    text, page = hostile
+    assert not {"script", "b"} & {tag for tag, _ in page.tags}
+    assert all(attrs.get("src", "").startswith("data:") for tag, attrs in page.tags if tag == "img")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;" in text
+    assert HOSTILE in page.text_in["title"] and HOSTILE in page.text_in["h1"]  # the reader sees it as written
+    assert "1 ⟨&lt;⟩" in text and "⟨&amp;⟩" in text and "⟨<⟩" not in text  # the lesson's tokens too
+
+
+def test_a_hostile_decks_tokens_leave_the_charts_well_formed_svg(hostile):
+    _, page = hostile
+    images = [a["src"].split(",", 1)[1] for tag, a in page.tags if tag == "img"]
+    assert images and all(ElementTree.fromstring(base64.b64decode(i)).tag.endswith("svg") for i in images)
+
+
+def test_a_deck_of_many_lessons_gets_the_numbers_of_the_first_ones_only(deck_names):
+    screen = 'kind = "page"\ntitle = "P"\nminutes = 0.25\npage = "masking"\n'
+    many = "title = \"Many\"\n" + "".join(f"[[screen]]\n{screen}lesson = {{ seed = {i} }}\n"
+                                         for i in range(handout.MAX_LESSONS + 3))
+    page = Page(build_handout(parse_deck(many, "many.toml", deck_names)))
+    assert sum(lab == "weights" for lab, _ in page.tables) == handout.MAX_LESSONS
+    assert page.text_in["main"].count(f"a handout prints {handout.MAX_LESSONS} lessons") == 3
+
+
+def test_the_teachers_notes_never_reach_the_handout_and_a_screen_without_handout_text_has_no_note(hostile):
+    text, page = hostile
+    assert "TEACHER ONLY" not in text
+    assert text.count('class="note"') == 1  # the first screen's handout text only
+
+
+def test_every_page_scene_and_question_kind_has_its_topic(deck_names):
+    """A page, scene or kind added to the lab must be given its formulas and tables here (or none)."""
+    assert set(handout.PAGES) == set(deck_names.pages)
+    assert set(handout.SCENES) == set(deck_names.scenes)
+    assert set(handout.QUESTIONS) == set(KINDS)
+    from classroom.handout_text import FORMULAS
+
+    named = {f for topics in (handout.PAGES, handout.SCENES, handout.QUESTIONS) for f, _ in topics.values()}
+    assert {f for fs in named for f in fs} <= set(FORMULAS)
+
+
+def test_the_charts_use_the_dashboards_colours():
+    assert handout_chart.WEIGHT_SCHEME == style.WEIGHT_SCHEME and handout_chart.MASKED == style.MASKED
+
+
+@pytest.mark.parametrize("x, shown", [(0.66982, "0.670"), (-1.5, "−1.500"), (float("-inf"), "−∞"),
+                                      (123456.0, "1.23e5"), (0.0001234, "0.000123"), (0.0, "0.000"),
+                                      (-2e-7, "−2e-07")])
+def test_numbers_are_printed_with_three_decimals_or_a_power_of_ten(x, shown):
+    assert handout.number(x) == shown.replace("e-0", "e−").replace("e-", "e−")
+
+
+def test_the_command_refuses_a_bad_deck_with_its_message_and_writes_nothing(tmp_path, capsys):
+    from dashboard.handout import main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('title = "x"\n[[screen]]\nkind = "page"\ntitle = "A"\nminutes = "five"\npage = "masking"\n')
+    assert main([str(bad), "--out", str(tmp_path / "h.html")]) == 2
+    assert re.search(r"Screen 1 \('A'\), field minutes", capsys.readouterr().err)
+    assert not (tmp_path / "h.html").exists()
