@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from classroom.rooms.clients import member_tag
+from classroom.rooms.codes import normalise_code
 from classroom.rooms.records import KeptInfo
 from classroom.rooms.tally import load_question
 
@@ -85,8 +86,13 @@ def new_record(code: str, pin_record: str, rounds, text: str) -> dict:
 
 
 def _info(meta: dict) -> KeptInfo:
-    return KeptInfo(str(meta["id"]), str(meta["code"]), float(meta["closed"]), int(meta["rounds"]),
+    """What a list shows of a kept set; ValueError unless its id and code are of the lab's making (the
+    page puts both in a file name)."""
+    info = KeptInfo(str(meta["id"]), str(meta["code"]), float(meta["closed"]), int(meta["rounds"]),
                     int(meta["answers"]))
+    if not KEPT_ID.fullmatch(info.id) or normalise_code(info.code) != info.code:
+        raise ValueError("not a kept set's id or room code")
+    return info
 
 
 class MemoryKept:
@@ -212,8 +218,10 @@ class RedisKept:
         out = []
         for kept_id in self._call(self._redis.zrange, f"{self._prefix}kept", 0, -1):
             values = self._call(self._redis.hmget, self._key(kept_id), "id", "code", "closed", "rounds", "answers")
-            if None not in values:
+            try:
                 out.append(_info(dict(zip(("id", "code", "closed", "rounds", "answers"), values, strict=True))))
+            except (TypeError, ValueError):
+                continue  # deleted meanwhile, or not of the lab's making
         return tuple(sorted(out, key=lambda k: -k.closed))
 
     def get(self, kept_id: str) -> dict | None:

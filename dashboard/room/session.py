@@ -10,7 +10,11 @@ or Redis); pages never know which. What a session holds lives in `st.session_sta
   failover, which start a new Streamlit session, find it in a cookie of this browser
   (`keep_seat`), so a student keeps their place and their vote and a link gives no one theirs.
 - a client, for the registry's limits: the session, and the network address when known
-  (`client_address`).
+  (`client_address`). The address is also the student's device: a seat is bound to the device it
+  joined from, so a seat cookie copied to another address is no seat there; that browser gets a
+  new seat of its own device instead (`join`; docs/classroom.md, Seats).
+- after closing: the closed room's answers as CSV (`CLOSED`), for this tab to download; and kept
+  answer sets opened with their PIN (`KEPT_OPEN`), in this session only.
 
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room
 that closed or a key that stopped working is forgotten, so the page stops polling it.
@@ -22,7 +26,15 @@ import uuid
 import streamlit as st
 
 from classroom.question import Question
-from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry, normalise_code
+from classroom.rooms import (
+    NotInRoom,
+    NotTeacher,
+    RoomError,
+    RoomRegistry,
+    SeatElsewhere,
+    make_registry,
+    normalise_code,
+)
 from classroom.rooms.clients import clean_address
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
@@ -34,6 +46,7 @@ SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
 SEAT_COOKIE, ROOM_COOKIE, HIDING = "attention_lab_seat", "attention_lab_room", "room_hiding"
 REJOIN, FORGET = "room_rejoin_tried", "room_forget"
+CLOSED, KEPT_OPEN = "room_closed_csv", "room_kept_open"
 HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
@@ -181,25 +194,104 @@ def reveal():
     _teacher_call(registry().reveal)
 
 
-def close():
-    _teacher_call(registry().close)
+def close(keep: bool = False):
+    """Close the room; its answers stay in this tab as CSV for a download, and in the lab too if `keep`."""
+    text = _teacher_call(registry().close, keep)
+    if text is None and teacher_key() is not None:
+        return  # refused (too many kept sets): the room stays open, the message says why
     st.session_state.pop(TEACHER, None)
+    if text is not None:
+        st.session_state[CLOSED] = text
+        if keep:
+            say("The room is closed; its answers are kept in the lab until you delete them (with its PIN).",
+                "success")
+
+
+def closed_csv() -> str | None:
+    """The answers of the room this tab closed last, as CSV."""
+    return st.session_state.get(CLOSED)
+
+
+def answers_csv_source():
+    """For st.download_button: a function (it runs when the button is clicked, in another thread, with
+    no Streamlit state) that reads the room's answers as CSV at that moment."""
+    key, rooms = teacher_key(), registry()
+
+    def read() -> str:
+        try:
+            return rooms.answers_csv(key)
+        except RoomError as err:
+            return f"error\r\n{err}\r\n"  # the room closed meanwhile: the file says so
+    return read
 
 
 def teacher_view():
     return _teacher_call(registry().teacher_view)
 
 
-def remove(tag: str):
-    if _teacher_call(registry().remove, tag) is not None:
-        say(f"Student {tag} is out of the room.", "toast")
+def remove(tag: str, block: bool = False):
+    if _teacher_call(registry().remove, tag, block) is not None:
+        what = "and every seat of its device are" if block else "is"
+        say(f"Student {tag.strip().upper()} {what} out of the room, with their answers.", "toast")
+
+
+def lock(on: bool):
+    _teacher_call(registry().lock, on)
+
+
+def set_seats(seats: int):
+    _teacher_call(registry().set_seats, seats)
+
+
+def unblock():
+    _teacher_call(registry().unblock)
+
+
+# -- kept answers (after closing) ------------------------------------------------------------
+def kept_list() -> tuple:
+    try:
+        return registry().kept_list()
+    except RoomError as err:
+        say(str(err))
+        return ()
+
+
+def open_kept(kept_id: str, pin: str) -> bool:
+    """A kept set's CSV into this session, if `pin` is its room's."""
+    try:
+        text = registry().kept_csv(kept_id, pin, session_id(), client_address())
+    except RoomError as err:
+        say(str(err))
+        return False
+    st.session_state.setdefault(KEPT_OPEN, {})[kept_id] = text
+    return True
+
+
+def opened_kept(kept_id: str) -> str | None:
+    return st.session_state.get(KEPT_OPEN, {}).get(kept_id)
+
+
+def delete_kept(kept_id: str, pin: str) -> bool:
+    try:
+        registry().delete_kept(kept_id, pin, session_id(), client_address())
+    except RoomError as err:
+        say(str(err))
+        return False
+    st.session_state.get(KEPT_OPEN, {}).pop(kept_id, None)
+    say("Those kept answers are deleted.", "toast")
+    return True
 
 
 # -- a student ------------------------------------------------------------------------------
 def join(code: str) -> bool:
-    """Join the room `code` in this browser's seat (`session_id`)."""
+    """Join the room `code` in this browser's seat (`session_id`). A seat (its cookie) that joined from
+    another address is no seat here: this browser takes a new seat, one of its own device's."""
     try:
-        norm = registry().join(code, session_id(), client_address())
+        try:
+            norm = registry().join(code, session_id(), client_address())
+        except SeatElsewhere:
+            st.session_state[SESSION] = uuid.uuid4().hex
+            norm = registry().join(code, session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False

@@ -2,14 +2,20 @@
 question to ask; the class's answers arriving live; the reveal; ask again, before and after.
 
 Nothing secret is drawn: the teacher's key stays in the session, and the answer key, the
-truth and who was right appear only after the reveal (the projector shows this screen).
+truth and who was right appear only after the reveal (the projector shows this screen). Students
+are listed by tag and device number only, never by address. The seats (lock, seats per device,
+devices taken out), the answers as CSV, closing (keep or delete the answers) and the kept answer
+sets are here too (docs/classroom.md, Seats; What stays after class).
 """
+
+from datetime import UTC, datetime
 
 import streamlit as st
 
 from classroom.kinds import LESSON_KINDS
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
+from classroom.rooms.clients import TAG_HEX
 from classroom.rooms.records import TEACHER_POLL_SECONDS
 from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
@@ -58,10 +64,11 @@ def page():
     st.caption("You run this room. Changes to your lesson reach every student who follows it within 2 s.")
     header(key.code)
     live()
+    seats()
     st.divider()
     ask_panel()
     st.divider()
-    closing()
+    after_class(key.code)
 
 
 @rerun.poll(TEACHER_POLL_SECONDS)
@@ -110,16 +117,51 @@ def count_line(tally, present: int) -> str:
 
 
 def roster(view):
-    """Who is in the room, by tag (no names, no addresses: the screen is projected); remove one by its tag."""
-    with st.expander(f"Students in the room ({view.members})"):
+    """Who is in the room, by tag and device number (no names, no addresses: the screen is projected);
+    remove one by its whole tag, or every seat of its device."""
+    locked = " · locked" if view.locked else ""
+    with st.expander(f"Students in the room ({view.members}){locked}"):
         if view.roster:
-            st.dataframe([{"student": m.tag, "present": m.present, "last seen": f"{m.seen_ago:.0f} s ago",
-                           "answered": m.answered} for m in view.roster], hide_index=True, height=180)
+            st.dataframe([{"student": m.tag, "device": m.device, "present": m.present,
+                           "last seen": f"{m.seen_ago:.0f} s ago", "answered": m.answered} for m in view.roster],
+                         hide_index=True, height=180)
         with st.form("room_remove", clear_on_submit=True, border=False):
-            tag = st.text_input("Take a student out of the room (their answers go; that browser cannot rejoin)",
-                                key="room_remove_tag", max_chars=6, placeholder="3F2A9C")
-            if st.form_submit_button("Remove"):
-                room_session.remove(tag.strip().upper())
+            st.text_input(f"A student's tag, all {TAG_HEX} digits as listed (copy it from the table)",
+                                key="room_remove_tag", max_chars=2 * TAG_HEX, placeholder="3F2A9C0B71D4E658")
+            left, right = st.columns(2)  # callbacks: they run before the poll shows its messages
+            left.form_submit_button("Remove", on_click=_remove, args=(False,),
+                                    help="This seat leaves with its answers; its device gets no new seat in this "
+                                         "room (a cleared cookie does not help).")
+            right.form_submit_button("Remove and block its device", on_click=_remove, args=(True,),
+                                     help="Every seat of that device leaves, with their answers.")
+
+
+def _remove(block: bool):
+    room_session.remove(st.session_state.get("room_remove_tag") or "", block)
+
+
+def seats():
+    """The room's doors: locked or open to new students, seats per device, devices taken out."""
+    view = room_session.teacher_view()
+    if view is None:
+        return
+    limits = room_session.registry().limits
+    with st.expander(f"Seats: {view.seats_per_device} per device" + (", locked" if view.locked else "")):
+        st.session_state["room_lock"] = view.locked
+        st.toggle("Lock the room: no new students (those in the room stay)", key="room_lock",
+                  on_change=lambda: room_session.lock(st.session_state["room_lock"]))
+        st.session_state["room_seats"] = view.seats_per_device
+        st.number_input("Seats per device (a device is a network address: raise it for shared tablets, or a "
+                        "class whose phones share one address)", key="room_seats", min_value=1,
+                        max_value=limits.max_members, step=1,
+                        on_change=lambda: room_session.set_seats(int(st.session_state["room_seats"])),
+                        help="A device holds at most this many seats, and its answers count at most this many "
+                             "times in a round, even after its seats leave.")
+        if view.blocked:
+            st.caption(f"{view.blocked} device{'s' * (view.blocked != 1)} taken out: no new seat from "
+                       f"{'them' if view.blocked != 1 else 'it'} in this room.")
+            st.button("Let them join again", key="room_unblock", on_click=room_session.unblock,
+                      help="Removed seats stay out; their devices may take new seats.")
 
 
 def ask_panel():
@@ -145,10 +187,63 @@ def _next():
     st.session_state["predict_seed_room"] = predict.seed("room") + 1
 
 
-def closing():
-    with st.popover("Close the room"):
-        st.markdown("Everyone leaves the room; its answers are deleted.")
-        st.button("Close it for everyone", key="room_close", type="primary", on_click=room_session.close)
+KEEP = {"keep": "Keep them in the lab (open them later with this room's PIN, until you delete them)",
+        "delete": "Delete them (download the CSV first if you want it)"}
+
+
+def after_class(code: str):
+    """The answers as CSV at any time; closing, which asks whether to keep them; the kept sets."""
+    left, right = st.columns(2)
+    with left:
+        st.download_button("Download the answers (CSV)", data=room_session.answers_csv_source(),
+                           file_name=f"room-{code}-answers.csv", mime="text/csv", key="room_csv",
+                           on_click="ignore", help="Question, choice, count, when, and the seats' tags; no "
+                                                   "names, no addresses. The answer key only once revealed.")
+    with right, st.popover("Close the room"):
+        st.markdown("Everyone leaves the room. Its answers:")
+        st.radio("Its answers", list(KEEP), format_func=KEEP.get, index=None, key="room_keep",
+                 label_visibility="collapsed")
+        st.button("Close it for everyone", key="room_close", type="primary", on_click=_close)
+    kept_answers()
+
+
+def _close():
+    choice = st.session_state.get("room_keep")
+    if choice not in KEEP:
+        room_session.say("Choose first whether to keep the answers.")
+        return
+    room_session.close(keep=choice == "keep")
+
+
+def _closed_at(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def kept_answers():
+    """Answer sets kept after closing: each opens (for a download) or goes with its room's PIN."""
+    kept = room_session.kept_list()
+    if not kept:
+        return
+    by_id = {k.id: k for k in kept}
+    with st.expander(f"Kept answers ({len(kept)})"):
+        with st.form("room_kept", clear_on_submit=True, border=False):
+            chosen = st.selectbox("Answers kept from", list(by_id), key="room_kept_id", format_func=lambda i: (
+                f"room {format_code(by_id[i].code)}, closed {_closed_at(by_id[i].closed)}: {by_id[i].rounds} "
+                f"round{'s' * (by_id[i].rounds != 1)}, {by_id[i].answers} answer{'s' * (by_id[i].answers != 1)}"))
+            pin = st.text_input("That room's PIN", type="password", key="room_kept_pin", max_chars=MAX_FIELD_CHARS)
+            left, right = st.columns(2)
+            if left.form_submit_button("Open"):
+                room_session.open_kept(chosen, pin)
+            if right.form_submit_button("Delete"):
+                room_session.delete_kept(chosen, pin)
+        room_session.messages()
+        for kept_id, info in by_id.items():
+            text = room_session.opened_kept(kept_id)
+            if text is not None:
+                st.download_button(f"Download room {format_code(info.code)}'s answers, closed "
+                                   f"{_closed_at(info.closed)} (CSV)", data=text, mime="text/csv",
+                                   file_name=f"room-{info.code}-answers.csv", key=f"room_kept_csv_{kept_id}",
+                                   on_click="ignore")
 
 
 def start_forms():
@@ -165,6 +260,11 @@ def start_forms():
             room_session.messages()
     with right:
         take_back_form()
+    text = room_session.closed_csv()
+    if text is not None:
+        st.download_button("Download the answers of the room you closed (CSV)", data=text, mime="text/csv",
+                           file_name="room-answers.csv", key="room_closed_download", on_click="ignore")
+    kept_answers()
 
 
 def take_back_form(code: str = ""):
