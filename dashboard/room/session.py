@@ -13,8 +13,7 @@ or Redis); pages never know which. What a session holds lives in `st.session_sta
   (`client_address`). The address is also the student's device: a seat is bound to the device it
   joined from, so a seat cookie copied to another address is no seat there; that browser gets a
   new seat of its own device instead (`join`; docs/classroom.md, Seats).
-- after closing: the closed room's answers as CSV (`CLOSED`), for this tab to download; and kept
-  answer sets opened with their PIN (`KEPT_OPEN`), in this session only.
+- after closing: the closed room's answers, and kept sets opened with their PIN (answers.py).
 
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room
 that closed or a key that stopped working is forgotten, so the page stops polling it.
@@ -46,7 +45,6 @@ SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
 SEAT_COOKIE, ROOM_COOKIE, HIDING = "attention_lab_seat", "attention_lab_room", "room_hiding"
 REJOIN, FORGET = "room_rejoin_tried", "room_forget"
-CLOSED, KEPT_OPEN = "room_closed_csv", "room_kept_open"
 HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
@@ -131,7 +129,7 @@ def messages():
         getattr(st, kind)(text)
 
 
-def _teacher_call(action, *args):
+def teacher_call(action, *args):
     """A teacher action; a key that stopped working is dropped (the room closed, or was taken back)."""
     key = teacher_key()
     try:
@@ -177,109 +175,25 @@ def push_lesson(cfg: AttentionConfig):
     if teacher_key() is None:
         return
     text = cfg.to_json()
-    if st.session_state.get(PUSHED) != text and _teacher_call(registry().set_lesson, text) is not None:
+    if st.session_state.get(PUSHED) != text and teacher_call(registry().set_lesson, text) is not None:
         st.session_state[PUSHED] = text
 
 
 def ask(question: Question):
-    if _teacher_call(registry().ask, question) is not None:
+    if teacher_call(registry().ask, question) is not None:
         say("Asked: every student's screen shows the question now.", "toast")  # passes, unlike a box
 
 
 def ask_again():
-    _teacher_call(registry().ask_again)
+    teacher_call(registry().ask_again)
 
 
 def reveal():
-    _teacher_call(registry().reveal)
-
-
-def close(keep: bool = False):
-    """Close the room; its answers stay in this tab as CSV for a download, and in the lab too if `keep`."""
-    text = _teacher_call(registry().close, keep)
-    if text is None and teacher_key() is not None:
-        return  # refused (too many kept sets): the room stays open, the message says why
-    st.session_state.pop(TEACHER, None)
-    if text is not None:
-        st.session_state[CLOSED] = text
-        if keep:
-            say("The room is closed; its answers are kept in the lab until you delete them (with its PIN).",
-                "success")
-
-
-def closed_csv() -> str | None:
-    """The answers of the room this tab closed last, as CSV."""
-    return st.session_state.get(CLOSED)
-
-
-def answers_csv_source():
-    """For st.download_button: a function (it runs when the button is clicked, in another thread, with
-    no Streamlit state) that reads the room's answers as CSV at that moment."""
-    key, rooms = teacher_key(), registry()
-
-    def read() -> str:
-        try:
-            return rooms.answers_csv(key)
-        except RoomError as err:
-            return f"error\r\n{err}\r\n"  # the room closed meanwhile: the file says so
-    return read
+    teacher_call(registry().reveal)
 
 
 def teacher_view():
-    return _teacher_call(registry().teacher_view)
-
-
-def remove(tag: str, block: bool = False):
-    if _teacher_call(registry().remove, tag, block) is not None:
-        what = "and every seat of its device are" if block else "is"
-        say(f"Student {tag.strip().upper()} {what} out of the room, with their answers.", "toast")
-
-
-def lock(on: bool):
-    _teacher_call(registry().lock, on)
-
-
-def set_seats(seats: int):
-    _teacher_call(registry().set_seats, seats)
-
-
-def unblock():
-    _teacher_call(registry().unblock)
-
-
-# -- kept answers (after closing) ------------------------------------------------------------
-def kept_list() -> tuple:
-    try:
-        return registry().kept_list()
-    except RoomError as err:
-        say(str(err))
-        return ()
-
-
-def open_kept(kept_id: str, pin: str) -> bool:
-    """A kept set's CSV into this session, if `pin` is its room's."""
-    try:
-        text = registry().kept_csv(kept_id, pin, session_id(), client_address())
-    except RoomError as err:
-        say(str(err))
-        return False
-    st.session_state.setdefault(KEPT_OPEN, {})[kept_id] = text
-    return True
-
-
-def opened_kept(kept_id: str) -> str | None:
-    return st.session_state.get(KEPT_OPEN, {}).get(kept_id)
-
-
-def delete_kept(kept_id: str, pin: str) -> bool:
-    try:
-        registry().delete_kept(kept_id, pin, session_id(), client_address())
-    except RoomError as err:
-        say(str(err))
-        return False
-    st.session_state.get(KEPT_OPEN, {}).pop(kept_id, None)
-    say("Those kept answers are deleted.", "toast")
-    return True
+    return teacher_call(registry().teacher_view)
 
 
 # -- a student ------------------------------------------------------------------------------

@@ -4,11 +4,9 @@ question to ask; the class's answers arriving live; the reveal; ask again, befor
 Nothing secret is drawn: the teacher's key stays in the session, and the answer key, the
 truth and who was right appear only after the reveal (the projector shows this screen). Students
 are listed by tag and device number only, never by address. The seats (lock, seats per device,
-devices taken out), the answers as CSV, closing (keep or delete the answers) and the kept answer
-sets are here too (docs/classroom.md, Seats; What stays after class).
+devices taken out) are here too (docs/classroom.md, Seats); the answers as CSV, closing and the
+kept answer sets in answers.py.
 """
-
-from datetime import UTC, datetime
 
 import streamlit as st
 
@@ -21,6 +19,7 @@ from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
 from dashboard.lesson import rerun, state
+from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
@@ -68,7 +67,7 @@ def page():
     st.divider()
     ask_panel()
     st.divider()
-    after_class(key.code)
+    room_answers.after_class(key.code)
 
 
 @rerun.poll(TEACHER_POLL_SECONDS)
@@ -137,7 +136,15 @@ def roster(view):
 
 
 def _remove(block: bool):
-    room_session.remove(st.session_state.get("room_remove_tag") or "", block)
+    tag = room_session.teacher_call(room_session.registry().remove, st.session_state.get("room_remove_tag"), block)
+    if tag is not None:  # the registry's: 16 hex digits, nothing else
+        what = "and every seat of its device are" if block else "is"
+        room_session.say(f"Student {tag} {what} out of the room, with their answers.", "toast")
+
+
+def _teach(action: str, *args):
+    """A teacher action on the room's seats (a RoomRegistry method); a refusal is said on the page."""
+    room_session.teacher_call(getattr(room_session.registry(), action), *args)
 
 
 def seats():
@@ -149,18 +156,18 @@ def seats():
     with st.expander(f"Seats: {view.seats_per_device} per device" + (", locked" if view.locked else "")):
         st.session_state["room_lock"] = view.locked
         st.toggle("Lock the room: no new students (those in the room stay)", key="room_lock",
-                  on_change=lambda: room_session.lock(st.session_state["room_lock"]))
+                  on_change=lambda: _teach("lock", st.session_state["room_lock"]))
         st.session_state["room_seats"] = view.seats_per_device
         st.number_input("Seats per device (a device is a network address: raise it for shared tablets, or a "
                         "class whose phones share one address)", key="room_seats", min_value=1,
                         max_value=limits.max_members, step=1,
-                        on_change=lambda: room_session.set_seats(int(st.session_state["room_seats"])),
+                        on_change=lambda: _teach("set_seats", int(st.session_state["room_seats"])),
                         help="A device holds at most this many seats, and its answers count at most this many "
                              "times in a round, even after its seats leave.")
         if view.blocked:
             st.caption(f"{view.blocked} device{'s' * (view.blocked != 1)} taken out: no new seat from "
                        f"{'them' if view.blocked != 1 else 'it'} in this room.")
-            st.button("Let them join again", key="room_unblock", on_click=room_session.unblock,
+            st.button("Let them join again", key="room_unblock", on_click=_teach, args=("unblock",),
                       help="Removed seats stay out; their devices may take new seats.")
 
 
@@ -187,65 +194,6 @@ def _next():
     st.session_state["predict_seed_room"] = predict.seed("room") + 1
 
 
-KEEP = {"keep": "Keep them in the lab (open them later with this room's PIN, until you delete them)",
-        "delete": "Delete them (download the CSV first if you want it)"}
-
-
-def after_class(code: str):
-    """The answers as CSV at any time; closing, which asks whether to keep them; the kept sets."""
-    left, right = st.columns(2)
-    with left:
-        st.download_button("Download the answers (CSV)", data=room_session.answers_csv_source(),
-                           file_name=f"room-{code}-answers.csv", mime="text/csv", key="room_csv",
-                           on_click="ignore", help="Question, choice, count, when, and the seats' tags; no "
-                                                   "names, no addresses. The answer key only once revealed.")
-    with right, st.popover("Close the room"):
-        st.markdown("Everyone leaves the room. Its answers:")
-        st.radio("Its answers", list(KEEP), format_func=KEEP.get, index=None, key="room_keep",
-                 label_visibility="collapsed")
-        st.button("Close it for everyone", key="room_close", type="primary", on_click=_close)
-    kept_answers()
-
-
-def _close():
-    choice = st.session_state.get("room_keep")
-    if choice not in KEEP:
-        room_session.say("Choose first whether to keep the answers.")
-        return
-    room_session.close(keep=choice == "keep")
-
-
-def _closed_at(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def kept_answers():
-    """Answer sets kept after closing: each opens (for a download) or goes with its room's PIN."""
-    kept = room_session.kept_list()
-    if not kept:
-        return
-    by_id = {k.id: k for k in kept}
-    with st.expander(f"Kept answers ({len(kept)})"):
-        with st.form("room_kept", clear_on_submit=True, border=False):
-            chosen = st.selectbox("Answers kept from", list(by_id), key="room_kept_id", format_func=lambda i: (
-                f"room {format_code(by_id[i].code)}, closed {_closed_at(by_id[i].closed)}: {by_id[i].rounds} "
-                f"round{'s' * (by_id[i].rounds != 1)}, {by_id[i].answers} answer{'s' * (by_id[i].answers != 1)}"))
-            pin = st.text_input("That room's PIN", type="password", key="room_kept_pin", max_chars=MAX_FIELD_CHARS)
-            left, right = st.columns(2)
-            if left.form_submit_button("Open"):
-                room_session.open_kept(chosen, pin)
-            if right.form_submit_button("Delete"):
-                room_session.delete_kept(chosen, pin)
-        room_session.messages()
-        for kept_id, info in by_id.items():
-            text = room_session.opened_kept(kept_id)
-            if text is not None:
-                st.download_button(f"Download room {format_code(info.code)}'s answers, closed "
-                                   f"{_closed_at(info.closed)} (CSV)", data=text, mime="text/csv",
-                                   file_name=f"room-{info.code}-answers.csv", key=f"room_kept_csv_{kept_id}",
-                                   on_click="ignore")
-
-
 def start_forms():
     """Open a room (choose its PIN), or take one back on a new screen or after a reload."""
     left, right = st.columns(2)
@@ -260,11 +208,8 @@ def start_forms():
             room_session.messages()
     with right:
         take_back_form()
-    text = room_session.closed_csv()
-    if text is not None:
-        st.download_button("Download the answers of the room you closed (CSV)", data=text, mime="text/csv",
-                           file_name="room-answers.csv", key="room_closed_download", on_click="ignore")
-    kept_answers()
+    room_answers.closed_download()
+    room_answers.kept_answers()
 
 
 def take_back_form(code: str = ""):
