@@ -148,10 +148,13 @@ class RoomRegistry(RoomBackend):
             raise NotTeacher(NOT_TEACHER)
         here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
         answered = raw.rounds[-1].answers if raw.rounds else {}
+        gone = _gone(raw)
         numbers: dict = {}  # device -> 1, 2, ... in the order first seen: which seats share one, no address shown
         roster = tuple(Member(member_tag(s), max(0.0, now - seen), s in here, s in answered,
                               numbers.setdefault(raw.devices.get(s, s), len(numbers) + 1))
                        for s, seen in raw.members.items())
+        roster += tuple(Member(member_tag(s), None, False, s in answered, numbers.setdefault(d, len(numbers) + 1),
+                               in_room=False) for s, d in gone.items())
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
                            members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster,
                            seats_per_device=raw.seats, locked=raw.locked, blocked=raw.blocked)
@@ -165,7 +168,8 @@ class RoomRegistry(RoomBackend):
         if raw is None:
             raise NotTeacher(NOT_TEACHER)
         tag = tag.strip().upper() if isinstance(tag, str) else ""
-        sessions = [s for s in raw.members if member_tag(s) == tag] if len(tag) == clients.TAG_HEX else []
+        listed = [*raw.members, *_gone(raw)]  # seats that left are listed too: their answers still count
+        sessions = [s for s in listed if member_tag(s) == tag] if len(tag) == clients.TAG_HEX else []
         if len(sessions) != 1:  # two seats with one tag would be a 2^-64 event: remove neither
             raise RoomError("No student in the room has that tag: type all 16 digits of it, as listed.")
         self._teacher_result(self._remove(code, digest, sessions[0], bool(block)))
@@ -285,3 +289,13 @@ class RoomRegistry(RoomBackend):
         if raw is None:  # no room, or not a member: the same answer, so it tells a guesser nothing
             raise NotInRoom(NOT_IN_ROOM)
         return norm, raw
+
+
+def _gone(raw: RawRoom) -> dict:
+    """Seats that left the room but whose answers still count in a kept round: session -> device."""
+    gone: dict = {}
+    for r in raw.rounds:
+        for s in r.answers:
+            if s not in raw.members:
+                gone.setdefault(s, r.devices.get(s, s))
+    return gone

@@ -122,8 +122,12 @@ class MemoryRooms(RoomRegistry):
             room = self._teacher(code, digest, self._clock())
             if room is None:
                 return "denied", None
-            device = room.devices.get(session)
-            out = {session} | ({s for s, d in room.devices.items() if d == device} if block else set())
+            device = room.devices.get(session) or next(  # a seat that left: its device is in its answers
+                (r.devices[session] for r in room.rounds.values() if session in r.devices), None)
+            out = {session}
+            if block:  # every seat of the device, in the room or gone with answers that count
+                out |= {s for s, d in room.devices.items() if d == device}
+                out |= {s for r in room.rounds.values() for s, d in r.devices.items() if d == device}
             for s in out:
                 self._drop_member(room, s)
                 room.removed.add(s)
@@ -187,7 +191,7 @@ class MemoryRooms(RoomRegistry):
             if room is None:
                 return None
             room.active = now
-            rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers), r.asked)
+            rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers), r.asked, dict(r.devices))
                            for n, r in room.rounds.items())
             return RawRoom(room.version, room.lesson, rounds, dict(room.members), dict(room.devices), room.seats,
                            room.locked, len(room.barred))

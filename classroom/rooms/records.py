@@ -121,10 +121,11 @@ class Member:
 
     tag: str  # 16 hex digits (64 bits) of a hash of the session id: not forgeable by collision, never enough to
     #           become them
-    seen_ago: float  # seconds since their last poll
+    seen_ago: float | None  # seconds since their last poll; None once the seat has left
     present: bool
     answered: bool  # in the current round
     device: int = 0  # 1, 2, ...: seats with the same number share a device (no address is shown: it is projected)
+    in_room: bool = True  # False: a seat that left, listed because its answers still count (and can be removed)
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ class RawRound:
     again_of: int
     answers: dict  # session -> answer JSON ("[2]"); a student's view holds only their own
     asked: float = 0.0  # when it was asked: seconds since the epoch (the CSV's "when")
+    devices: dict = field(default_factory=dict)  # session -> device of each answer (a teacher's read only)
 
 
 @dataclass(frozen=True)

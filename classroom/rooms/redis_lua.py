@@ -128,11 +128,18 @@ return 'ok'
 REMOVE = PRELUDE + """
 if not teacher() then return {'denied'} end
 local device, out = redis.call('HGET', devices, ARGV[7]), {ARGV[7]}
-if device and ARGV[8] == '1' then
+local first, last = kept(room)
+for n = first, last do  -- a seat that left: its device is in its answers
+  if not device then device = redis.call('HGET', answered_by(n), ARGV[7]) end
+end
+if device and ARGV[8] == '1' then  -- every seat of the device, in the room or gone with answers that count
   local all = redis.call('HGETALL', devices)
+  for n = first, last do
+    local by = redis.call('HGETALL', answered_by(n))
+    for i = 1, #by do all[#all + 1] = by[i] end
+  end
   for i = 1, #all, 2 do if all[i + 1] == device and all[i] ~= ARGV[7] then table.insert(out, all[i]) end end
 end
-local first, last = kept(room)
 for _, s in ipairs(out) do
   drop_member(s)
   redis.call('SADD', removed, s)
@@ -186,7 +193,7 @@ return 'ok'
 """
 
 # ARGV 6 digest -> {version, lesson, members (flat), devices (flat), seats, locked, blocked,
-#                   {n, question, revealed, again, asked, answers (flat)}...}
+#                   {n, question, revealed, again, asked, answers (flat), their devices (flat)}...}
 READ_TEACHER = PRELUDE + """
 if not teacher() then return false end
 touch()
@@ -196,7 +203,8 @@ local out = {redis.call('HGET', room, 'version'), redis.call('HGET', room, 'less
 local first, last = kept(room)
 for n = first, last do
   local q, rev, again, asked = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n, 'asked:' .. n))
-  table.insert(out, {n, q, rev or '0', again, asked or '0', redis.call('HGETALL', answers(n))})
+  table.insert(out, {n, q, rev or '0', again, asked or '0', redis.call('HGETALL', answers(n)),
+                     redis.call('HGETALL', answered_by(n))})
 end
 return out
 """

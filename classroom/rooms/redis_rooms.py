@@ -87,8 +87,8 @@ class RedisRooms(RoomRegistry):
         if not out:
             return None
         members = _pairs(out[2])
-        rounds = tuple(RawRound(int(n), q, rev == "1", int(again), _pairs(answers), float(asked))
-                       for n, q, rev, again, asked, answers in out[7:])
+        rounds = tuple(RawRound(int(n), q, rev == "1", int(again), _pairs(answers), float(asked), _pairs(by))
+                       for n, q, rev, again, asked, answers, by in out[7:])
         return RawRoom(int(out[0]), out[1], rounds, {s: float(seen) for s, seen in members.items()}, _pairs(out[3]),
                        int(out[4]), out[5] == "1", int(out[6]))
 

@@ -122,8 +122,8 @@ def roster(view):
     with st.expander(f"Students in the room ({view.members}){locked}"):
         if view.roster:
             st.dataframe([{"student": m.tag, "device": m.device, "present": m.present,
-                           "last seen": f"{m.seen_ago:.0f} s ago", "answered": m.answered} for m in view.roster],
-                         hide_index=True, height=180)
+                           "last seen": "left (answers kept)" if m.seen_ago is None else f"{m.seen_ago:.0f} s ago",
+                           "answered": m.answered} for m in view.roster], hide_index=True, height=180)
         with st.form("room_remove", clear_on_submit=True, border=False):
             st.text_input(f"A student's tag, all {TAG_HEX} digits as listed (copy it from the table)",
                                 key="room_remove_tag", max_chars=2 * TAG_HEX, placeholder="3F2A9C0B71D4E658")

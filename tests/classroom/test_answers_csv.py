@@ -126,3 +126,29 @@ def test_kept_sets_are_bounded_and_a_refusal_leaves_the_room_open(make):
 def test_a_cell_that_a_spreadsheet_would_run_is_quoted_and_numbers_are_not():
     assert [_cell(t) for t in ("=1+1", "+A1", "@SUM(A1)", "-x", "-0.25", "0.5", "cat")] == [
         "'=1+1", "'+A1", "'@SUM(A1)", "'-x", "-0.25", "0.5", "cat"]
+
+
+def test_the_lab_keeps_answers_under_its_media_folder_and_the_hall_in_redis(tmp_path, redis_client):
+    from classroom.rooms import make_registry
+    from classroom.rooms.kept import RedisKept
+
+    laptop = make_registry({"ATTENTION_LAB_MEDIA": str(tmp_path)})
+    assert isinstance(laptop.kept, DiskKept) and laptop.kept.folder == tmp_path.resolve() / "rooms" / "kept"
+    kw = redis_client.connection_pool.connection_kwargs
+    hall = make_registry({"ATTENTION_LAB_REDIS_URL": f"redis://:{kw['password']}@{kw['host']}:{kw['port']}/0"})
+    assert isinstance(hall.kept, RedisKept)
+
+
+def test_a_damaged_or_foreign_file_in_the_kept_folder_is_not_listed(tmp_path):
+    store = DiskKept(tmp_path)
+    rooms = MemoryRooms(pin_cost=FAST_PIN, kept=store)
+    rooms.close(rooms.open(PIN, LESSON), keep=True)
+    [info] = rooms.kept_list()
+    (tmp_path / "0123456789abcdef.json").write_text("{not json")
+    (tmp_path / "fedcba9876543210.json").write_text('{"id": "fedcba9876543210", "code": "../../x", "closed": 1, '
+                                                   '"rounds": 0, "answers": 0, "pin": ""}')
+    (tmp_path / "aaaaaaaaaaaaaaaa.json").write_text(" " * 5000)  # over the metadata's size: not read
+    (tmp_path / "notes.json").write_text("{}")
+    assert rooms.kept_list() == (info,)
+    with pytest.raises(RoomError, match="No kept answers"):
+        rooms.kept_csv("0123456789abcdef", PIN, sid(1))

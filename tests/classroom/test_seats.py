@@ -174,3 +174,24 @@ def test_a_seat_cookie_copied_to_another_address_is_no_seat_there(make):
     assert rooms.student_view(key.code, sid(1)).my_answer == (RIGHT,)  # the seat stays its device's
     assert rooms.teacher_view(key).members == 1
     rooms.join(key.code, sid(1), CLASS.format(1))  # its own device reloads as before
+
+
+def test_the_teacher_removes_the_answers_of_a_seat_that_left(make):
+    """Issue 39: the teacher could not remove the answers of departed seats. A seat that left is listed
+    while its answers count, and Remove (or Remove and block, with its device's other seats) takes them."""
+    rooms, _ = make()
+    key = rooms.open("123456", LESSON)
+    n = rooms.ask(key, Q)
+    for i, where in enumerate((DEVICE, DEVICE, CLASS.format(1))):
+        rooms.join(key.code, sid(i), where)
+        rooms.answer(key.code, sid(i), n, WRONG if where == DEVICE else RIGHT)
+        if where == DEVICE:
+            rooms.leave(key.code, sid(i))
+    view = rooms.teacher_view(key)
+    assert view.members == 1 and [(m.in_room, m.device) for m in view.roster] == [(True, 1), (False, 2), (False, 2)]
+    assert view.current.counts[WRONG] == 2
+    rooms.remove(key, member_tag(sid(0)), block=True)
+    view = rooms.teacher_view(key)
+    assert (view.current.counts[WRONG], view.current.counts[RIGHT], len(view.roster)) == (0, 1, 1)
+    with pytest.raises(RoomError, match="taken this browser out"):
+        rooms.join(key.code, sid(7), DEVICE)
