@@ -128,13 +128,21 @@ def test_a_removed_device_does_not_rejoin_by_clearing_its_cookie(make):
         rooms.join(key.code, sid(1), DEVICE)
 
 
-def test_remove_and_block_takes_every_seat_of_the_device_with_its_answers(make):
-    rooms, _ = make()
+def two_seats_and_a_classmate(rooms, leave: bool = False):
+    """A question answered by two seats of DEVICE (WRONG; they leave after if `leave`) and a classmate (RIGHT)."""
     key = rooms.open("123456", LESSON)
     n = rooms.ask(key, Q)
     for i, where in enumerate((DEVICE, DEVICE, CLASS.format(1))):
         rooms.join(key.code, sid(i), where)
         rooms.answer(key.code, sid(i), n, WRONG if where == DEVICE else RIGHT)
+        if leave and where == DEVICE:
+            rooms.leave(key.code, sid(i))
+    return key, n
+
+
+def test_remove_and_block_takes_every_seat_of_the_device_with_its_answers(make):
+    rooms, _ = make()
+    key, n = two_seats_and_a_classmate(rooms)
     roster = rooms.teacher_view(key).roster
     assert [m.device for m in roster] == [1, 1, 2]  # seats that share a device say so, with no address shown
     rooms.remove(key, roster[0].tag, block=True)
@@ -180,13 +188,7 @@ def test_the_teacher_removes_the_answers_of_a_seat_that_left(make):
     """Issue 39: the teacher could not remove the answers of departed seats. A seat that left is listed
     while its answers count, and Remove (or Remove and block, with its device's other seats) takes them."""
     rooms, _ = make()
-    key = rooms.open("123456", LESSON)
-    n = rooms.ask(key, Q)
-    for i, where in enumerate((DEVICE, DEVICE, CLASS.format(1))):
-        rooms.join(key.code, sid(i), where)
-        rooms.answer(key.code, sid(i), n, WRONG if where == DEVICE else RIGHT)
-        if where == DEVICE:
-            rooms.leave(key.code, sid(i))
+    key, _ = two_seats_and_a_classmate(rooms, leave=True)
     view = rooms.teacher_view(key)
     assert view.members == 1 and [(m.in_room, m.device) for m in view.roster] == [(True, 1), (False, 2), (False, 2)]
     assert view.current.counts[WRONG] == 2
