@@ -128,7 +128,8 @@ class RoomRegistry(RoomBackend):
                 raise NotTeacher(NOT_TEACHER)
             if len(text) > self.limits.max_kept_chars:
                 raise RoomError("These answers are too many to keep: download the CSV instead.")
-            if not self.kept.put(new_record(code, pin, raw.rounds, text)):  # before closing: a refusal keeps the room
+            # kept before closing: a refusal leaves the room open
+            if not self.kept.put(new_record(code, pin, raw.rounds, text, self._wall())):
                 raise RoomError(f"The lab already keeps {self.limits.max_kept} answer sets, its limit: delete one "
                                 "first, or close without keeping (download the CSV).")
         self._teacher_result(self._close(code, digest))

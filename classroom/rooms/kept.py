@@ -26,7 +26,6 @@ import os
 import re
 import secrets
 import threading
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -80,8 +79,8 @@ def answers_csv(rounds) -> str:
     return out.getvalue()
 
 
-def new_record(code: str, pin_record: str, rounds, text: str) -> dict:
-    return {"id": secrets.token_hex(8), "code": code, "closed": time.time(), "pin": pin_record,
+def new_record(code: str, pin_record: str, rounds, text: str, closed: float) -> dict:
+    return {"id": secrets.token_hex(8), "code": code, "closed": closed, "pin": pin_record,
             "rounds": len(rounds), "answers": sum(len(r.answers) for r in rounds), "csv": text}
 
 

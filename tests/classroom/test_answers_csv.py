@@ -85,7 +85,7 @@ def test_kept_answers_survive_a_restart_until_the_teacher_deletes_them(make, tmp
     key, rows = a_lesson(rooms)
     text = rooms.close(key, keep=True)
     [info] = registry().kept_list()
-    assert (info.code, info.rounds, info.answers, len(info.id)) == (key.code, 3, 6, 16)
+    assert (info.code, info.rounds, info.answers, len(info.id), info.closed) == (key.code, 3, 6, 16, ASKED)
     later = registry()
     assert parsed(later.kept_csv(info.id, PIN, sid(50), "127.0.0.50")) == rows
     assert later.kept_csv(info.id, PIN, sid(50)) == text
