@@ -40,6 +40,14 @@ class RoomBackend(ABC):
             raise NotTeacher(NOT_TEACHER)
         return code, digest
 
+    def _teacher_raw(self, key, now: float | None = None) -> tuple[str, str, RawRoom]:
+        """(code, digest, the room as its teacher reads it), or NotTeacher."""
+        code, digest = self._auth(key)
+        raw = self._read_teacher(code, digest, self._clock() if now is None else now)
+        if raw is None:
+            raise NotTeacher(NOT_TEACHER)
+        return code, digest, raw
+
     def _teacher_result(self, result):
         status, value = result
         if status == "denied":

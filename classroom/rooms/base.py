@@ -117,10 +117,7 @@ class RoomRegistry(RoomBackend):
     def close(self, key: TeacherKey, keep: bool = False) -> str:
         """Close the room for everyone; returns its answers as CSV (kept.py), for a download after closing.
         `keep`: they are also kept (until the teacher deletes them), opened later with the room's PIN."""
-        code, digest = self._auth(key)
-        raw = self._read_teacher(code, digest, self._clock())
-        if raw is None:
-            raise NotTeacher(NOT_TEACHER)
+        code, digest, raw = self._teacher_raw(key)
         text = answers_csv(raw.rounds)
         if keep:
             pin = self._pin_record(code, self._clock())
@@ -137,16 +134,11 @@ class RoomRegistry(RoomBackend):
 
     def answers_csv(self, key: TeacherKey) -> str:
         """Every kept round's answers as CSV: question, choice, count, when, and seat tags only (kept.py)."""
-        raw = self._read_teacher(*self._auth(key), self._clock())
-        if raw is None:
-            raise NotTeacher(NOT_TEACHER)
-        return answers_csv(raw.rounds)
+        return answers_csv(self._teacher_raw(key)[2].rounds)
 
     def teacher_view(self, key: TeacherKey) -> TeacherView:
         now = self._clock()
-        raw = self._read_teacher(*self._auth(key), now)
-        if raw is None:
-            raise NotTeacher(NOT_TEACHER)
+        raw = self._teacher_raw(key, now)[2]
         here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
         answered = raw.rounds[-1].answers if raw.rounds else {}
         gone = _gone(raw)
@@ -164,10 +156,7 @@ class RoomRegistry(RoomBackend):
         """Take a student out of the room (a script, a prank): their answers go; that seat cannot rejoin, and
         its device takes no new seat here (a cleared cookie buys nothing). `block`: every seat of that device
         goes too, with their answers. `tag` is the whole tag the screen lists (no prefix of it)."""
-        code, digest = self._auth(key)
-        raw = self._read_teacher(code, digest, self._clock())
-        if raw is None:
-            raise NotTeacher(NOT_TEACHER)
+        code, digest, raw = self._teacher_raw(key)
         tag = tag.strip().upper() if isinstance(tag, str) else ""
         listed = [*raw.members, *_gone(raw)]  # seats that left are listed too: their answers still count
         sessions = [s for s in listed if member_tag(s) == tag] if len(tag) == clients.TAG_HEX else []
