@@ -1,22 +1,23 @@
 """The room registry: the one interface pages call, whatever stores the rooms.
 
 A backend (memory.py in one process, redis_rooms.py for several behind HAProxy) implements
-the `_` primitives, each one atomic; this class holds every rule that does not depend on
+the `_` primitives of backend.py, each one atomic; this class holds every rule that does not depend on
 storage: validation, rate limits, messages, tallies. So both backends behave alike, and
 one suite of tests runs against both.
 
 Limits count per client (clients.py): a browser session and, where known, its network address.
+Seats count per device (clients.device): the network address where known. A device holds at most
+its room's bound of seats, and its answers count at most that many times in a round, whichever
+seats sent them and whether or not those seats are still here (docs/classroom.md, Seats).
 """
 
 import json
-import time
-from abc import ABC, abstractmethod
 
 from classroom.question import Question, QuestionError
 from classroom.rooms import clients
+from classroom.rooms.backend import NO_QUESTION, NOT_IN_ROOM, NOT_TEACHER, RoomBackend
 from classroom.rooms.clients import member_tag
 from classroom.rooms.codes import (
-    SCRYPT_N,
     hash_pin,
     new_code,
     new_secret,
@@ -26,35 +27,30 @@ from classroom.rooms.codes import (
     valid_session,
     verify_pin,
 )
+from classroom.rooms.kept import KEPT_ID, answers_csv, new_record
 from classroom.rooms.records import (
+    KeptInfo,
     Member,
     NotInRoom,
     NotTeacher,
     RawRoom,
     RoomError,
-    RoomLimits,
     StudentView,
     TeacherKey,
     TeacherView,
 )
 from classroom.rooms.tally import load_question, tally
-from core import AttentionConfig, ConfigError
 
-NOT_IN_ROOM = ("No open room has that code, or you are not in it (it may have closed): check the code on the "
-               "teacher's screen, 8 letters and digits like 7K3M-Q9TX, and join again.")
-NOT_TEACHER = ("This screen is not the teacher of that room: the room has closed or expired, or another screen "
-               "took it back with the PIN.")
 STALE = "The teacher has moved on to another question."
 REVEALED = "The answer has been revealed: this question takes no more answers."
-NO_QUESTION = "There is no question in this room yet."
+NO_KEPT = "No kept answers have that name: they may have been deleted."
 
 
-class RoomRegistry(ABC):
-    def __init__(self, limits: RoomLimits | None = None, clock=time.monotonic, pin_cost: int = SCRYPT_N):
-        self.limits = limits or RoomLimits()
-        self._clock = clock  # seconds; injectable for tests
-        self._pin_cost = pin_cost
+class SeatElsewhere(RoomError):
+    """This seat joined from another network address: a copied seat cookie is no seat (docs/classroom.md)."""
 
+
+class RoomRegistry(RoomBackend):
     # -- the teacher -------------------------------------------------------------------------
     def open(self, pin: str, lesson_json: str, session: str | None = None, address: str | None = None) -> TeacherKey:
         """A new room with the teacher's lesson; keep the key in st.session_state only. `session` and
@@ -108,42 +104,106 @@ class RoomRegistry(ABC):
         text = question.to_json()
         if len(question.lesson) > self.limits.max_lesson_chars or len(text) > self.limits.max_question_chars:
             raise RoomError("This question's lesson is too large to share with a room.")
-        return self._teacher_result(self._ask(*self._auth(key), text, self._clock()))
+        return self._teacher_result(self._ask(*self._auth(key), text, self._clock(), self._wall()))
 
     def ask_again(self, key: TeacherKey) -> int:
         """The current question once more, in a new round; the old round stays for the before/after view."""
-        return self._teacher_result(self._ask(*self._auth(key), "", self._clock()))
+        return self._teacher_result(self._ask(*self._auth(key), "", self._clock(), self._wall()))
 
     def reveal(self, key: TeacherKey) -> None:
         """Show the answer to everyone: this round, and earlier rounds of the same question, close."""
         self._teacher_result(self._reveal(*self._auth(key), self._clock()))
 
-    def close(self, key: TeacherKey) -> None:
-        self._teacher_result(self._close(*self._auth(key)))
+    def close(self, key: TeacherKey, keep: bool = False) -> str:
+        """Close the room for everyone; returns its answers as CSV (kept.py), for a download after closing.
+        `keep`: they are also kept (until the teacher deletes them), opened later with the room's PIN."""
+        code, digest, raw = self._teacher_raw(key)
+        text = answers_csv(raw.rounds)
+        if keep:
+            pin = self._pin_record(code, self._clock())
+            if pin is None:
+                raise NotTeacher(NOT_TEACHER)
+            if len(text) > self.limits.max_kept_chars:
+                raise RoomError("These answers are too many to keep: download the CSV instead.")
+            # kept before closing: a refusal leaves the room open
+            if not self.kept.put(new_record(code, pin, raw.rounds, text, self._wall())):
+                raise RoomError(f"The lab already keeps {self.limits.max_kept} answer sets, its limit: delete one "
+                                "first, or close without keeping (download the CSV).")
+        self._teacher_result(self._close(code, digest))
+        return text
+
+    def answers_csv(self, key: TeacherKey) -> str:
+        """Every kept round's answers as CSV: question, choice, count, when, and seat tags only (kept.py)."""
+        return answers_csv(self._teacher_raw(key)[2].rounds)
 
     def teacher_view(self, key: TeacherKey) -> TeacherView:
         now = self._clock()
-        raw = self._read_teacher(*self._auth(key), now)
-        if raw is None:
-            raise NotTeacher(NOT_TEACHER)
+        raw = self._teacher_raw(key, now)[2]
         here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
         answered = raw.rounds[-1].answers if raw.rounds else {}
-        roster = tuple(Member(member_tag(s), max(0.0, now - seen), s in here, s in answered)
+        gone = _gone(raw)
+        numbers: dict = {}  # device -> 1, 2, ... in the order first seen: which seats share one, no address shown
+        roster = tuple(Member(member_tag(s), max(0.0, now - seen), s in here, s in answered,
+                              numbers.setdefault(raw.devices.get(s, s), len(numbers) + 1))
                        for s, seen in raw.members.items())
+        roster += tuple(Member(member_tag(s), None, False, s in answered, numbers.setdefault(d, len(numbers) + 1),
+                               in_room=False) for s, d in gone.items())
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
-                           members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster)
+                           members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster,
+                           seats_per_device=raw.seats, locked=raw.locked, blocked=raw.blocked)
 
-    def remove(self, key: TeacherKey, tag: str) -> str:
-        """Take a student out of the room (a script, a prank): their answers go, and that session cannot rejoin."""
-        code, digest = self._auth(key)
-        raw = self._read_teacher(code, digest, self._clock())
-        if raw is None:
-            raise NotTeacher(NOT_TEACHER)
-        session = next((s for s in raw.members if member_tag(s) == tag), None)
-        if session is None:
-            raise RoomError("That student is no longer in the room.")
-        self._teacher_result(self._remove(code, digest, session))
+    def remove(self, key: TeacherKey, tag: str, block: bool = False) -> str:
+        """Take a student out of the room (a script, a prank): their answers go; that seat cannot rejoin, and
+        its device takes no new seat here (a cleared cookie buys nothing). `block`: every seat of that device
+        goes too, with their answers. `tag` is the whole tag the screen lists (no prefix of it)."""
+        code, digest, raw = self._teacher_raw(key)
+        tag = tag.strip().upper() if isinstance(tag, str) else ""
+        listed = [*raw.members, *_gone(raw)]  # seats that left are listed too: their answers still count
+        sessions = [s for s in listed if member_tag(s) == tag] if len(tag) == clients.TAG_HEX else []
+        if len(sessions) != 1:  # two seats with one tag would be a 2^-64 event: remove neither
+            raise RoomError("No student in the room has that tag: type all 16 digits of it, as listed.")
+        self._teacher_result(self._remove(code, digest, sessions[0], bool(block)))
         return tag
+
+    def lock(self, key: TeacherKey, locked: bool) -> None:
+        """Locked: no new seat joins (the students in the room stay, and a reload keeps its seat)."""
+        self._teacher_result(self._setting(*self._auth(key), "locked", int(bool(locked))))
+
+    def set_seats(self, key: TeacherKey, seats: int) -> None:
+        """The room's seats per device: 1 up to the room's size (a shared tablet, a class behind one NAT)."""
+        if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= self.limits.max_members:
+            raise RoomError(f"Seats per device: a whole number from 1 to {self.limits.max_members}.")
+        self._teacher_result(self._setting(*self._auth(key), "seats", seats))
+
+    def unblock(self, key: TeacherKey) -> None:
+        """Every device the teacher took out may take new seats again (removed seats stay out)."""
+        self._teacher_result(self._setting(*self._auth(key), "unblock", 1))
+
+    # -- answers kept after closing (kept.py) ------------------------------------------------
+    def kept_list(self) -> tuple[KeptInfo, ...]:
+        return self.kept.list()
+
+    def _kept_with_pin(self, kept_id: str, pin: str, session, address) -> dict:
+        """The kept set `kept_id`, if `pin` is its room's; tries count as PIN tries do (per client and set)."""
+        session, address, now = self._session(session), clients.clean_address(address), self._clock()
+        if not (isinstance(kept_id, str) and KEPT_ID.fullmatch(kept_id)):
+            raise RoomError(NO_KEPT)
+        L = self.limits
+        who = clients.scopes(f"kept:{kept_id}", session, address, L.pin_tries_per_session, L.pin_tries_per_address)
+        clients.take(self, who, L.pin_window, now, "PIN tries for these answers")
+        record = self.kept.get(kept_id)
+        if record is None:
+            raise RoomError(NO_KEPT)
+        if not verify_pin(pin, record["pin"]):
+            raise RoomError("That PIN does not match the PIN of the room these answers come from.")
+        return record
+
+    def kept_csv(self, kept_id: str, pin: str, session: str, address: str | None = None) -> str:
+        return self._kept_with_pin(kept_id, pin, session, address)["csv"]
+
+    def delete_kept(self, kept_id: str, pin: str, session: str, address: str | None = None) -> None:
+        self._kept_with_pin(kept_id, pin, session, address)
+        self.kept.delete(kept_id)
 
     # -- a student ---------------------------------------------------------------------------
     def join(self, code: str, session: str, address: str | None = None) -> str:
@@ -153,14 +213,19 @@ class RoomRegistry(ABC):
         self._guard_codes(session, address, now)
         norm = normalise_code(code)
         L = self.limits
-        status = self._join(norm, session, address, now) if norm else "gone"
+        status = self._join(norm, session, clients.device(session, address), now) if norm else "gone"
         if status == "full":
             raise RoomError(f"This room is full ({L.max_members} students).")
-        if status == "crowded":
-            raise RoomError(f"This network address already has {L.members_per_address} students present in this "
-                            "room, its limit: leave the room on a device you no longer use, or ask the teacher.")
+        if status.startswith("crowded"):
+            raise RoomError(f"This device already has {status.partition(':')[2]} seats in this room, its limit: "
+                            "leave the room in a tab you no longer use (or wait a few seconds after closing it), "
+                            "or ask the teacher.")
         if status == "removed":
             raise RoomError("The teacher has taken this browser out of the room.")
+        if status == "locked":
+            raise RoomError("The teacher has locked this room: it takes no new students now.")
+        if status == "elsewhere":
+            raise SeatElsewhere("This seat was taken on another network address: join again for a seat here.")
         if status != "ok":
             self._wrong_code(session, address, now)
         return norm
@@ -201,6 +266,9 @@ class RoomRegistry(ABC):
                     "full": f"This question already has {self.limits.max_members} answers, its limit."}
         if status in messages:
             raise RoomError(messages[status])
+        if status.startswith("device"):
+            raise RoomError(f"This device's answers already count {status.partition(':')[2]} times in this round, "
+                            "its limit (answers of its seats that left still count).")
         if status != "ok":
             raise NotInRoom(NOT_IN_ROOM)
 
@@ -212,89 +280,12 @@ class RoomRegistry(ABC):
             raise NotInRoom(NOT_IN_ROOM)
         return norm, raw
 
-    def _session(self, session) -> str:
-        if not valid_session(session):
-            raise RoomError("This browser session has no valid id: reload the page.")
-        return session
 
-    def _check_lesson(self, lesson_json):
-        if not isinstance(lesson_json, str) or len(lesson_json) > self.limits.max_lesson_chars:
-            raise RoomError(f"This lesson is too large to share with a room (at most "
-                            f"{self.limits.max_lesson_chars:,} characters as JSON): use fewer hand-entered numbers.")
-        try:
-            AttentionConfig.from_json(lesson_json)
-        except ConfigError as err:
-            raise RoomError(str(err)) from None
-
-    def _auth(self, key) -> tuple[str, str]:
-        code = normalise_code(getattr(key, "code", None))
-        digest = secret_hash(getattr(key, "secret", None))
-        if not (isinstance(key, TeacherKey) and code and digest):
-            raise NotTeacher(NOT_TEACHER)
-        return code, digest
-
-    def _teacher_result(self, result):
-        status, value = result
-        if status == "denied":
-            raise NotTeacher(NOT_TEACHER)
-        if status == "none":
-            raise RoomError(NO_QUESTION)
-        return value
-
-    def _code_scopes(self, session, address):
-        L = self.limits
-        return clients.scopes("code", session, address, L.wrong_codes_per_session, L.wrong_codes_per_address)
-
-    def _guard_codes(self, session: str, address: str | None, now: float):
-        """A client at its limit is refused before its code is looked at: else the limit would not slow a guesser."""
-        clients.check(self, self._code_scopes(session, address), self.limits.code_window, now, "wrong room codes")
-
-    def _wrong_code(self, session: str, address: str | None, now: float):
-        clients.count(self, self._code_scopes(session, address), self.limits.code_window, now)
-        raise NotInRoom(NOT_IN_ROOM)
-
-    # -- what a backend implements, each call atomic -----------------------------------------
-    @abstractmethod
-    def _create(self, code, secret_digest, pin_record, lesson, now) -> str: ...  # "ok" | "full" | "taken"
-
-    @abstractmethod
-    def _join(self, code, session, address, now) -> str: ...  # "ok" | "full" | "crowded" | "removed" | "gone"
-
-    @abstractmethod
-    def _remove(self, code, digest, session) -> tuple: ...  # (status, None); the session cannot join again
-
-    @abstractmethod
-    def _leave(self, code, session) -> None: ...
-
-    @abstractmethod
-    def _read(self, code, session, now) -> RawRoom | None: ...  # None: no room, or not a member; heartbeat
-
-    @abstractmethod
-    def _answer(self, code, session, number, answer_json, now) -> str: ...
-
-    @abstractmethod
-    def _read_teacher(self, code, digest, now) -> RawRoom | None: ...
-
-    @abstractmethod
-    def _set_lesson(self, code, digest, lesson, now) -> tuple: ...  # (status, version)
-
-    @abstractmethod
-    def _ask(self, code, digest, question_json, now) -> tuple: ...  # (status, number); "" asks again
-
-    @abstractmethod
-    def _reveal(self, code, digest, now) -> tuple: ...
-
-    @abstractmethod
-    def _close(self, code, digest) -> tuple: ...
-
-    @abstractmethod
-    def _pin_record(self, code, now) -> str | None: ...
-
-    @abstractmethod
-    def _reclaim(self, code, pin_record, digest, now) -> str: ...
-
-    @abstractmethod
-    def _count(self, scope, window, now) -> int: ...
-
-    @abstractmethod
-    def _hit(self, scope, window, now) -> int: ...  # the count after this hit
+def _gone(raw: RawRoom) -> dict:
+    """Seats that left the room but whose answers still count in a kept round: session -> device."""
+    gone: dict = {}
+    for r in raw.rounds:
+        for s in r.answers:
+            if s not in raw.members:
+                gone.setdefault(s, r.devices.get(s, s))
+    return gone

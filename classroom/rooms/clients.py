@@ -44,9 +44,18 @@ def clean_address(address) -> str | None:
         return None
 
 
+TAG_HEX = 16  # 64 bits: finding a session id whose tag is a classmate's takes ~2^64 hashes (6 digits took 26 s)
+
+
 def member_tag(session: str) -> str:
     """A student's tag on the teacher's screen: a hash of their session id, which it does not reveal."""
-    return hashlib.sha256(f"member:{session}".encode()).hexdigest()[:6].upper()
+    return hashlib.sha256(f"member:{session}".encode()).hexdigest()[:TAG_HEX].upper()
+
+
+def device(session: str, address: str | None) -> str:
+    """What the room bounds seats by: the network address when known; else the session itself (a screen on
+    the lab's own machine, or a proxy that sets no X-Forwarded-For: trusted, as for the rate limits above)."""
+    return f"a:{address}" if address else f"s:{session}"
 
 
 def scopes(kind: str, session: str | None, address: str | None, per_session: int, per_address: int) -> list:

@@ -19,8 +19,10 @@ from classroom.rooms.records import RawRoom, RawRound
 class _Round:
     question: str
     again_of: int
+    asked: float = 0.0  # seconds since the epoch
     revealed: bool = False
     answers: dict = field(default_factory=dict)  # session -> answer JSON; ≤ max_members
+    devices: dict = field(default_factory=dict)  # session -> its device, for every answer: stays when the seat goes
 
 
 @dataclass
@@ -31,8 +33,11 @@ class _Room:
     active: float
     version: int = 1
     members: dict = field(default_factory=dict)  # session -> last seen; ≤ max_members
-    addresses: dict = field(default_factory=dict)  # session -> network address, for members whose is known
+    devices: dict = field(default_factory=dict)  # session -> device (clients.device), for members
     removed: set = field(default_factory=set)  # sessions the teacher took out; grows only by the teacher's clicks
+    barred: set = field(default_factory=set)  # devices the teacher took out: no new seats; the same
+    seats: int = 2  # seats per device; the teacher's to change
+    locked: bool = False
     rounds: dict = field(default_factory=dict)  # number -> _Round, oldest first; ≤ max_rounds
     last_round: int = 0
 
@@ -65,39 +70,46 @@ class MemoryRooms(RoomRegistry):
                 return "taken"
             if len(self._rooms) >= self.limits.max_rooms:
                 return "full"
-            self._rooms[code] = _Room(secret_digest, pin_record, lesson, active=now)
+            self._rooms[code] = _Room(secret_digest, pin_record, lesson, active=now, seats=self.limits.seats_per_device)
             return "ok"
 
-    def _join(self, code, session, address, now):
+    def _join(self, code, session, device, now):
         with self._lock:
             room = self._live(code, now)
             if room is None:
                 return "gone"
             if session in room.removed:
                 return "removed"
+            if session in room.members:  # a reload: the same seat, from the device it joined on only
+                if room.devices[session] != device:
+                    return "elsewhere"
+                room.members[session] = room.active = now
+                return "ok"
+            if device in room.barred:
+                return "removed"
+            if room.locked:
+                return "locked"
             L = self.limits
-            if session not in room.members and address is not None:  # a seat per device, not per script
-                same = [s for s, a in room.addresses.items() if a == address]
-                if len(same) >= L.members_per_address:
-                    for s in same:  # who stopped polling (a reload, a closed tab) makes space
-                        if now - room.members[s] > L.present_seconds:
-                            self._drop_member(room, s)
-                    if len(same) - sum(s not in room.members for s in same) >= L.members_per_address:
-                        return "crowded"
-            if session not in room.members and len(room.members) >= L.max_members:
+            same = [s for s, d in room.devices.items() if d == device]
+            if len(same) >= room.seats:
+                for s in same:  # who stopped polling (a reload that lost its cookie, a closed tab) makes space
+                    if now - room.members[s] > L.present_seconds:
+                        self._drop_member(room, s)
+                if len(same) - sum(s not in room.members for s in same) >= room.seats:
+                    return f"crowded:{room.seats}"
+            if len(room.members) >= L.max_members:
                 for s in [s for s, seen in room.members.items() if now - seen > L.member_idle_seconds]:
                     self._drop_member(room, s)
                 if len(room.members) >= L.max_members:
                     return "full"
             room.members[session] = room.active = now
-            if address is not None:
-                room.addresses[session] = address
+            room.devices[session] = device
             return "ok"
 
     @staticmethod
     def _drop_member(room, session):
         room.members.pop(session, None)
-        room.addresses.pop(session, None)
+        room.devices.pop(session, None)
 
     def _leave(self, code, session):
         with self._lock:
@@ -105,15 +117,38 @@ class MemoryRooms(RoomRegistry):
             if room is not None:
                 self._drop_member(room, session)
 
-    def _remove(self, code, digest, session):
+    def _remove(self, code, digest, session, block):
         with self._lock:
             room = self._teacher(code, digest, self._clock())
             if room is None:
                 return "denied", None
-            self._drop_member(room, session)
-            room.removed.add(session)
-            for r in room.rounds.values():
-                r.answers.pop(session, None)
+            device = room.devices.get(session) or next(  # a seat that left: its device is in its answers
+                (r.devices[session] for r in room.rounds.values() if session in r.devices), None)
+            out = {session}
+            if block:  # every seat of the device, in the room or gone with answers that count
+                out |= {s for s, d in room.devices.items() if d == device}
+                out |= {s for r in room.rounds.values() for s, d in r.devices.items() if d == device}
+            for s in out:
+                self._drop_member(room, s)
+                room.removed.add(s)
+                for r in room.rounds.values():
+                    r.answers.pop(s, None)
+                    r.devices.pop(s, None)
+            if device is not None:
+                room.barred.add(device)
+            return "ok", None
+
+    def _setting(self, code, digest, name, value):
+        with self._lock:
+            room = self._teacher(code, digest, self._clock())
+            if room is None:
+                return "denied", None
+            if name == "locked":
+                room.locked = bool(value)
+            elif name == "seats":
+                room.seats = int(value)
+            elif name == "unblock":
+                room.barred.clear()
             return "ok", None
 
     def _read(self, code, session, now):
@@ -139,9 +174,14 @@ class MemoryRooms(RoomRegistry):
             r = room.rounds[number]
             if r.revealed:
                 return "revealed"
-            if session not in r.answers and len(r.answers) >= self.limits.max_members:
-                return "full"
+            if session not in r.answers:
+                device = room.devices[session]
+                if sum(d == device for d in r.devices.values()) >= room.seats:
+                    return f"device:{room.seats}"
+                if len(r.answers) >= self.limits.max_members:
+                    return "full"
             r.answers[session] = answer_json
+            r.devices[session] = room.devices[session]
             room.members[session] = room.active = now
             return "ok"
 
@@ -151,9 +191,10 @@ class MemoryRooms(RoomRegistry):
             if room is None:
                 return None
             room.active = now
-            rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers))
+            rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers), r.asked, dict(r.devices))
                            for n, r in room.rounds.items())
-            return RawRoom(room.version, room.lesson, rounds, dict(room.members))
+            return RawRoom(room.version, room.lesson, rounds, dict(room.members), dict(room.devices), room.seats,
+                           room.locked, len(room.barred))
 
     def _set_lesson(self, code, digest, lesson, now):
         with self._lock:
@@ -165,7 +206,7 @@ class MemoryRooms(RoomRegistry):
             room.active = now
             return "ok", room.version
 
-    def _ask(self, code, digest, question_json, now):
+    def _ask(self, code, digest, question_json, now, asked):
         with self._lock:
             room = self._teacher(code, digest, now)
             if room is None:
@@ -176,7 +217,7 @@ class MemoryRooms(RoomRegistry):
                     return "none", None
                 again, question_json = room.last_round, room.rounds[room.last_round].question
             room.last_round += 1
-            room.rounds[room.last_round] = _Round(question_json, again)
+            room.rounds[room.last_round] = _Round(question_json, again, asked)
             while len(room.rounds) > self.limits.max_rounds:
                 del room.rounds[next(iter(room.rounds))]
             room.active = now

@@ -17,9 +17,9 @@ class RoomLimits:
 
     max_rooms: int = 100  # open rooms per registry (one lab server, or one Redis for the hall)
     max_members: int = 300  # students per room: a lecture hall
-    members_per_address: int = 40  # present students per network address in a room: a class of 40 behind
-    #                                one NAT still gets in; a script on one machine holds no more of the 300 seats
-    #                                than this, and the teacher can remove them
+    seats_per_device: int = 2  # a new room's bound of seats per device (docs/classroom.md, Seats): a phone and a
+    #                            reload that lost its cookie; the teacher raises it (up to max_members) for shared
+    #                            tablets or a class behind one NAT. Also how often a device's answers count in a round
     max_rounds: int = 8  # questions kept per room, for the before/after view
     max_lesson_chars: int = 20_000  # a lesson as JSON; a question holds one too
     max_question_chars: int = MAX_QUESTION_CHARS  # at most that (what is stored must read back): worst
@@ -38,6 +38,8 @@ class RoomLimits:
     opens_per_address: int = 10  # and (the window being as long as an unused room lives) the rooms it holds
     open_window: float = 2 * 3600.0
     max_limit_counters: int = 10_000  # rate-limit counters an in-process registry keeps
+    max_kept: int = 50  # answer sets kept after closing (kept.py), per lab or hall; the teacher deletes them
+    max_kept_chars: int = 1_000_000  # one kept set's CSV: 8 rounds × a few choices × 300 seat tags fit
 
     def __post_init__(self):
         if self.max_question_chars > MAX_QUESTION_CHARS:
@@ -98,6 +100,9 @@ class TeacherView:
     members: int  # students in the room
     rounds: tuple  # Tally, oldest first; the last is the current question
     roster: tuple = ()  # Member, in the order they joined
+    seats_per_device: int = 2  # this room's bound (RoomLimits.seats_per_device, raised by the teacher)
+    locked: bool = False  # no new seats: the students in the room stay
+    blocked: int = 0  # devices the teacher took out: they get no new seat in this room
 
     @property
     def current(self) -> Tally | None:
@@ -114,10 +119,24 @@ class TeacherView:
 class Member:
     """A student as the teacher's screen lists them: no name and no address, a tag to tell them apart."""
 
-    tag: str  # a short hash of the session id: enough to pick one, never enough to become them
-    seen_ago: float  # seconds since their last poll
+    tag: str  # 16 hex digits (64 bits) of a hash of the session id: not forgeable by collision, never enough to
+    #           become them
+    seen_ago: float | None  # seconds since their last poll; None once the seat has left
     present: bool
     answered: bool  # in the current round
+    device: int = 0  # 1, 2, ...: seats with the same number share a device (no address is shown: it is projected)
+    in_room: bool = True  # False: a seat that left, listed because its answers still count (and can be removed)
+
+
+@dataclass(frozen=True)
+class KeptInfo:
+    """An answer set kept after its room closed, as a list shows it: no PIN, no answers."""
+
+    id: str  # 16 hex digits, drawn by the lab
+    code: str  # the room's code (closed: it opens nothing)
+    closed: float  # seconds since the epoch
+    rounds: int
+    answers: int
 
 
 @dataclass(frozen=True)
@@ -155,6 +174,8 @@ class RawRound:
     revealed: bool
     again_of: int
     answers: dict  # session -> answer JSON ("[2]"); a student's view holds only their own
+    asked: float = 0.0  # when it was asked: seconds since the epoch (the CSV's "when")
+    devices: dict = field(default_factory=dict)  # session -> device of each answer (a teacher's read only)
 
 
 @dataclass(frozen=True)
@@ -165,3 +186,7 @@ class RawRoom:
     lesson: str
     rounds: tuple  # RawRound, oldest first (a student's read: only the current one, if any)
     members: dict = field(default_factory=dict)  # session -> last seen (a teacher's read only)
+    devices: dict = field(default_factory=dict)  # session -> device, for members (a teacher's read only)
+    seats: int = 2  # the room's seats per device
+    locked: bool = False
+    blocked: int = 0  # devices barred from new seats

@@ -3,11 +3,14 @@ lab processes can never interleave half of one update with another.
 
 Layout under a prefix P, for a room with code C:
   P room:{C}        hash   secret, pin, lesson, version, round (last), first (oldest kept),
-                           active (last use), q:N (question JSON), rev:N, again:N
+                           active (last use), seats (per device), locked ('1'),
+                           q:N (question JSON), rev:N, again:N, asked:N (epoch seconds)
   P room:{C}:m      hash   session -> last seen
-  P room:{C}:ip     hash   session -> network address (members whose address is known)
+  P room:{C}:d      hash   session -> device (clients.device), for members
   P room:{C}:x      set    sessions the teacher removed
+  P room:{C}:b      set    devices the teacher took out: no new seats
   P room:{C}:a:N    hash   session -> answer JSON, for round N
+  P room:{C}:ad:N   hash   session -> device, for round N's answers (stays when the seat goes)
   P rooms           zset   code -> last use: counts open rooms, finds idle ones
 Every room key carries a TTL (ARGV[5] ms, longer than the idle limit) refreshed on use, so
 Redis drops what an idle room leaves behind even if no lab process looks again; the idle
@@ -25,16 +28,17 @@ local INDEX = P .. 'rooms'
 local function key(code) return P .. 'room:{' .. code .. '}' end
 local room = key(C)
 local members = room .. ':m'
-local addrs, removed = room .. ':ip', room .. ':x'
+local devices, removed, barred = room .. ':d', room .. ':x', room .. ':b'
 local function answers(n) return room .. ':a:' .. n end
+local function answered_by(n) return room .. ':ad:' .. n end
 local function kept(r)
   return tonumber(redis.call('HGET', r, 'first') or '1'), tonumber(redis.call('HGET', r, 'round') or '0')
 end
 local function drop(code)
   local r = key(code)
   local first, last = kept(r)
-  for n = first, last do redis.call('DEL', r .. ':a:' .. n) end
-  redis.call('DEL', r, r .. ':m', r .. ':ip', r .. ':x')
+  for n = first, last do redis.call('DEL', r .. ':a:' .. n, r .. ':ad:' .. n) end
+  redis.call('DEL', r, r .. ':m', r .. ':d', r .. ':x', r .. ':b')
   redis.call('ZREM', INDEX, code)
 end
 local function alive()
@@ -48,75 +52,111 @@ local function touch()
   redis.call('ZADD', INDEX, ARGV[3], C)
   redis.call('PEXPIRE', room, ttl)
   redis.call('PEXPIRE', members, ttl)
-  redis.call('PEXPIRE', addrs, ttl)
+  redis.call('PEXPIRE', devices, ttl)
   redis.call('PEXPIRE', removed, ttl)
+  redis.call('PEXPIRE', barred, ttl)
   local first, last = kept(room)
-  for n = first, last do redis.call('PEXPIRE', answers(n), ttl) end
+  for n = first, last do
+    redis.call('PEXPIRE', answers(n), ttl)
+    redis.call('PEXPIRE', answered_by(n), ttl)
+  end
 end
 local function teacher() return alive() and redis.call('HGET', room, 'secret') == ARGV[6] end
+local function drop_member(s)
+  redis.call('HDEL', members, s)
+  redis.call('HDEL', devices, s)
+end
 """
 
-# ARGV 6 secret digest, 7 pin record, 8 lesson, 9 max rooms
+# ARGV 6 secret digest, 7 pin record, 8 lesson, 9 max rooms, 10 seats per device
 CREATE = PRELUDE + """
 for _, code in ipairs(redis.call('ZRANGEBYSCORE', INDEX, '-inf', '(' .. (now - idle))) do drop(code) end
 if redis.call('EXISTS', room) == 1 then return 'taken' end
 if redis.call('ZCARD', INDEX) >= tonumber(ARGV[9]) then return 'full' end
-redis.call('HSET', room, 'secret', ARGV[6], 'pin', ARGV[7], 'lesson', ARGV[8], 'version', 1, 'round', 0, 'first', 1)
+redis.call('HSET', room, 'secret', ARGV[6], 'pin', ARGV[7], 'lesson', ARGV[8], 'version', 1, 'round', 0, 'first', 1,
+           'seats', ARGV[10])
 touch()
 return 'ok'
 """
 
-# ARGV 6 session, 7 max members, 8 member idle seconds, 9 address ('' unknown), 10 per address, 11 present s
+# ARGV 6 session, 7 max members, 8 member idle seconds, 9 device, 10 present seconds
 JOIN = PRELUDE + """
 if not alive() then return 'gone' end
-local s, address = ARGV[6], ARGV[9]
+local s, device = ARGV[6], ARGV[9]
 if redis.call('SISMEMBER', removed, s) == 1 then return 'removed' end
-local new = redis.call('HEXISTS', members, s) == 0
-if new and address ~= '' then
-  local all, same = redis.call('HGETALL', addrs), {}
-  for i = 1, #all, 2 do if all[i + 1] == address then table.insert(same, all[i]) end end
-  if #same >= tonumber(ARGV[10]) then
-    local left = #same
-    for _, other in ipairs(same) do
-      if now - tonumber(redis.call('HGET', members, other) or '0') > tonumber(ARGV[11]) then
-        redis.call('HDEL', members, other)
-        redis.call('HDEL', addrs, other)
-        left = left - 1
-      end
-    end
-    if left >= tonumber(ARGV[10]) then return 'crowded' end
-  end
+if redis.call('HEXISTS', members, s) == 1 then
+  if redis.call('HGET', devices, s) ~= device then return 'elsewhere' end
+  redis.call('HSET', members, s, ARGV[3])
+  touch()
+  return 'ok'
 end
-if new and redis.call('HLEN', members) >= tonumber(ARGV[7]) then
-  local all = redis.call('HGETALL', members)
-  for i = 1, #all, 2 do
-    if now - tonumber(all[i + 1]) > tonumber(ARGV[8]) then
-      redis.call('HDEL', members, all[i])
-      redis.call('HDEL', addrs, all[i])
+if redis.call('SISMEMBER', barred, device) == 1 then return 'removed' end
+if redis.call('HGET', room, 'locked') == '1' then return 'locked' end
+local seats = tonumber(redis.call('HGET', room, 'seats'))
+local all, same = redis.call('HGETALL', devices), {}
+for i = 1, #all, 2 do if all[i + 1] == device then table.insert(same, all[i]) end end
+if #same >= seats then
+  local left = #same
+  for _, other in ipairs(same) do
+    if now - tonumber(redis.call('HGET', members, other) or '0') > tonumber(ARGV[10]) then
+      drop_member(other)
+      left = left - 1
     end
+  end
+  if left >= seats then return 'crowded:' .. seats end
+end
+if redis.call('HLEN', members) >= tonumber(ARGV[7]) then
+  local everyone = redis.call('HGETALL', members)
+  for i = 1, #everyone, 2 do
+    if now - tonumber(everyone[i + 1]) > tonumber(ARGV[8]) then drop_member(everyone[i]) end
   end
   if redis.call('HLEN', members) >= tonumber(ARGV[7]) then return 'full' end
 end
 redis.call('HSET', members, s, ARGV[3])
-if address ~= '' then redis.call('HSET', addrs, s, address) end
+redis.call('HSET', devices, s, device)
 touch()
 return 'ok'
 """
 
 # ARGV 6 session
 LEAVE = PRELUDE + """
-if alive() then redis.call('HDEL', members, ARGV[6]) redis.call('HDEL', addrs, ARGV[6]) end
+if alive() then drop_member(ARGV[6]) end
 return 'ok'
 """
 
-# ARGV 6 digest, 7 session
+# ARGV 6 digest, 7 session, 8 '1': every seat of its device too
 REMOVE = PRELUDE + """
 if not teacher() then return {'denied'} end
-redis.call('HDEL', members, ARGV[7])
-redis.call('HDEL', addrs, ARGV[7])
-redis.call('SADD', removed, ARGV[7])
+local device, out = redis.call('HGET', devices, ARGV[7]), {ARGV[7]}
 local first, last = kept(room)
-for n = first, last do redis.call('HDEL', answers(n), ARGV[7]) end
+for n = first, last do  -- a seat that left: its device is in its answers
+  if not device then device = redis.call('HGET', answered_by(n), ARGV[7]) end
+end
+if device and ARGV[8] == '1' then  -- every seat of the device, in the room or gone with answers that count
+  local all = redis.call('HGETALL', devices)
+  for n = first, last do
+    local by = redis.call('HGETALL', answered_by(n))
+    for i = 1, #by do all[#all + 1] = by[i] end
+  end
+  for i = 1, #all, 2 do if all[i + 1] == device and all[i] ~= ARGV[7] then table.insert(out, all[i]) end end
+end
+for _, s in ipairs(out) do
+  drop_member(s)
+  redis.call('SADD', removed, s)
+  for n = first, last do
+    redis.call('HDEL', answers(n), s)
+    redis.call('HDEL', answered_by(n), s)
+  end
+end
+if device then redis.call('SADD', barred, device) end
+touch()
+return {'ok'}
+"""
+
+# ARGV 6 digest, 7 name ('locked' | 'seats' | 'unblock'), 8 value
+SETTING = PRELUDE + """
+if not teacher() then return {'denied'} end
+if ARGV[7] == 'unblock' then redis.call('DEL', barred) else redis.call('HSET', room, ARGV[7], ARGV[8]) end
 touch()
 return {'ok'}
 """
@@ -138,23 +178,33 @@ if not alive() or redis.call('HEXISTS', members, ARGV[6]) == 0 then return 'gone
 local n = redis.call('HGET', room, 'round')
 if n ~= ARGV[7] then return 'stale' end
 if redis.call('HGET', room, 'rev:' .. n) then return 'revealed' end
-local a = answers(n)
-if redis.call('HEXISTS', a, ARGV[6]) == 0 and redis.call('HLEN', a) >= tonumber(ARGV[9]) then return 'full' end
+local a, device = answers(n), redis.call('HGET', devices, ARGV[6])
+if redis.call('HEXISTS', a, ARGV[6]) == 0 then
+  local seats, mine, all = tonumber(redis.call('HGET', room, 'seats')), 0, redis.call('HVALS', answered_by(n))
+  for _, d in ipairs(all) do if d == device then mine = mine + 1 end end
+  if mine >= seats then return 'device:' .. seats end
+  if redis.call('HLEN', a) >= tonumber(ARGV[9]) then return 'full' end
+end
 redis.call('HSET', a, ARGV[6], ARGV[8])
+redis.call('HSET', answered_by(n), ARGV[6], device)
 redis.call('HSET', members, ARGV[6], ARGV[3])
 touch()
 return 'ok'
 """
 
-# ARGV 6 digest -> {version, lesson, members (flat), {n, question, revealed, again, answers (flat)}...}
+# ARGV 6 digest -> {version, lesson, members (flat), devices (flat), seats, locked, blocked,
+#                   {n, question, revealed, again, asked, answers (flat), their devices (flat)}...}
 READ_TEACHER = PRELUDE + """
 if not teacher() then return false end
 touch()
-local out = {redis.call('HGET', room, 'version'), redis.call('HGET', room, 'lesson'), redis.call('HGETALL', members)}
+local out = {redis.call('HGET', room, 'version'), redis.call('HGET', room, 'lesson'), redis.call('HGETALL', members),
+             redis.call('HGETALL', devices), redis.call('HGET', room, 'seats'),
+             redis.call('HGET', room, 'locked') or '0', redis.call('SCARD', barred)}
 local first, last = kept(room)
 for n = first, last do
-  local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n))
-  table.insert(out, {n, q, rev or '0', again, redis.call('HGETALL', answers(n))})
+  local q, rev, again, asked = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n, 'asked:' .. n))
+  table.insert(out, {n, q, rev or '0', again, asked or '0', redis.call('HGETALL', answers(n)),
+                     redis.call('HGETALL', answered_by(n))})
 end
 return out
 """
@@ -170,7 +220,7 @@ touch()
 return {'ok', redis.call('HGET', room, 'version')}
 """
 
-# ARGV 6 digest, 7 question JSON ('' = the current one again), 8 max rounds
+# ARGV 6 digest, 7 question JSON ('' = the current one again), 8 max rounds, 9 asked (epoch seconds)
 ASK = PRELUDE + """
 if not teacher() then return {'denied'} end
 local current, q, again = redis.call('HGET', room, 'round'), ARGV[7], '0'
@@ -179,11 +229,11 @@ if q == '' then
   q, again = redis.call('HGET', room, 'q:' .. current), current
 end
 local n = redis.call('HINCRBY', room, 'round', 1)
-redis.call('HSET', room, 'q:' .. n, q, 'again:' .. n, again)
+redis.call('HSET', room, 'q:' .. n, q, 'again:' .. n, again, 'asked:' .. n, ARGV[9])
 local first = tonumber(redis.call('HGET', room, 'first'))
 while n - first + 1 > tonumber(ARGV[8]) do
-  redis.call('DEL', answers(first))
-  redis.call('HDEL', room, 'q:' .. first, 'rev:' .. first, 'again:' .. first)
+  redis.call('DEL', answers(first), answered_by(first))
+  redis.call('HDEL', room, 'q:' .. first, 'rev:' .. first, 'again:' .. first, 'asked:' .. first)
   first = first + 1
 end
 redis.call('HSET', room, 'first', first)

@@ -13,6 +13,7 @@ import redis
 
 from classroom.rooms import redis_lua as lua
 from classroom.rooms.base import RoomRegistry
+from classroom.rooms.kept import RedisKept
 from classroom.rooms.records import RawRoom, RawRound, RoomsUnavailable
 from jobs.redis_client import UNAVAILABLE, connect
 
@@ -26,9 +27,11 @@ class RedisRooms(RoomRegistry):
         """`client` must decode responses (redis.Redis(..., decode_responses=True))."""
         super().__init__(limits, clock, **kwargs)
         self._redis, self._prefix = client, prefix
+        if kwargs.get("kept") is None:  # answer sets kept after closing: in the hall's Redis, like the rooms
+            self.kept = RedisKept(client, prefix, self.limits.max_kept, self._call)
         self._scripts = {name: client.register_script(getattr(lua, name)) for name in
-                         ("CREATE", "JOIN", "LEAVE", "REMOVE", "READ", "ANSWER", "READ_TEACHER", "SET_LESSON", "ASK",
-                          "REVEAL", "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
+                         ("CREATE", "JOIN", "LEAVE", "REMOVE", "SETTING", "READ", "ANSWER", "READ_TEACHER",
+                          "SET_LESSON", "ASK", "REVEAL", "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
 
     @classmethod
     def from_url(cls, url: str, **kwargs) -> "RedisRooms":
@@ -49,15 +52,18 @@ class RedisRooms(RoomRegistry):
 
     # -- primitives --------------------------------------------------------------------------
     def _create(self, code, secret_digest, pin_record, lesson, now):
-        return self._run("CREATE", code, now, secret_digest, pin_record, lesson, self.limits.max_rooms)
+        return self._run("CREATE", code, now, secret_digest, pin_record, lesson, self.limits.max_rooms,
+                         self.limits.seats_per_device)
 
-    def _join(self, code, session, address, now):
+    def _join(self, code, session, device, now):
         L = self.limits
-        return self._run("JOIN", code, now, session, L.max_members, L.member_idle_seconds, address or "",
-                         L.members_per_address, L.present_seconds)
+        return self._run("JOIN", code, now, session, L.max_members, L.member_idle_seconds, device, L.present_seconds)
 
-    def _remove(self, code, digest, session):
-        return self._run("REMOVE", code, self._clock(), digest, session)[0], None
+    def _remove(self, code, digest, session, block):
+        return self._run("REMOVE", code, self._clock(), digest, session, "1" if block else "0")[0], None
+
+    def _setting(self, code, digest, name, value):
+        return self._run("SETTING", code, self._clock(), digest, name, value)[0], None
 
     def _leave(self, code, session):
         self._run("LEAVE", code, self._clock(), session)
@@ -81,16 +87,17 @@ class RedisRooms(RoomRegistry):
         if not out:
             return None
         members = _pairs(out[2])
-        rounds = tuple(RawRound(int(n), q, rev == "1", int(again), _pairs(answers))
-                       for n, q, rev, again, answers in out[3:])
-        return RawRoom(int(out[0]), out[1], rounds, {s: float(seen) for s, seen in members.items()})
+        rounds = tuple(RawRound(int(n), q, rev == "1", int(again), _pairs(answers), float(asked), _pairs(by))
+                       for n, q, rev, again, asked, answers, by in out[7:])
+        return RawRoom(int(out[0]), out[1], rounds, {s: float(seen) for s, seen in members.items()}, _pairs(out[3]),
+                       int(out[4]), out[5] == "1", int(out[6]))
 
     def _set_lesson(self, code, digest, lesson, now):
         out = self._run("SET_LESSON", code, now, digest, lesson)
         return out[0], int(out[1]) if len(out) > 1 else None
 
-    def _ask(self, code, digest, question_json, now):
-        out = self._run("ASK", code, now, digest, question_json, self.limits.max_rounds)
+    def _ask(self, code, digest, question_json, now, asked):
+        out = self._run("ASK", code, now, digest, question_json, self.limits.max_rounds, repr(float(asked)))
         return out[0], int(out[1]) if len(out) > 1 else None
 
     def _reveal(self, code, digest, now):

@@ -10,7 +10,10 @@ or Redis); pages never know which. What a session holds lives in `st.session_sta
   failover, which start a new Streamlit session, find it in a cookie of this browser
   (`keep_seat`), so a student keeps their place and their vote and a link gives no one theirs.
 - a client, for the registry's limits: the session, and the network address when known
-  (`client_address`).
+  (`client_address`). The address is also the student's device: a seat is bound to the device it
+  joined from, so a seat cookie copied to another address is no seat there; that browser gets a
+  new seat of its own device instead (`join`; docs/classroom.md, Seats).
+- after closing: the closed room's answers, and kept sets opened with their PIN (answers.py).
 
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room
 that closed or a key that stopped working is forgotten, so the page stops polling it.
@@ -22,7 +25,15 @@ import uuid
 import streamlit as st
 
 from classroom.question import Question
-from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, make_registry, normalise_code
+from classroom.rooms import (
+    NotInRoom,
+    NotTeacher,
+    RoomError,
+    RoomRegistry,
+    SeatElsewhere,
+    make_registry,
+    normalise_code,
+)
 from classroom.rooms.clients import clean_address
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
@@ -118,7 +129,7 @@ def messages():
         getattr(st, kind)(text)
 
 
-def _teacher_call(action, *args):
+def teacher_call(action, *args):
     """A teacher action; a key that stopped working is dropped (the room closed, or was taken back)."""
     key = teacher_key()
     try:
@@ -164,42 +175,37 @@ def push_lesson(cfg: AttentionConfig):
     if teacher_key() is None:
         return
     text = cfg.to_json()
-    if st.session_state.get(PUSHED) != text and _teacher_call(registry().set_lesson, text) is not None:
+    if st.session_state.get(PUSHED) != text and teacher_call(registry().set_lesson, text) is not None:
         st.session_state[PUSHED] = text
 
 
 def ask(question: Question):
-    if _teacher_call(registry().ask, question) is not None:
+    if teacher_call(registry().ask, question) is not None:
         say("Asked: every student's screen shows the question now.", "toast")  # passes, unlike a box
 
 
 def ask_again():
-    _teacher_call(registry().ask_again)
+    teacher_call(registry().ask_again)
 
 
 def reveal():
-    _teacher_call(registry().reveal)
-
-
-def close():
-    _teacher_call(registry().close)
-    st.session_state.pop(TEACHER, None)
+    teacher_call(registry().reveal)
 
 
 def teacher_view():
-    return _teacher_call(registry().teacher_view)
-
-
-def remove(tag: str):
-    if _teacher_call(registry().remove, tag) is not None:
-        say(f"Student {tag} is out of the room.", "toast")
+    return teacher_call(registry().teacher_view)
 
 
 # -- a student ------------------------------------------------------------------------------
 def join(code: str) -> bool:
-    """Join the room `code` in this browser's seat (`session_id`)."""
+    """Join the room `code` in this browser's seat (`session_id`). A seat (its cookie) that joined from
+    another address is no seat here: this browser takes a new seat, one of its own device's."""
     try:
-        norm = registry().join(code, session_id(), client_address())
+        try:
+            norm = registry().join(code, session_id(), client_address())
+        except SeatElsewhere:
+            st.session_state[SESSION] = uuid.uuid4().hex
+            norm = registry().join(code, session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False

@@ -2,7 +2,10 @@
 question to ask; the class's answers arriving live; the reveal; ask again, before and after.
 
 Nothing secret is drawn: the teacher's key stays in the session, and the answer key, the
-truth and who was right appear only after the reveal (the projector shows this screen).
+truth and who was right appear only after the reveal (the projector shows this screen). Students
+are listed by tag and device number only, never by address. The seats (lock, seats per device,
+devices taken out) are here too (docs/classroom.md, Seats); the answers as CSV, closing and the
+kept answer sets in answers.py.
 """
 
 import streamlit as st
@@ -10,11 +13,13 @@ import streamlit as st
 from classroom.kinds import LESSON_KINDS
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
+from classroom.rooms.clients import TAG_HEX
 from classroom.rooms.records import TEACHER_POLL_SECONDS
 from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
 from dashboard.lesson import rerun, state
+from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
@@ -58,10 +63,11 @@ def page():
     st.caption("You run this room. Changes to your lesson reach every student who follows it within 2 s.")
     header(key.code)
     live()
+    seats()
     st.divider()
     ask_panel()
     st.divider()
-    closing()
+    room_answers.after_class(key.code)
 
 
 @rerun.poll(TEACHER_POLL_SECONDS)
@@ -110,16 +116,59 @@ def count_line(tally, present: int) -> str:
 
 
 def roster(view):
-    """Who is in the room, by tag (no names, no addresses: the screen is projected); remove one by its tag."""
-    with st.expander(f"Students in the room ({view.members})"):
+    """Who is in the room, by tag and device number (no names, no addresses: the screen is projected);
+    remove one by its whole tag, or every seat of its device."""
+    locked = " · locked" if view.locked else ""
+    with st.expander(f"Students in the room ({view.members}){locked}"):
         if view.roster:
-            st.dataframe([{"student": m.tag, "present": m.present, "last seen": f"{m.seen_ago:.0f} s ago",
+            st.dataframe([{"student": m.tag, "device": m.device, "present": m.present,
+                           "last seen": "left (answers kept)" if m.seen_ago is None else f"{m.seen_ago:.0f} s ago",
                            "answered": m.answered} for m in view.roster], hide_index=True, height=180)
         with st.form("room_remove", clear_on_submit=True, border=False):
-            tag = st.text_input("Take a student out of the room (their answers go; that browser cannot rejoin)",
-                                key="room_remove_tag", max_chars=6, placeholder="3F2A9C")
-            if st.form_submit_button("Remove"):
-                room_session.remove(tag.strip().upper())
+            st.text_input(f"A student's tag, all {TAG_HEX} digits as listed (copy it from the table)",
+                                key="room_remove_tag", max_chars=2 * TAG_HEX, placeholder="3F2A9C0B71D4E658")
+            left, right = st.columns(2)  # callbacks: they run before the poll shows its messages
+            left.form_submit_button("Remove", on_click=_remove, args=(False,),
+                                    help="This seat leaves with its answers; its device gets no new seat in this "
+                                         "room (a cleared cookie does not help).")
+            right.form_submit_button("Remove and block its device", on_click=_remove, args=(True,),
+                                     help="Every seat of that device leaves, with their answers.")
+
+
+def _remove(block: bool):
+    tag = room_session.teacher_call(room_session.registry().remove, st.session_state.get("room_remove_tag"), block)
+    if tag is not None:  # the registry's: 16 hex digits, nothing else
+        what = "and every seat of its device are" if block else "is"
+        room_session.say(f"Student {tag} {what} out of the room, with their answers.", "toast")
+
+
+def _teach(action: str, *args):
+    """A teacher action on the room's seats (a RoomRegistry method); a refusal is said on the page."""
+    room_session.teacher_call(getattr(room_session.registry(), action), *args)
+
+
+def seats():
+    """The room's doors: locked or open to new students, seats per device, devices taken out."""
+    view = room_session.teacher_view()
+    if view is None:
+        return
+    limits = room_session.registry().limits
+    with st.expander(f"Seats: {view.seats_per_device} per device" + (", locked" if view.locked else "")):
+        st.session_state["room_lock"] = view.locked
+        st.toggle("Lock the room: no new students (those in the room stay)", key="room_lock",
+                  on_change=lambda: _teach("lock", st.session_state["room_lock"]))
+        st.session_state["room_seats"] = view.seats_per_device
+        st.number_input("Seats per device (a device is a network address: raise it for shared tablets, or a "
+                        "class whose phones share one address)", key="room_seats", min_value=1,
+                        max_value=limits.max_members, step=1,
+                        on_change=lambda: _teach("set_seats", int(st.session_state["room_seats"])),
+                        help="A device holds at most this many seats, and its answers count at most this many "
+                             "times in a round, even after its seats leave.")
+        if view.blocked:
+            st.caption(f"{view.blocked} device{'s' * (view.blocked != 1)} taken out: no new seat from "
+                       f"{'them' if view.blocked != 1 else 'it'} in this room.")
+            st.button("Let them join again", key="room_unblock", on_click=_teach, args=("unblock",),
+                      help="Removed seats stay out; their devices may take new seats.")
 
 
 def ask_panel():
@@ -145,12 +194,6 @@ def _next():
     st.session_state["predict_seed_room"] = predict.seed("room") + 1
 
 
-def closing():
-    with st.popover("Close the room"):
-        st.markdown("Everyone leaves the room; its answers are deleted.")
-        st.button("Close it for everyone", key="room_close", type="primary", on_click=room_session.close)
-
-
 def start_forms():
     """Open a room (choose its PIN), or take one back on a new screen or after a reload."""
     left, right = st.columns(2)
@@ -165,6 +208,8 @@ def start_forms():
             room_session.messages()
     with right:
         take_back_form()
+    room_answers.closed_download()
+    room_answers.kept_answers()
 
 
 def take_back_form(code: str = ""):

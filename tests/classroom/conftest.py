@@ -35,17 +35,18 @@ def redis_client():
 
 @pytest.fixture(params=["memory", "redis"])
 def make(request):
-    """make(limits=None, clock=None) -> a fresh registry of the parametrised kind, and its clock."""
+    """make(limits=None, clock=None, **kwargs) -> a fresh registry of the parametrised kind, and its clock."""
 
-    def build(limits: RoomLimits | None = None, clock: Clock | None = None):
+    def build(limits: RoomLimits | None = None, clock: Clock | None = None, **kwargs):
+        """kwargs: `wall` (the epoch clock), `kept` (a store of kept answers; by default the backend's own)."""
         clock = clock or Clock()
         if request.param == "memory":
-            return MemoryRooms(limits, clock=clock, pin_cost=FAST_PIN), clock
+            return MemoryRooms(limits, clock=clock, pin_cost=FAST_PIN, **kwargs), clock
         from classroom.rooms.redis_rooms import RedisRooms
 
         client = request.getfixturevalue("redis_client")
-        return RedisRooms(client, prefix=f"test-{uuid.uuid4().hex[:8]}:", limits=limits, clock=clock,
-                          pin_cost=FAST_PIN), clock
+        prefix = kwargs.pop("prefix", f"test-{uuid.uuid4().hex[:8]}:")
+        return RedisRooms(client, prefix=prefix, limits=limits, clock=clock, pin_cost=FAST_PIN, **kwargs), clock
 
     build.kind = request.param
     return build

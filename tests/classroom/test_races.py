@@ -119,3 +119,20 @@ def test_pin_tries_racing_from_one_machine_get_no_more_than_its_limit(make):
     outcomes = together(30, lambda i: rooms.reclaim(key.code, "wrong pin", sid(i), "10.0.0.66"))
     checked = sum("does not match" in str(err) for _, err in outcomes)
     assert checked == rooms.limits.pin_tries_per_address == 10
+
+
+def test_one_device_racing_twenty_seats_gets_two_seats_and_two_answers(make):
+    """A device's seats and answers are bounded atomically: twenty sessions from one address racing to
+    join, then (with the bound raised so all are seated) to answer, get 2 of each (the bound at the time)."""
+    rooms, _ = make(RoomLimits(present_seconds=600))
+    key = rooms.open("123456", LESSON)
+    joined = together(20, lambda i: rooms.join(key.code, sid(i), "127.0.0.66"))
+    assert sum(err is None for _, err in joined) == 2
+    assert all("already has 2 seats" in str(err) for _, err in joined if err is not None)
+    rooms.set_seats(key, 20)
+    for i in range(20):
+        rooms.join(key.code, sid(i), "127.0.0.66")
+    n = rooms.ask(key, Q)
+    rooms.set_seats(key, 2)
+    answered = together(20, lambda i: rooms.answer(key.code, sid(i), n, 0))
+    assert sum(err is None for _, err in answered) == 2 and rooms.teacher_view(key).current.answered == 2

@@ -40,9 +40,14 @@ def test_room_keys_expire_in_redis_and_a_closed_room_leaves_nothing(redis_client
     (rooms, _), prefix = two_processes(redis_client)
     key = rooms.open("123456", LESSON)
     rooms.join(key.code, sid(1))
-    rooms.answer(key.code, sid(1), rooms.ask(key, Q), 0)
+    rooms.join(key.code, sid(2), "127.0.0.2")
+    n = rooms.ask(key, Q)
+    rooms.answer(key.code, sid(1), n, 0)
+    rooms.answer(key.code, sid(2), n, 0)
+    rooms.remove(key, rooms.teacher_view(key).roster[1].tag)
     room_keys = [k for k in redis_client.scan_iter(f"{prefix}room:*")]
-    assert len(room_keys) == 3  # the room, its members, one round's answers
+    # the room, its members, their devices, removed seats, barred devices, one round's answers and their devices
+    assert len(room_keys) == 7
     limit_ms = (rooms.limits.idle_seconds + TTL_MARGIN_S) * 1000
     for k in room_keys:
         assert 0 < redis_client.pttl(k) <= limit_ms

@@ -9,6 +9,7 @@ from classroom.question import MAX_QUESTION_CHARS, Question, QuestionError
 from classroom.questions import blocked_question, focus_question
 from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomLimits, TeacherKey, format_code
 from classroom.rooms.base import NOT_IN_ROOM, NOT_TEACHER, REVEALED, STALE
+from classroom.rooms.clients import member_tag
 from core import AttentionConfig
 
 from .conftest import LESSON, sid
@@ -204,7 +205,8 @@ def test_answers_of_students_who_left_are_counted_apart_from_those_present(make)
     view = rooms.teacher_view(key)
     assert (view.present, view.members) == (1, 2)
     assert (view.current.answered, view.current.answered_present) == (2, 0)  # sid(2) is quiet, sid(0) left
-    assert [m.present for m in view.roster] == [True, False]
+    assert [(m.present, m.in_room) for m in view.roster] == [(True, True), (False, True), (False, False)]
+    assert view.roster[2].tag == member_tag(sid(0)) and view.roster[2].seen_ago is None  # left; its answer counts
 
 
 def test_the_real_pin_hash_round_trips():

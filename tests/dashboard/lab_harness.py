@@ -6,10 +6,12 @@ that attack a running server (tests/dashboard/test_hostile_server.py); run as a 
 Environment: LAB_TEST_RENDERS (renders to queue at start, all from one session, default 0),
 LAB_TEST_STARTS (the file each render's stand-in worker, slow_worker.py, records its start in),
 LAB_TEST_CODES_PER_ADDRESS (the room registry's wrong codes per network address and minute: a
-test of the limit's wiring then needs a few sessions, not 31).
+test of the limit's wiring then needs a few sessions, not 31), LAB_TEST_PRESENT_SECONDS (how long a
+seat stays present after its last poll: a test whose sessions end after one run sets it long).
 It opens a room with PIN 246810 and prints one JSON line {"code": ...} once set up. Each line "check"
 on stdin is answered with one JSON line: whether the room opened at start is still there and
-whether the render queue still refuses a 4th render of the session that asked for 3.
+whether the render queue still refuses a 4th render of the session that asked for 3, and the room's
+seats: their device numbers, in the order they joined.
 """
 
 import json
@@ -40,21 +42,22 @@ def lessons():
 
 def check(key, made):
     try:
-        session.registry().teacher_view(key)
+        devices = [m.device for m in session.registry().teacher_view(key).roster]
         room = "open"
     except Exception as err:  # what a page would say: the room is gone
-        room = f"gone: {err}"
+        room, devices = f"gone: {err}", []
     try:
         studio.service().submit("scores", next(made), session="greedy", voice=None)
         limit = "broken: a 4th render of one session was queued"
     except Exception as err:
         limit = f"held: {err}"
-    return {"room": room, "limit": limit}
+    return {"room": room, "limit": limit, "devices": devices}
 
 
 def main():
-    if per_address := os.environ.get("LAB_TEST_CODES_PER_ADDRESS"):
-        limits = RoomLimits(wrong_codes_per_address=int(per_address))
+    settings = {"wrong_codes_per_address": "LAB_TEST_CODES_PER_ADDRESS", "present_seconds": "LAB_TEST_PRESENT_SECONDS"}
+    if given := {k: float(os.environ[v]) for k, v in settings.items() if os.environ.get(v)}:
+        limits = RoomLimits(**{k: int(v) if k.startswith("wrong") else v for k, v in given.items()})
         session.registry = Held(lambda: MemoryRooms(limits))  # what every page calls: session.registry()
     key = session.registry().open("246810", LESSON.to_json())
     made = lessons()

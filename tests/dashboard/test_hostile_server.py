@@ -141,12 +141,18 @@ def test_a_signal_stops_the_lab_and_its_renders_with_a_full_queue(lab, sig):
     assert server.started() == started and len(started) == 1, "a queued render started after the signal"
 
 
-def room_page(port: int, query: str, address: str) -> tuple[list[str], set[str]]:
+def room_page(port: int, query: str, address: str, device: str | None = None,
+              cookies: str | None = None) -> tuple[list[str], set[str]]:
     """A fresh browser session on the Room page (`/room?query`) from `address` (as X-Forwarded-For, the
-    header the lab reads for a connection from its own machine): the warnings shown, and widget keys."""
+    header the lab reads for a connection from its own machine), or from the loopback address `device`
+    itself (the connection's own address, as a phone on the network has): the warnings shown, and widget
+    keys. `cookies`: the Cookie header a browser would send."""
     said, keys = [], set()
-    with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
-                 additional_headers={"X-Forwarded-For": address}) as ws:
+    headers = {"X-Forwarded-For": address} if device is None else {}
+    if cookies:
+        headers["Cookie"] = cookies
+    with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], additional_headers=headers,
+                 **({} if device is None else {"source_address": (device, 0)})) as ws:
         ws.send(BackMsg(rerun_script={"query_string": query, "page_script_hash": calc_hash("room")})
                 .SerializeToString())
         for raw in ws:
@@ -180,3 +186,23 @@ def test_a_flooder_is_counted_by_its_address_over_fresh_sessions_and_a_classmate
     assert "from this network address" in " ".join(refused[1]), refused
     said, keys = room_page(server.port, f"code={server.code}", "10.0.1.7")
     assert said == [] and "room_leave" in keys, f"a classmate at another address was not let in: {said}"
+
+
+def test_one_device_holds_two_seats_over_fresh_sessions_and_a_copied_seat_cookie_is_no_seat_elsewhere(lab):
+    """Issue 39 over the network: devices are distinct loopback addresses (Linux routes all of 127/8 here),
+    which the lab reads from the connection itself. A device's third fresh session gets no seat; a seat
+    cookie copied to another device gets that device a seat of its own, never the first one's."""
+    server = lab(renders=0, env={"LAB_TEST_PRESENT_SECONDS": "600"})  # each session here ends after one run
+    join = f"code={server.code}"
+    for _ in range(2):
+        said, keys = room_page(server.port, join, "", device="127.0.0.66")
+        assert said == [] and "room_leave" in keys, said
+    said, keys = room_page(server.port, join, "", device="127.0.0.66")
+    assert "room_leave" not in keys and "already has 2 seats in this room" in " ".join(said), said
+    seat = f"attention_lab_seat={'c0ffee' * 6}"  # a seat cookie, as the classmate's browser keeps it
+    # the classmate; a copy of the cookie on another device; the classmate's reload, in the seat it had
+    for device in ("127.0.0.77", "127.0.0.88", "127.0.0.77"):
+        said, keys = room_page(server.port, join, "", device=device, cookies=seat)
+        assert said == [] and "room_leave" in keys, said
+    # 3 seats: the copy took the classmate's seat; 5: the cookie was not read (the reload took a new seat)
+    assert server.check()["devices"] == [1, 1, 2, 3]

@@ -214,6 +214,7 @@ def test_a_teacher_takes_the_room_back_and_the_old_screen_stops(make_app):
 def test_a_closed_room_stops_its_students_polling(make_app):
     t, key = teacher(make_app)
     s = student(make_app, key.code)
+    t.radio(key="room_keep").set_value("delete")
     t.button(key="room_close").click().run()
     s.run()
     no_exception(s)
