@@ -24,7 +24,7 @@ _CUT_TEXTS = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChar
   return [...chart.querySelectorAll('svg text')].filter(t => t.textContent.trim()).map(t => {
     const r = t.getBoundingClientRect();
     const cut = r.left < c.left - 2 || r.right > c.right + 2  // 2 px: a rotated glyph's box at the edge
-        || t.textContent.trim().endsWith("…");  // Vega's own cut, at a text's limit
+        || t.textContent.includes("…");  // Vega's own cut, at a text's limit (a title's lines are one text)
     const at = `${Math.round(r.left - c.left)}..${Math.round(r.right - c.left)} of ${Math.round(c.width)} px`;
     return cut ? `${t.textContent} (${at})` : null;
   }).filter(Boolean);
