@@ -138,6 +138,12 @@ QUESTION_BAR_CSS = [
     f'body:has(.st-key-{QUESTION_BAR}) [data-testid="stSidebarContent"] {{padding-bottom: 6rem;}}',
 ]
 
+# Two charts too dense for a phone's 358 px, the Trained heads' 6 × 12 thumbnails (23 px each, a thumbnail is
+# a tap target) and Watch it learn's open head (48 × 48 cells, 6 px a row), are drawn on a phone at a width
+# that keeps them legible (thumbnails 47 px, rows 12 px) in a box of their own that scrolls sideways; the page
+# does not. Only the browser knows the screen's width: the server draws one chart for every screen, and CSS
+# picks the width (a "phone view" switch would cost a tap and a rerun, and a student would have to find it).
+# Their keys are those the pages give them (trained_heads.grid, watch_learn.open_head).
 # A phone (a window at most 640 px wide; a projector, or a laptop's window, is wider, and keeps its look):
 # every target a student taps at least 44 px high (Apple's and WCAG 2.5.5's size), radio rows apart, and
 # text boxes' type at 16 px, below which iOS zooms into a box on focus. Help icons keep their size and
@@ -159,6 +165,10 @@ PHONE_CSS = """
   [data-testid="stRadioOption"] {margin-bottom: 0.5rem !important;}
   [data-testid="stButtonGroup"] > div {gap: 0.5rem;}
   input, textarea, [data-baseweb="select"] input, [data-baseweb="select"] [value] {font-size: 16px !important;}
+  .stElementContainer[class*="st-key-trained_grid_"], .stElementContainer.st-key-film_open_head {
+    overflow-x: auto; overflow-y: hidden;}
+  .stElementContainer[class*="st-key-trained_grid_"] > [data-testid="stFullScreenFrame"] {min-width: 680px;}
+  .stElementContainer.st-key-film_open_head > [data-testid="stFullScreenFrame"] {min-width: 640px;}
   button[aria-label^="Help for"] {position: relative;}
   button[aria-label^="Help for"]::after {content: ""; position: absolute; inset: -14px;}
 }"""
