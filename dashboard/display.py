@@ -117,6 +117,8 @@ def page_css(look: sizing.Look) -> str:
                      f'!important; color: #FFFFFF !important;}}')
         rules.append(f'{primary}:hover {{background-color: {_darker(accent)} !important; '
                      f'border-color: {_darker(accent)} !important;}}')
+    # a script's element (the sidebar's closing on a phone, ← → in projector mode) takes no room, nor a gap
+    rules.append('[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}')
     if look.scale != 1:
         rules += _projector_css(look)
     rules += QUESTION_BAR_CSS
@@ -134,7 +136,8 @@ QUESTION_BAR_CSS = [
     f'[data-testid="stMain"]:has(.st-key-{QUESTION_BAR}) [data-testid="stMainBlockContainer"] '
     '{padding-bottom: 6rem !important;}',
     # its fragment's place in the page's column: no gap above the title
-    f'[data-testid="stVerticalBlock"] > div:has(> .st-key-{QUESTION_BAR}) {{margin-bottom: -1rem;}}',
+    f'[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > div:has(.st-key-{QUESTION_BAR}) '
+    '{margin-bottom: -1rem;}',
     f'body:has(.st-key-{QUESTION_BAR}) [data-testid="stSidebarContent"] {{padding-bottom: 6rem;}}',
 ]
 
@@ -185,7 +188,6 @@ def _projector_css(look: sizing.Look) -> list[str]:
             ('[data-testid="stMainBlockContainer"] {padding-top: 2.75rem !important; padding-left: 2rem !important; '
              'padding-right: 2rem !important;}'),
             '[data-testid="stHeader"] {background: transparent !important;}',  # over the page's top margin
-            '[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}',  # ← →
             '[data-testid="stMain"] h1 {font-size: 1.75rem !important; padding-top: 0 !important;}',
             '[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {color: inherit !important;}',
             '[data-testid="stCaptionContainer"] {opacity: 1 !important;}']
