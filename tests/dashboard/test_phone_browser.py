@@ -70,6 +70,27 @@ def settled(page):
                            "'@media (max-width: 640px)'))", polling=100, timeout=WAIT)
 
 
+def ask(teacher, kind: str, words: str):
+    """The teacher picks a kind of question and asks it, once its prompt is on the screen (a click on Ask
+    during the rerun the pick started could be lost)."""
+    teacher.get_by_role("radio", name=kind).click()
+    teacher.locator("[data-testid=stMain] strong").filter(has_text=words).wait_for(timeout=WAIT)
+    settled(teacher)
+    teacher.get_by_role("button", name="Ask the class").click()
+
+
+def send_then_reveal(phone, teacher, choice, kind: str):
+    """The student taps `choice` and Send; the teacher reveals; the phone's reveal fits its width."""
+    main = phone.locator("[data-testid=stMain]")
+    choice.tap()
+    main.get_by_role("button", name="Send my answer").tap()
+    main.get_by_text("Sent:").wait_for(timeout=WAIT)
+    teacher.get_by_role("button", name="Reveal the answer").click()
+    main.get_by_text("The answer:").wait_for(timeout=WAIT)
+    charts_drawn(phone, timeout=WAIT)
+    fits_the_width(phone, f"the {kind} question's reveal")
+
+
 def test_a_student_on_a_phone_joins_answers_three_questions_and_leaves(browser, lab_server):
     url = lab_server
     desk = browser.new_context(viewport={"width": 1500, "height": 1000})
@@ -130,19 +151,11 @@ def test_a_student_on_a_phone_joins_answers_three_questions_and_leaves(browser, 
     send = main.get_by_role("button", name="Send my answer")
     assert tall(send, "Send my answer")["y"] + TAP <= HEIGHT, "Send is below the first screen"
     shot(phone, "question")
-    pills.nth(1).tap()
-    send.tap()
-    main.get_by_text("Sent:").wait_for(timeout=WAIT)
-    teacher.get_by_role("button", name="Reveal the answer").click()
-    main.get_by_text("The answer:").wait_for(timeout=WAIT)
-    charts_drawn(phone, timeout=WAIT)
-    fits_the_width(phone, "the focus question's reveal")
+    send_then_reveal(phone, teacher, pills.nth(1), "focus")
     shot(phone, "reveal")
 
     # A "change" question: its choices are rows of a radio, apart from each other.
-    teacher.get_by_role("radio", name="What happens after a change?").click()
-    settled(teacher)
-    teacher.get_by_role("button", name="Ask the class").click()
+    ask(teacher, "What happens after a change?", "what happens to the largest weight")
     main.get_by_text("Question 2:").wait_for(timeout=WAIT)
     rows = main.get_by_test_id("stRadioOption")
     rows.first.wait_for(timeout=WAIT)
@@ -151,27 +164,13 @@ def test_a_student_on_a_phone_joins_answers_three_questions_and_leaves(browser, 
     assert len(boxes) > 1 and min(gaps) >= 4, f"radio rows {gaps} px apart: {boxes}"
     fits_the_width(phone, "the change question")
     shot(phone, "change-question")
-    rows.first.tap()
-    main.get_by_role("button", name="Send my answer").tap()
-    main.get_by_text("Sent:").wait_for(timeout=WAIT)
-    teacher.get_by_role("button", name="Reveal the answer").click()
-    main.get_by_text("The answer:").wait_for(timeout=WAIT)
-    charts_drawn(phone, timeout=WAIT)
-    fits_the_width(phone, "the change question's reveal")
+    send_then_reveal(phone, teacher, rows.first, "change")
 
     # A "blocked" question: its reveal chart's title was cut off at 390 px.
-    teacher.get_by_role("radio", name="Which rows are fully blocked?").click()
-    settled(teacher)
-    teacher.get_by_role("button", name="Ask the class").click()
+    ask(teacher, "Which rows are fully blocked?", "which query rows are fully blocked")
     main.get_by_text("Question 3:").wait_for(timeout=WAIT)
     pills.first.wait_for(timeout=WAIT)
-    pills.last.tap()
-    main.get_by_role("button", name="Send my answer").tap()
-    main.get_by_text("Sent:").wait_for(timeout=WAIT)
-    teacher.get_by_role("button", name="Reveal the answer").click()
-    main.get_by_text("The answer:").wait_for(timeout=WAIT)
-    charts_drawn(phone, timeout=WAIT)
-    fits_the_width(phone, "the blocked question's reveal")
+    send_then_reveal(phone, teacher, pills.last, "blocked")
     shot(phone, "blocked-reveal")
 
     # Leaving asks first: the first tap only opens the question.
