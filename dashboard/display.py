@@ -31,8 +31,26 @@ def page_config():
     st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide",
                        initial_sidebar_state="collapsed" if controls.projector() else "auto")
     st.html(page_css(draw.look()))  # a style-only st.html takes no room on the page
+    st.html(_PHONE_SIDEBAR, unsafe_allow_javascript=True)  # a constant script
     if controls.projector():
         st.html(_ARROW_KEYS, unsafe_allow_javascript=True)  # a constant script
+
+
+# On a phone the open sidebar covers most of the screen, and Streamlit leaves it open after a tap on a page
+# link (in it, or the room's question bar on the page): such a tap closes it, as the page it opens is the
+# point (one binding per browser tab). Wider screens keep the sidebar beside the page, as it was.
+_PHONE_SIDEBAR = """<script>
+if (!window.labPhoneSidebar) {
+  window.labPhoneSidebar = true;
+  document.addEventListener("click", (e) => {
+    if (!window.matchMedia("(max-width: 640px)").matches || !e.target.closest) return;
+    if (!e.target.closest('[data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"]')) return;
+    const sidebar = document.querySelector('[data-testid="stSidebar"]');
+    const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (sidebar && close && sidebar.getAttribute("data-collapsed") === "false") setTimeout(() => close.click(), 0);
+  }, true);
+}
+</script>"""
 
 
 # ← and → on the keyboard press the ← / → buttons of controls.tabs (one binding per browser tab, whatever
@@ -99,9 +117,64 @@ def page_css(look: sizing.Look) -> str:
                      f'!important; color: #FFFFFF !important;}}')
         rules.append(f'{primary}:hover {{background-color: {_darker(accent)} !important; '
                      f'border-color: {_darker(accent)} !important;}}')
+    # a script's element (the sidebar's closing on a phone, ← → in projector mode) takes no room, nor a gap
+    rules.append('[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}')
     if look.scale != 1:
         rules += _projector_css(look)
-    return "<style>" + "\n".join(rules) + "</style>"
+    rules += QUESTION_BAR_CSS
+    return "<style>" + "\n".join(rules) + PHONE_CSS + "</style>"
+
+
+QUESTION_BAR = "room_question_bar"  # the key of a room's question bar (room/student.py)
+# A room's question bar, fixed at the bottom of the screen on every page but the Room page, above an open
+# sidebar (a tap on it closes the sidebar: _PHONE_SIDEBAR); the page and the sidebar keep room under their
+# end. Students only: a teacher's (projected) screen never has one.
+QUESTION_BAR_CSS = [
+    f'.st-key-{QUESTION_BAR} {{position: fixed; bottom: 0; left: 0; right: 0; z-index: 1000200; padding: 0.5rem 1rem; '
+    'background: #FFF4CC; box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.25);}',
+    f'.st-key-{QUESTION_BAR} a {{color: #1F1F1F !important; font-weight: 600;}}',  # on the bar's light yellow
+    f'[data-testid="stMain"]:has(.st-key-{QUESTION_BAR}) [data-testid="stMainBlockContainer"] '
+    '{padding-bottom: 6rem !important;}',
+    # its fragment's place in the page's column: no gap above the title
+    f'[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > div:has(.st-key-{QUESTION_BAR}) '
+    '{margin-bottom: -1rem;}',
+    f'body:has(.st-key-{QUESTION_BAR}) [data-testid="stSidebarContent"] {{padding-bottom: 6rem;}}',
+]
+
+# Two charts too dense for a phone's 358 px, the Trained heads' 6 × 12 thumbnails (23 px each, a thumbnail is
+# a tap target) and Watch it learn's open head (48 × 48 cells, 6 px a row), are drawn on a phone at a width
+# that keeps them legible (thumbnails 47 px, rows 12 px) in a box of their own that scrolls sideways; the page
+# does not. Only the browser knows the screen's width: the server draws one chart for every screen, and CSS
+# picks the width (a "phone view" switch would cost a tap and a rerun, and a student would have to find it).
+# Their keys are those the pages give them (trained_heads.grid, watch_learn.open_head).
+# A phone (a window at most 640 px wide; a projector, or a laptop's window, is wider, and keeps its look):
+# every target a student taps at least 44 px high (Apple's and WCAG 2.5.5's size), radio rows apart, and
+# text boxes' type at 16 px, below which iOS zooms into a box on focus. Help icons keep their size and
+# their touch area grows around them (::after), so that the labels beside them do not move.
+PHONE_CSS = """
+@media (max-width: 640px) {
+  button[data-testid^="stBaseButton"], [data-testid="stButtonGroup"] button[data-variant],
+  [data-testid="stPopover"] button, [data-testid="stExpandSidebarButton"],
+  [data-testid="stSidebarCollapseButton"] button, [data-testid="stSidebarNavLink"],
+  [data-testid="stPageLink-NavLink"], [data-testid="stExpander"] summary, [data-testid="stCheckbox"] label,
+  [data-testid="stRadioOption"], [data-baseweb="select"] > div,
+  [data-testid="stTextInputRootElement"], [data-testid="stNumberInputContainer"] {
+    min-height: 44px !important; box-sizing: border-box;}
+  [data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapseButton"] button,
+  [data-testid="stMainMenu"] button {min-width: 44px !important; min-height: 44px !important;}
+  [data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"], [data-testid="stCheckbox"] label,
+  [data-testid="stRadioOption"], [data-testid="stExpander"] summary {
+    display: flex; align-items: center;}
+  [data-testid="stRadioOption"] {margin-bottom: 0.5rem !important;}
+  [data-testid="stButtonGroup"] > div {gap: 0.5rem;}
+  input, textarea, [data-baseweb="select"] input, [data-baseweb="select"] [value] {font-size: 16px !important;}
+  .stElementContainer[class*="st-key-trained_grid_"], .stElementContainer.st-key-film_open_head {
+    overflow-x: auto; overflow-y: hidden;}
+  .stElementContainer[class*="st-key-trained_grid_"] > [data-testid="stFullScreenFrame"] {min-width: 680px;}
+  .stElementContainer.st-key-film_open_head > [data-testid="stFullScreenFrame"] {min-width: 640px;}
+  button[aria-label^="Help for"] {position: relative;}
+  button[aria-label^="Help for"]::after {content: ""; position: absolute; inset: -14px;}
+}"""
 
 
 def _projector_css(look: sizing.Look) -> list[str]:
@@ -115,7 +188,6 @@ def _projector_css(look: sizing.Look) -> list[str]:
             ('[data-testid="stMainBlockContainer"] {padding-top: 2.75rem !important; padding-left: 2rem !important; '
              'padding-right: 2rem !important;}'),
             '[data-testid="stHeader"] {background: transparent !important;}',  # over the page's top margin
-            '[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}',  # ← →
             '[data-testid="stMain"] h1 {font-size: 1.75rem !important; padding-top: 0 !important;}',
             '[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {color: inherit !important;}',
             '[data-testid="stCaptionContainer"] {opacity: 1 !important;}']

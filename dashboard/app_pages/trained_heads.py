@@ -207,6 +207,8 @@ def table(measured: dict):
         rows[column] = measured[name].reshape(-1)
     config = {column: st.column_config.NumberColumn(column, format="%.3f", help=described[name])
               for name, column in columns.items()}
+    # On a phone the measures scroll sideways inside the table: the head they are of stays in view.
+    config |= {name: st.column_config.NumberColumn(name, pinned=True, width=56) for name in ("layer", "head")}
     st.dataframe(rows, hide_index=True, column_config=config, height=320, key="trained_table")
 
 

@@ -12,6 +12,8 @@
 Each chart carries `usermeta={"lab": name}` (tests read them back) and its table as data.
 """
 
+import textwrap
+
 import altair as alt
 import pandas as pd
 
@@ -25,9 +27,16 @@ PICK = "pick"  # the selection parameter of `pick_row`
 RIGHT, OTHER = style.VALUE, "#B8B8B8"  # the right choice(s) once revealed; every other bar
 
 
+TITLE_CHARS = 34  # a title's line: about 300 px at 15 px, in a phone's chart (358 px); Vega never wraps one
+
+
 def _finish(chart, title: str, lab: str, height: int):
     """As wide as the column it is drawn in (a phone, or a projected half screen): st.altair_chart(width="stretch")."""
-    return chart.properties(title=alt.TitleParams(title, font=FONT, fontSize=15), usermeta={"lab": lab},
+    lines = textwrap.wrap(title, TITLE_CHARS, break_long_words=False) or [title]
+    # centred on the whole chart (its axis labels too), not on the plot: a phone has no width to spare
+    # limit 0: Vega cuts a title wider than the plot short ("…") by default, and the plot is narrower
+    title = alt.TitleParams(lines if len(lines) > 1 else title, font=FONT, fontSize=15, frame="bounds", limit=0)
+    return chart.properties(title=title, usermeta={"lab": lab},
                             width="container", height=height,
                             autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 

@@ -25,7 +25,7 @@ def _one(chart: alt.Chart) -> alt.Chart:
     return chart.transform_aggregate(rows="count()")
 
 
-def _rule(step: int, colour: str, label: str, y: float, total: int) -> list:
+def _rule(step: int, colour: str, label: str | list, y: float, total: int) -> list:
     """A vertical rule at `step` with its label at height `y` (in the chart's y units), on the
     rule's side with more room; labels in the theme's text colour (the rules' are too light for text)."""
     base = _one(alt.Chart())
@@ -64,7 +64,8 @@ def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | N
         x=x, y=y, tooltip=["step:Q", alt.Tooltip("loss:Q", format=".3f")])
     layers = [line, *_level(CHANCE, style.MASKED, f"chance: ln 32 = {CHANCE:.2f}")]
     if formed is not None:
-        label = f"first induction score ≥ {INDUCTION_THRESHOLD:g}: step {formed}"
+        # in short lines: one line ran past a phone's chart (390 px) on either side of the rule
+        label = [f"step {formed}:", "first induction", f"score ≥ {INDUCTION_THRESHOLD:g}"]
         layers += _rule(formed, style.OUTPUT, label, top * 0.72, total)
     if at is not None:
         layers.append(_shown())

@@ -38,6 +38,8 @@ def block(on_room_page: bool):
         else:
             return  # nothing drawn: no divider under the page list
         st.divider()
+    if code is not None and key is None and not on_room_page:
+        room_student.question_bar()  # on the page, above its title; the CSS fixes it at the screen's bottom
 
 
 def start():

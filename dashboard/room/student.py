@@ -15,6 +15,7 @@ from classroom.rooms.records import STUDENT_POLL_SECONDS
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
 from dashboard.app_pages import predict
+from dashboard.display import QUESTION_BAR  # the page's CSS fixes it at the bottom of the screen
 from dashboard.lesson import rerun, state
 from dashboard.room import session as room_session
 from dashboard.room.teacher import take_back_form
@@ -75,7 +76,7 @@ def page():
     st.subheader(f"Room {format_code(code)}")
     follow_switch("page")
     panel()
-    st.button("Leave the room", key="room_leave", on_click=room_session.leave)
+    leave_button("room_leave")
     with st.expander("Is this your room? Take it back with its PIN"):
         take_back_form(code)  # a teacher's reload reopens /room?code=… and lands here
 
@@ -137,25 +138,38 @@ def revealed(view):
     predict.reveal_chart(view.question, f"room_reveal_{view.round}")
 
 
+def leave_button(key: str):
+    """Leaving takes a second tap (a popover asks first): a stray tap on a phone must not end a
+    student's place in the room."""
+    with st.popover("Leave the room", icon=":material/logout:"):
+        st.markdown("Leave this room? You can join again with its code.")
+        st.button("Yes, leave the room", key=key, on_click=room_session.leave)
+
+
 def sidebar_status():
-    """A joined student on another page: the room, the follow switch, and a way to the question."""
+    """A joined student on another page, in the sidebar: the room and the follow switch; leaving
+    last, well apart from everything a student taps often (the question's bar is on the page)."""
     st.markdown(f"**Room {format_code(room_session.student_code())}**")
     follow_switch("sidebar")
-    status()
-    st.button("Leave the room", key="room_leave_sidebar", on_click=room_session.leave)
+    leave_button("room_leave_sidebar")
 
 
 @rerun.poll(STUDENT_POLL_SECONDS)
-def status():
+def question_bar():
+    """A joined student on any other page: while the room has a question, a bar at the bottom of the
+    screen links to it, so it is one tap away on a phone, with the sidebar closed. Drawn in the page
+    (not the sidebar, which covers most of a phone's screen while open and stays open after a link)."""
     view = room_session.student_view()
     if gone_or_moved(view):
         return True
     room_session.messages()
-    if view is None:
+    if view is None or not view.round:
         return
-    if view.round and not view.revealed and view.my_answer is None:
-        st.warning("The teacher asked a question.")
-    elif view.round and view.revealed:
-        st.caption(f"Question {view.round}: the answer is revealed.")
-    if view.round:
-        st.page_link(navigation.page(ROOM_PAGE), label="Go to the question", icon="✋")
+    if view.revealed:
+        label = f"Question {view.round}: see the answer"
+    elif view.my_answer is None:
+        label = f"Question {view.round} is open: answer it"
+    else:
+        label = f"Question {view.round}: answer sent (change it until the reveal)"
+    with st.container(key=QUESTION_BAR):
+        st.page_link(navigation.page(ROOM_PAGE), label=label, icon=":material/front_hand:", width="stretch")

@@ -61,7 +61,10 @@ def test_a_link_asking_for_an_unknown_weights_scale_opens_the_fixed_one_and_says
 @pytest.mark.parametrize("look", [sizing.ORDINARY, sizing.PROJECTOR])
 def test_the_page_css_is_built_from_constants(look):
     css = display.page_css(look)
-    rules = css.removeprefix("<style>").removesuffix("</style>").splitlines()
+    assert display.PHONE_CSS in css  # a constant, as the question bar's rules (checked as such below)
+    css = css.replace(display.PHONE_CSS, "")
+    rules = [r for r in css.removeprefix("<style>").removesuffix("</style>").splitlines()
+             if r not in display.QUESTION_BAR_CSS]
     width = r'(\d+px|min\(\d+px, [\d.]+vh, [\d.]+vw\))'  # projector mode: a share of the window
     allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(> \[class\*="st-key-lab_w\d+_"\]\) '
                          rf'\{{flex: 1 1 {width}; min-width: min\({width}, 100%\);\}}'

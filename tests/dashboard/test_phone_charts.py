@@ -1,0 +1,82 @@
+"""Charts a student's phone draws, at a phone's width: no text runs past the chart's edge.
+
+Vega clips what runs past its view, and never wraps a title or a label. vl-convert lays each chart
+out as Vega does in the browser (its scenegraph: every text's anchor, in the chart's own pixels, at
+the width Streamlit gives it); each text's width is measured here with PIL in the chart's own font,
+DejaVu Sans (a phone without it falls back to a narrower one)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import vl_convert as vlc
+from PIL import ImageFont
+
+from classroom.kinds import suggest
+from core import AttentionConfig, run_trace
+from dashboard.charts import questions, sizing, training
+from dashboard.charts.draw import set_look
+
+PHONE = 358  # px: a 390 px wide phone's main column (Streamlit's 16 px padding either side)
+FONTS = Path("/usr/share/fonts/truetype/dejavu")
+
+
+def texts(chart, width: int) -> list[tuple[str, float, float]]:
+    """Every unrotated text of `chart` laid out `width` px wide: (text, left, right) in the view's px. A text
+    that Vega cuts short ("…", at its `limit`) reaches past the view: it is not shown whole either."""
+    if not (FONTS / "DejaVuSans.ttf").exists():
+        pytest.skip("the DejaVu fonts are not installed")
+    spec = chart.to_dict()
+    spec["width"] = width  # what Streamlit's width="stretch" sets: the column's width
+    set_look(spec, sizing.ORDINARY)
+    laid = vlc.vegalite_to_scenegraph(spec)
+    assert laid["width"] == width
+    found = []
+
+    def mark(node, dx: float):
+        for item in node.get("items", []):
+            if node["marktype"] == "group":
+                for child in item.get("items", []):
+                    mark(child, dx + item.get("x", 0))
+            elif node["marktype"] == "text" and item.get("text") not in (None, "") and not item.get("angle"):
+                lines = item["text"] if isinstance(item["text"], list) else [item["text"]]
+                bold = item.get("fontWeight") == "bold"
+                font = ImageFont.truetype(str(FONTS / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")),
+                                          item.get("fontSize", 11))
+                w = max(font.getlength(str(line)) for line in lines)
+                x = dx + item.get("x", 0) + item.get("dx", 0)
+                align = item.get("align", "left")
+                left = x - w if align == "right" else x - w / 2 if align == "center" else x
+                cut = 0 < item.get("limit", 0) < w
+                found.append((" / ".join(map(str, lines)), left, float("inf") if cut else left + w))
+
+    mark(laid["scenegraph"], laid["origin"][0])
+    return found
+
+
+def assert_within(chart, width: int = PHONE):
+    out = [(t, round(a), round(b)) for t, a, b in texts(chart, width) if a < 0 or b > width]
+    assert not out, f"past the chart's edges (0..{width} px): {out}"
+
+
+@pytest.mark.parametrize("formed", [20, 140, 300, 480, 590])
+def test_the_loss_chart_s_induction_label_stays_inside_a_phone_s_chart(formed):
+    """The rule's label ("first induction score ≥ 0.5: step 140") ran 19 px past a phone's chart."""
+    chart = training.loss_chart(np.arange(1, 601), np.linspace(3.6, 0.4, 600), 600, 300, formed)
+    assert any("first induction" in t for t, *_ in texts(chart, PHONE))
+    assert_within(chart)
+
+
+def test_the_measure_finds_a_title_too_wide_for_a_phone():
+    """The check itself: a one-line title as long as the blocked reveal's old one runs past 358 px."""
+    chart = questions.blocked_bars(suggest(AttentionConfig(), "blocked"), run_trace(AttentionConfig()))
+    chart = chart.properties(title="keys each query row may attend to (0 = fully blocked)")
+    with pytest.raises(AssertionError, match="past the chart's edges"):
+        assert_within(chart)
+
+
+@pytest.mark.parametrize("kind", ["focus", "change", "blocked"])
+def test_a_reveal_chart_s_title_and_labels_stay_inside_a_phone_s_chart(kind):
+    question = suggest(AttentionConfig(), kind, change="heads*2" if kind == "change" else "")
+    chart = questions.reveal(question, [run_trace(cfg) for cfg in question.kind_class.reveal_lessons(question)])
+    assert_within(chart)
