@@ -71,8 +71,10 @@ class ScalingScene(LessonScene):
         self.step("saturation", f"Averaged over {len(SEEDS)} random draws of 16 keys, the largest weight of a row: "
                   f"without the scale it climbs to {fmt(raw[-1])} at d_k = {self.d_ks[-1]}; with it, it stays near "
                   f"{fmt(scaled[-1])}. A saturated softmax passes almost no gradient to the scores, so W_Q and W_K "
-                  "stop learning: its Jacobian, diag(p) − p·pᵀ, goes to 0 in every entry. The values still learn: "
-                  "output i is Σ p_ij v_j, so its derivative with respect to v_j is p_ij, which reaches W_V and W_O.",
+                  "nearly stop learning: its Jacobian, diag(p) − p·pᵀ, goes to 0 in every entry. What the head passes "
+                  "on still learns: output i is Σ p_ij v_j, so its derivative with respect to v_j is p_ij, and the "
+                  "gradient reaches W_V through the value the row picked. W_O comes after the sum: its gradient never "
+                  "passes through the softmax.",
                   "mean largest weight in a row", f"{len(SEEDS)} seeds × 16 keys at every size")
         self.clear_stage()
         cells = [label("d_k", 24, bold=True), label("without ÷√d_k", 24, color=style.KEY),
