@@ -149,15 +149,16 @@ def _said(layer, head, measure, sentence) -> str:
     return f"{SAID[layer, head, measure, sentence]:.2f} on “{sentence}”"
 
 
+_BACK = HeadNote(1, 3, "Previous word piece",
+                 f"On average, {_PREVIOUS[0].says()} of each word piece's weight goes to the piece just before it, "
+                 f"{EVERY}: the model has learned to look one position back.",
+                 _PREVIOUS)
 HEADS_WORTH_A_LOOK = (
-    HeadNote(1, 3, "Previous word piece",
-             f"On average, {_PREVIOUS[0].says()} of each word piece's weight goes to the piece just before it, "
-             f"{EVERY}: the model has learned to look one position back.",
-             _PREVIOUS),
+    _BACK,
     HeadNote(2, 9, "Next word piece",
              f"On average, at least half of each word piece's weight goes to the piece just after it, {EVERY}, "
-             f"and {_NEXT[1].says()} (layer 1, head 3 puts {_PREVIOUS[0].says()} one piece back): a weaker "
-             "pattern in the other direction.",
+             f"and {_NEXT[1].says()} (layer {_BACK.layer}, head {_BACK.head} puts {_PREVIOUS[0].says()} one piece "
+             "back): a weaker pattern in the other direction.",
              _NEXT),
     HeadNote(1, 4, "The whole sentence",
              "Weight is spread thinly over the whole sentence: a row's entropy is on average "

@@ -10,6 +10,7 @@ from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
 from dashboard.lesson import rerun
 
+SEEDS = 20  # random draws averaged in the saturation chart, as its caption says
 
 def _gradients():
     st.latex(r"p = \operatorname{softmax}(s), \quad p_j = \frac{e^{s_j}}{\sum_{l} e^{s_l}}, \qquad "
@@ -66,9 +67,9 @@ def demonstration(cfg):
 
 def averaged():
     T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
-    st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
+    st.caption(f"Averaged over {SEEDS} seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
                f"a uniform row would have entropy ln {T}.")
-    scaled, unscaled = data.saturation(T, 20)
+    scaled, unscaled = data.saturation(T, SEEDS)
     left, right = st.columns(2)
     with left:
         draw(charts.saturation_chart(scaled, unscaled, "entropy", "mean entropy of a row (nats)"), "chart_sat_entropy")

@@ -60,3 +60,11 @@ def test_what_the_cls_heads_pass_on_from_cls_is_transformers(reference):
     assert divmod(int(most), 12) == (layer - 1, head - 1) == (2, 9)
     assert (f"{float(on_cls[layer - 1, head - 1]):.2f}", f"{float(share[layer - 1, head - 1]):.2f}") == \
         (f"{weight:.2f}", f"{passed:.2f}") == ("0.89", "0.61")
+
+
+def test_the_vocabulary_the_word_pieces_note_names_is_the_tokenizers(reference):
+    """“the model's vocabulary of 30,522 pieces” (the Trained heads page's word-piece notes)."""
+    from dashboard.app_pages.word_pieces import NOTES
+
+    assert f"{len(reference['tokenizer']):,}" == "30,522"
+    assert "vocabulary of 30,522 pieces" in NOTES["##"]
