@@ -103,9 +103,8 @@ class TrainedScene(LessonScene):
         self.step("trained-model", f"Unlike the lecture videos, whose weights are random, this one shows a model "
                   f"trained on real text: {m.name}, a BERT encoder of {m.layers} layers with {m.heads} heads each, "
                   f"d_model = {m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a 12-layer student to "
-                  "match only the self-attention of a larger teacher's last layer, its attention weights and how its "
-                  "values relate to each other, and this one keeps every second of the student's layers; then it was "
-                  "fine-tuned "
+                  "match only a larger teacher's last-layer self-attention, its weights and value relations; this "
+                  "one keeps every second layer. Then it was fine-tuned "
                   "so that sentences of similar meaning get nearby vectors. The lab's own attention code computes "
                   "every number shown from its weights.",
                   "softmax(Q·K<sup>T</sup> / √d<sub>k</sub>), trained W",
@@ -247,7 +246,7 @@ class TrainedScene(LessonScene):
         words = 1 - share - sep  # the shares of a row add up to 1: [CLS], the word pieces, [SEP]
         said = ("But weight is not what a head passes on. Each key passes on its value, through W_V and this head's "
                 f"part of W_O, and here [CLS]'s is {shorter:.0f} times shorter than a word piece's on average. Add "
-                "up the lengths of the weighted values this head passes on: ")
+                "up the weighted values' lengths: ")
         said += (f"[CLS]'s share is {'only ' * claim.holds(share)}{measure_text(share)}, the word pieces' "
                  f"{measure_text(words)} and [SEP]'s {measure_text(sep)}. ")
         if claim.holds(share):

@@ -124,7 +124,7 @@ def test_what_the_cls_head_passes_on_is_measured_against_bert_modules(cat):
     assert _within(drawn.text, share) and share < 0.3 < 0.7 < cat.measured["cls"]
     said = dict(zip(cat.section_names, cat.captions, strict=True))["passed-on"]
     assert f"{shorter:.0f} times shorter" in said
-    assert f"weighted values this head passes on: [CLS]'s share is only {drawn.text}, the word pieces' " in said
+    assert f"Add up the weighted values' lengths: [CLS]'s share is only {drawn.text}, the word pieces' " in said
     assert "The weight is parked on [CLS]; the other pieces supply the rest." in said
 
 
@@ -208,6 +208,8 @@ def test_it_says_trained_not_random_and_what_the_model_reads(cat):
     assert f"layer {n.layer}, head {n.head} “{n.name}”" in said
     assert n.caveat in cat.captions[-1] and "Kobayashi" in n.caveat
     assert "distilled: MiniLM (Wang et al. 2020)" in cat.captions[0] and "fine-tuned" in cat.captions[0]
+    assert "match only a larger teacher's last-layer self-attention, its weights and value relations" \
+        in cat.captions[0]
     assert "Jain and Wallace 2019" in cat.captions[-1]
     assert "the piece ‘cat’ gives 0.9999 of its attention to ‘the’" in said  # the row of 'cat', rounded to 4 places
     w = trained_trace(SENTENCE).weights[0, 2, 2, 1]
