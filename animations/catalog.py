@@ -28,9 +28,10 @@ DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "multihead": "d_model splits into h heads, each with its own weights; concatenated, then mixed by W_O.",
     "scaling": "Why divide by √d_k: without it, softmax saturates into one-hot as d_k grows.",
     "trained": "A trained, distilled model (all-MiniLM-L6-v2) reads a sentence: a head that looks one piece back, "
-               "one that parks its weight on [CLS] yet takes little from it.",
+               "one that parks its weight on [CLS] yet, on most sentences, takes little from it.",
     "induction": "A tiny Transformer learns to continue repeated characters: its loss drops suddenly as a "
-                 "previous-token head and an induction head form (a recorded training run).",
+                 "previous-token and induction heads form; removing them shows they share the work (a recorded "
+                 "training run).",
 }
 
 

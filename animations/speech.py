@@ -19,7 +19,7 @@ import unicodedata
 SPEAKABLE = re.compile(r"[A-Za-z0-9 ,.'?!:;()\-]*")  # what `spoken` may return
 QUOTED = re.compile(r"‘(\S+?)’(?=[\s,.;:!?)]|$)")  # a token as captions quote it (tokens hold no spaces)
 # Before these words a quoted token needs no "the word": "the piece ‘animal’" is already clear.
-NAMED_BEFORE = re.compile(r"\b(?:word|token|piece|words|tokens|pieces)\s*$", re.IGNORECASE)
+NAMED_BEFORE = re.compile(r"\b(?:word|token|piece|character|words|tokens|pieces|characters)\s*$", re.IGNORECASE)
 DIGITS = "zero one two three four five six seven eight nine".split()
 TOKEN_CHARS = 60  # a longer token is cut: the narrator does not read a paragraph of one "word"
 
@@ -27,8 +27,16 @@ PUNCTUATION = {".": "full stop", ",": "comma", "'": "apostrophe", "’": "apostr
                "!": "exclamation mark", ";": "semicolon", ":": "colon", "-": "hyphen", "(": "opening bracket",
                ")": "closing bracket", '"': "quotation mark", "_": "underscore", "/": "slash", "%": "percent sign"}
 
+def digits_after_point(text: str) -> str:
+    return " ".join(DIGITS[int(d)] for d in text)
+
+
 # Formulas and names, most specific first: (pattern, words)
 NAMES = [
+    # a bound a caption writes past two decimals ("over 0.9999"): said whole, since rounded for the
+    # ear it would be "over nearly one"
+    (r"\b([Oo]ver|[Uu]nder)\s+0\.(\d{3,})\b", lambda m: f" {'more' if m.group(1).lower() == 'over' else 'less'} "
+     f"than zero point {digits_after_point(m.group(2))} "),
     (r"e\^\s*(?:−|-)\s*∞", " e to the minus infinity "),
     (r"(?:−|-)\s*∞", " minus infinity "),
     (r"∞", " infinity "),
@@ -81,10 +89,6 @@ NAMES = [
 ]
 NAMES = [(re.compile(p), words) for p, words in NAMES]
 NUMBER = re.compile(r"(?<![\w.])([−-]?)(\d+(?:\.\d+)?)(?:e([−-]?\d+))?(?![\w.]\d)")
-
-
-def digits_after_point(text: str) -> str:
-    return " ".join(DIGITS[int(d)] for d in text)
 
 
 def _plain(number: str) -> str:

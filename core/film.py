@@ -31,6 +31,7 @@ D_MODELS = (16, 32, 64, 128)
 MIN_STEPS, MAX_STEPS = 20, 2000
 INDUCTION_THRESHOLD = 0.5  # a head whose induction score reaches this is called an induction head
 PREVIOUS_THRESHOLD = 0.5  # the same for a previous-token head
+FINAL_STEPS = 10  # a run's final loss is the mean of its last this many steps (one step's loss is noisy)
 FILM_VERSION = 1  # bump when training or recording changes: old films are then not reused
 
 _LABELS = {"task": "The task", "layers": "The number of layers", "heads": "The number of heads",
@@ -136,6 +137,10 @@ class Film:
     induction: np.ndarray  # (K, L, H) induction score of each head (see core.learn)
     params: dict = field(default_factory=dict)  # name -> array: the trained model, to run on new input
     seconds: float = 0.0  # wall time of the run, recording included
+
+    def final_loss(self) -> float:
+        """The run's final loss: the mean of its last FINAL_STEPS steps, as the Watch it learn page says it."""
+        return float(self.loss[-FINAL_STEPS:].mean())
 
     @property
     def probe_labels(self) -> list[str]:

@@ -26,7 +26,7 @@ from .film import BATCH, LEARNING_RATE, SEQ_LEN, Film, LearnSettings
 from .learn_tasks import VOCAB, eval_batch, probe, task_batch
 from .tiny_model import TinyTransformer
 
-__all__ = ["Stopped", "induction_score", "previous_token_score", "probe", "run", "train"]
+__all__ = ["Stopped", "ablated", "induction_score", "previous_token_score", "probe", "run", "train"]
 
 EVERY = 25  # a snapshot every EVERY steps (a multiple of it in long runs: see `_every`)...
 DENSE = 5  # ...and every DENSE steps while the loss is falling:
@@ -166,7 +166,35 @@ def run(film: Film, ids) -> tuple[np.ndarray, np.ndarray]:
         raise ConfigError(f"The tiny model reads 1 to {SEQ_LEN} characters, got {len(ids)}.", "text")
     if not all(0 <= i < VOCAB for i in ids):
         raise ConfigError(f"Token ids must be between 0 and {VOCAB - 1}.", "text")
-    model = TinyTransformer.empty(**_shape(film.settings))
-    model.load_state_dict({name: torch.from_numpy(np.asarray(a)) for name, a in film.params.items()})
+    model = _trained(film)
     logits, weights = model(torch.tensor([ids]), need_weights=True)  # (1, T, V), (1, L, H, T, T)
     return weights[0].numpy(), torch.softmax(logits[0], dim=-1).numpy()
+
+
+ABLATION_SEED = 7  # fixes the fresh sequences an ablation is measured on, whatever the run's seed
+ABLATION_SEQUENCES = 256
+
+
+def _trained(film: Film) -> TinyTransformer:
+    model = TinyTransformer.empty(**_shape(film.settings))
+    model.load_state_dict({name: torch.from_numpy(np.asarray(a)) for name, a in film.params.items()})
+    return model
+
+
+@torch.no_grad()
+def ablated(film: Film, heads=()) -> tuple[float, float]:
+    """(loss, accuracy) of the film's trained model on the predictions its task scores, on
+    ABLATION_SEQUENCES fresh sequences of the task (the same for every film), with each (layer, head)
+    of `heads` (from 1) zero-ablated: its output set to 0 before W_O, so it adds nothing to the
+    residual stream. With no heads, what the trained model does on sequences it never saw."""
+    model = _trained(film)
+    H, d_k = film.settings.heads, film.settings.d_model // film.settings.heads
+    for layer, head in heads:
+        if not (1 <= head <= H and 1 <= layer <= film.settings.layers):
+            raise ValueError(f"no layer {layer}, head {head} in this film")
+        # F.linear(concat, W) = concat @ Wᵀ: head h's slice of concat meets W's columns h·d_k … (h+1)·d_k − 1
+        model.layers[layer - 1].out_proj.weight[:, (head - 1) * d_k:head * d_k] = 0
+    batch = task_batch(film.settings.task, torch.Generator().manual_seed(ABLATION_SEED), ABLATION_SEQUENCES)
+    logits, _ = model(batch.tokens)  # (B, T, V)
+    loss, accuracy = _loss_on(logits, batch)
+    return float(loss), float(accuracy)

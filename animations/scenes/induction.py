@@ -1,9 +1,11 @@
 """Scene 6: how an induction head forms. A tiny attention-only Transformer learns to continue
 repeated characters; the scene draws what its training run recorded (a `core.film.Film` of the
-default `LearnSettings`): the probe and its repeat, the loss curve with its sudden drop, the two
-heads the film names by measurement at a few snapshot steps, and the circuit they make
-(Olsson et al. 2022). Every number drawn or said is the film's. It draws no lesson: whatever
-`AttentionConfig` it is handed, it ignores (catalog.FILMS).
+default `LearnSettings`): the probe and its repeat, the loss curve with its sudden drop, the
+highest-scoring previous-token and induction heads at a few snapshot steps, the circuit they make
+(described by Elhage et al. 2021; how it forms, Olsson et al. 2022), and what removing heads does:
+the run names several heads of each kind, and they share the work. Every number drawn or said is
+the film's, or measured on the film's trained model (`core.learn.ablated`). It draws no lesson:
+whatever `AttentionConfig` it is handed, it ignores (catalog.FILMS).
 """
 
 import math
@@ -29,15 +31,18 @@ from animations.mobjects import TEXT_FONT, AttentionGrid, label
 from animations.scenes import footnote
 from animations.scenes import induction_parts as parts
 from animations.scenes.base import LessonScene
+from animations.scenes.induction_parts import pct, repeat
 from animations.scenes.words import tok
-from core.film import ALPHABET, INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, Film, LearnSettings
+from core.film import ALPHABET, FINAL_STEPS, INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, Film, LearnSettings
+from core.learn import ABLATION_SEQUENCES, ablated
 from core.learn_tasks import EVAL_SEQUENCES
 
 SETTINGS = LearnSettings()  # the class's film: the Watch it learn page's default run
 CHANCE = math.log(len(ALPHABET))  # the loss of a uniform guess among the symbols
 CELL = 0.25  # frame units: 48 keys fit the width, and a letter label (0.21 high) fits each row
 PLATEAU, HALF = 0.9, 0.5  # the plateau: the loss above 90 % of chance; the drop: down to half of it
-CITATION = "Olsson et al. (2022), “In-context Learning and Induction Heads”"
+CITATIONS = ("Elhage et al. (2021), “A Mathematical Framework for Transformer Circuits”: the circuit",
+             "Olsson et al. (2022), “In-context Learning and Induction Heads”: how it forms")
 NAMES = {"previous": "previous-token head", "induction": "induction head"}
 ARTICLE = {"previous": "a", "induction": "an"}
 ROWS = {"previous": "the first copy", "induction": "the second copy but its last token"}  # a head's grid
@@ -61,25 +66,6 @@ def recorded(settings: LearnSettings = SETTINGS) -> Film:
     from core.learn import train
 
     return train(settings)
-
-
-def repeat(probe) -> tuple[int, int, int]:
-    """(first, second, length) of the probe's repeat: the longest stretch of tokens that occurs
-    twice without overlapping itself, at its earliest places."""
-    ids, best = [int(t) for t in probe], (0, 0, 0)
-    for first in range(len(ids)):
-        for second in range(first + 1, len(ids)):
-            n = 0
-            while second + n < len(ids) and first + n < second and ids[first + n] == ids[second + n]:
-                n += 1
-            if n > best[2]:
-                best = (first, second, n)
-    return best
-
-
-def pct(value: float) -> str:
-    """A share as a caption says it: a whole percentage."""
-    return f"{round(100 * float(value))}%"
 
 
 def loss_text(value: float) -> str:
@@ -107,6 +93,10 @@ class InductionScene(LessonScene):
         if None in self.heads.values() or self.formed is None:
             raise ValueError(f"The film of {f.settings} has no induction head: this scene needs one.")
         self.moments = sorted({0, f.snapshot_index(self.formed), len(f.snapshots) - 1})  # snapshot indices
+        # the trained model on fresh sequences: whole, without its top induction head, without every one
+        self.named = {"previous": f.previous_token_heads(), "induction": f.induction_heads()}
+        top, every = [self.heads["induction"]], self.named["induction"]
+        self.ablation = {"none": ablated(f), "top": ablated(f, top), "all": ablated(f, every)}
         self.scores_drawn: list[tuple[str, int, str]] = []  # (head kind, step, text) for the tests
 
     def _speak(self, caption: str) -> float:
@@ -120,6 +110,7 @@ class InductionScene(LessonScene):
         self.head("previous")
         self.head("induction")
         self.whole_circuit()
+        self.shared_work()
 
     # -- what the film says ------------------------------------------------------------------
     def model_note(self) -> str:
@@ -168,7 +159,8 @@ class InductionScene(LessonScene):
         self.step("the-loss", f"The loss over {S} training steps. Guessing among {V} characters at random "
                   f"scores the natural log of {V}, about {loss_text(CHANCE)}: chance. For the first {P - 1} steps, "
                   f"the loss stays above {loss_text(PLATEAU * CHANCE)}. A plateau. Then, in {Q - P + 1} steps, it "
-                  f"falls to half of chance. A phase change. It ends at {loss_text(f.loss[-1])}. The yellow line "
+                  f"falls to half of chance. A phase change. Over its last {FINAL_STEPS} steps it averages "
+                  f"{f.final_loss():.2f}. The yellow line "
                   f"marks step {F}: there, a head's induction score is first recorded at {pct(INDUCTION_THRESHOLD)} "
                   "or more.", "loss = −ln p(next character)")
         self.clear_stage()
@@ -265,22 +257,41 @@ class InductionScene(LessonScene):
         a, b = self.tokens[self.first], self.tokens[self.first + 1]
         _, probs = run(self.film, self.film.probe)  # (T, V): the trained model's next-token probabilities
         chance = pct(probs[self.second, self.film.probe[self.first + 1]])
-        self.step("the-circuit", f"Together, the two heads make a circuit. Layer {l1}'s head copies into a token "
-                  f"what came before it: {tok(b)} now carries {tok(a)}. At the second {tok(a)}, layer {l2}'s head "
-                  f"looks for the token that came after the earlier {tok(a)}. It finds {tok(b)}, and "
-                  f"passes it on: the trained model gives {tok(b)} {chance} there. Olsson and colleagues described "
-                  "this circuit in 2022, in “In-context Learning and Induction Heads”.",
+        self.step("the-circuit", f"Together, the top previous-token head and the top induction head make a "
+                  f"circuit. Layer {l1}, head {h1} copies into a token what came before it: the character {tok(b)} "
+                  f"now also carries the character {tok(a)}. At the second character {tok(a)}, layer {l2}, head "
+                  f"{h2} looks for the token that came after the earlier one. It finds the character {tok(b)}, and "
+                  f"passes it on: the trained model gives the character {tok(b)} {chance} there. Elhage and "
+                  "colleagues described this circuit in 2021, in “A Mathematical Framework for Transformer "
+                  "Circuits”; Olsson and colleagues studied how it forms, in 2022, in “In-context Learning and "
+                  "Induction Heads”.",
                   "… a b … a → b", self.model_note())
         self.clear_stage()
         picture = parts.circuit(a, b, (f"layer {l1}, head {h1}: {NAMES['previous']}",
                                        f"layer {l2}, head {h2}: {NAMES['induction']}"),
                                 f"predicted: {tok(b)}, {chance}")
         self.prediction = picture.guess[1].text
-        cite = label(CITATION, TEXT_FONT, color=style.NOTE_TEXT)
+        cite = VGroup(*[label(c, TEXT_FONT, color=style.NOTE_TEXT) for c in CITATIONS]).arrange(DOWN, buff=0.12)
         self.place(VGroup(picture, cite).arrange(DOWN, buff=0.5))
         self.play(FadeIn(picture.row), run_time=0.8)
         self.play(Create(picture.arrows[0]), FadeIn(picture.says[0]), run_time=1.2)
         self.hold(1.5)
         self.play(Create(picture.arrows[1]), FadeIn(picture.says[1]), run_time=1.2)
         self.play(FadeOut(picture.row[5]), FadeIn(picture.guess), FadeIn(cite), run_time=0.8)
+        self.hold(3.0)
+
+    # -- 6. the work is shared ---------------------------------------------------------------
+    def shared_caption(self) -> str:
+        return parts.shared_caption(self.heads["induction"], self.named, self.ablation)
+
+    def shared_work(self):
+        self.step("shared-work", self.shared_caption(), "a head removed: output → 0",
+                  footnote.join(f"{ABLATION_SEQUENCES} fresh sequences of the task",
+                                "a head removed: its output set to 0 before W_O"))
+        self.clear_stage()
+        table, self.ablation_drawn = parts.ablation_table(self.heads["induction"], self.named["induction"],
+                                                          self.ablation)
+        self.place(table)
+        self.play(FadeIn(table[0]), run_time=1.0)
+        self.play(FadeIn(table[1]), run_time=0.6)
         self.hold(3.0)

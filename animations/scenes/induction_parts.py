@@ -1,6 +1,7 @@
-"""The induction scene's pictures: the probe as a strip of letters, the loss curve, and the
-two-head circuit. Every value is handed in from the film (animations/scenes/induction.py);
-nothing here measures or trains. Axes are drawn from lines and labels, not manim's `Axes`,
+"""The induction scene's pictures: the probe as a strip of letters, the loss curve, the
+two-head circuit, and what removing heads does (its caption and table). Every value is handed in
+from the film and its measured ablations (animations/scenes/induction.py); nothing here measures
+or trains. Axes are drawn from lines and labels, not manim's `Axes`,
 whose numbers would call LaTeX.
 """
 
@@ -11,6 +12,8 @@ from manim import DOWN, LEFT, RIGHT, UP, CurvedArrow, DashedLine, Line, Text, VG
 
 from animations import style
 from animations.mobjects import TEXT_FONT, Label, label
+from core.film import ALPHABET, INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD
+from core.learn import ABLATION_SEQUENCES
 
 AXIS = style.TEXT_LIGHT
 
@@ -132,3 +135,63 @@ def circuit(a: str, b: str, heads: tuple[str, str], predicted: str) -> VGroup:
     group = VGroup(row, one, said_one, two, said_two, guess, guess_name)
     group.row, group.arrows, group.says, group.guess = row, (one, two), (said_one, said_two), VGroup(guess, guess_name)
     return group
+
+
+def repeat(probe) -> tuple[int, int, int]:
+    """(first, second, length) of the probe's repeat: the longest stretch of tokens that occurs
+    twice without overlapping itself, at its earliest places."""
+    ids, best = [int(t) for t in probe], (0, 0, 0)
+    for first in range(len(ids)):
+        for second in range(first + 1, len(ids)):
+            n = 0
+            while second + n < len(ids) and first + n < second and ids[first + n] == ids[second + n]:
+                n += 1
+            if n > best[2]:
+                best = (first, second, n)
+    return best
+
+
+def pct(value: float) -> str:
+    """A share as a caption says it: a whole percentage."""
+    return f"{round(100 * float(value))}%"
+
+
+def shared_caption(top: tuple[int, int], named: dict, ablation: dict) -> str:
+    """What removing heads does: `named` the run's heads of each kind, `ablation` (loss, accuracy) of
+    the trained model whole ("none"), without `top` ("top"), without every induction head ("all")."""
+    (l2, h2), prev, ind = top, named["previous"], named["induction"]
+    whole, alone, every = (pct(ablation[k][1]) for k in ("none", "top", "all"))
+    chance = pct(1 / len(ALPHABET))
+    scoring = (f"each scoring {pct(PREVIOUS_THRESHOLD)} or more" if PREVIOUS_THRESHOLD == INDUCTION_THRESHOLD
+               else f"scoring {pct(PREVIOUS_THRESHOLD)} and {pct(INDUCTION_THRESHOLD)} or more")
+    said = (f"This run names {len(prev)} previous-token {'head' if len(prev) == 1 else 'heads'} and {len(ind)} "
+            f"induction {'head' if len(ind) == 1 else 'heads'}, {scoring}, not one of each. On "
+            f"{ABLATION_SEQUENCES} fresh sequences, the trained model predicts {whole} of a second copy's "
+            "characters, all but its first. ")
+    if len(ind) == 1:
+        return said + (f"Remove its one induction head, layer {l2}, head {h2}, and it predicts {every} (a uniform "
+                       f"guess: {chance}): this head does the copying.")
+    said += (f"Remove layer {l2}, head {h2} alone, and it still predicts {alone}; remove all {len(ind)} induction "
+             f"heads, and {every} (a uniform guess: {chance}). ")
+    lost_alone = ablation["none"][1] - ablation["top"][1]
+    lost_all = ablation["none"][1] - ablation["all"][1]
+    if lost_alone < lost_all / 2:  # one head alone does less than half of what all of them do
+        return said + "The work is shared: no one head does it."
+    return said + f"Layer {l2}, head {h2} does most of it; the others add the rest."
+
+
+def ablation_table(top: tuple[int, int], induction: list, ablation: dict) -> tuple[VGroup, list]:
+    """(the table and the induction heads' names below it, [(row key, text drawn)])."""
+    rows = [("the whole model", "none"), (f"without layer {top[0]}, head {top[1]}", "top")]
+    if len(induction) > 1:
+        rows.append((f"without all {len(induction)} induction heads", "all"))
+    cells, drawn = [label("", 24), label("copied characters predicted", 24, bold=True)], []
+    for name, key in rows:
+        drawn.append((key, pct(ablation[key][1])))
+        cells += [label(name, 24), label(drawn[-1][1], 28, color=style.HIGHLIGHT, bold=True)]
+    table = VGroup(*cells).arrange_in_grid(cols=2, buff=(0.8, 0.4), col_alignments="lr")
+    layers = sorted({la for la, _ in induction})
+    names = label("induction heads: " + "; ".join(
+        f"layer {la}, head{'s' * (sum(x == la for x, _ in induction) > 1)} "
+        + ", ".join(str(h) for x, h in induction if x == la) for la in layers), TEXT_FONT, color=style.NOTE_TEXT)
+    return VGroup(table, names).arrange(DOWN, buff=0.5), drawn

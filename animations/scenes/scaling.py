@@ -14,6 +14,7 @@ from core.analysis import saturation, score_row
 
 BAR_WIDTH = 5.2
 SEEDS = range(20)
+KEYS = 16  # keys per row in the summary's table
 
 
 def _root(d_k: int) -> str:
@@ -66,14 +67,16 @@ class ScalingScene(LessonScene):
         return new
 
     def summary(self):
-        raw = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=False)["max_weight"]
-        scaled = saturation(self.d_ks, T=16, seeds=SEEDS, scaled=True)["max_weight"]
-        self.step("saturation", f"Averaged over {len(SEEDS)} random draws of 16 keys, the largest weight of a row: "
+        raw = saturation(self.d_ks, T=KEYS, seeds=SEEDS, scaled=False)["max_weight"]
+        scaled = saturation(self.d_ks, T=KEYS, seeds=SEEDS, scaled=True)["max_weight"]
+        self.step("saturation", f"Averaged over {len(SEEDS)} random draws of {KEYS} keys, the largest weight of a row: "
                   f"without the scale it climbs to {fmt(raw[-1])} at d_k = {self.d_ks[-1]}; with it, it stays near "
                   f"{fmt(scaled[-1])}. A saturated softmax passes almost no gradient to the scores, so W_Q and W_K "
-                  "stop learning: its Jacobian, diag(p) − p·pᵀ, goes to 0 in every entry. The values still learn: "
-                  "output i is Σ p_ij v_j, so its derivative with respect to v_j is p_ij, which reaches W_V and W_O.",
-                  "mean largest weight in a row", f"{len(SEEDS)} seeds × 16 keys at every size")
+                  "nearly stop learning: its Jacobian, diag(p) − p·pᵀ, goes to 0 in every entry. What the head passes "
+                  "on still learns: output i is Σ p_ij v_j, so its derivative with respect to v_j is p_ij, and the "
+                  "gradient reaches W_V through the value the row picked. W_O comes after the sum: its gradient never "
+                  "passes through the softmax.",
+                  "mean largest weight in a row", f"{len(SEEDS)} seeds × {KEYS} keys at every size")
         self.clear_stage()
         cells = [label("d_k", 24, bold=True), label("without ÷√d_k", 24, color=style.KEY),
                  label("with ÷√d_k", 24, color=style.QUERY)]

@@ -68,7 +68,8 @@ class TrainedScene(LessonScene):
         self.measured = {p: note_value(n, self.model.weights) for p, n in self.notes.items()}
         n = self.notes["cls"]  # what the [CLS] head passes on (Kobayashi et al. 2020): core.value_norms
         norms = norm_patterns(self.model.weights, value_norms(self.model.layers))
-        self.passed_on = {k: float(norms[k][n.layer - 1, n.head - 1]) for k in ("cls_share", "cls_shorter")}
+        self.passed_on = {k: float(norms[k][n.layer - 1, n.head - 1])
+                          for k in ("cls_share", "sep_share", "cls_shorter")}
         self.measure_labels = []  # (pattern, Label) for every pattern value drawn (tests read them)
         self.footnotes = []  # each step's footnote (None: unchanged), for the tests
         for p, n in self.notes.items():  # each head's layer, as the other scenes' traces are made
@@ -101,9 +102,9 @@ class TrainedScene(LessonScene):
         m = MINILM
         self.step("trained-model", f"Unlike the lecture videos, whose weights are random, this one shows a model "
                   f"trained on real text: {m.name}, a BERT encoder of {m.layers} layers with {m.heads} heads each, "
-                  f"d_model = {m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a small model to "
-                  "match a larger "
-                  "teacher's self-attention, and this one keeps every second of its 12 layers; then it was fine-tuned "
+                  f"d_model = {m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a 12-layer student to "
+                  "match only a larger teacher's last-layer self-attention, its weights and value relations; this "
+                  "one keeps every second layer. Then it was fine-tuned "
                   "so that sentences of similar meaning get nearby vectors. The lab's own attention code computes "
                   "every number shown from its weights.",
                   "softmax(Q·K<sup>T</sup> / √d<sub>k</sub>), trained W",
@@ -236,15 +237,32 @@ class TrainedScene(LessonScene):
         self.play(FadeIn(value), run_time=0.6)
         self.hold(2.5)
 
+    def passed_on_caption(self) -> str:
+        """What the [CLS] head passes on, as measured on this sentence: whether the note's bound on
+        [CLS]'s share holds here, and the kind of sentence it fails on where it does not."""
+        n = self.notes["cls"]
+        claim = next(c for c in n.claims if c.measure == "cls_share")
+        share, sep, shorter = (self.passed_on[k] for k in ("cls_share", "sep_share", "cls_shorter"))
+        words = 1 - share - sep  # the shares of a row add up to 1: [CLS], the word pieces, [SEP]
+        said = ("But weight is not what a head passes on. Each key passes on its value, through W_V and this head's "
+                f"part of W_O, and here [CLS]'s is {shorter:.0f} times shorter than a word piece's on average. Add "
+                "up the weighted values' lengths: ")
+        said += (f"[CLS]'s share is {'only ' * claim.holds(share)}{measure_text(share)}, the word pieces' "
+                 f"{measure_text(words)} and [SEP]'s {measure_text(sep)}. ")
+        if claim.holds(share):
+            said += "The weight is parked on [CLS]; the other pieces supply the rest."
+        else:
+            short = len(self.model.tokens) - 2 <= claim.fails_within[1]
+            said += (f"On most sentences the lab's tests try, [CLS]'s share is {claim.says()}; not on this one"
+                     + (f", nor on most {claim.fails_on()}" if short else "") + "."
+                     + (" Here [CLS] supplies most of what the head passes on." if share > 0.5 else ""))
+        return (f"{said} {n.caveat} Even so, weights show where a head looks; whether they explain a decision has "
+                f"to be tested, not assumed ({CITED}).")
+
     def caveat(self, value):
         """Weight is not what a head passes on: the [CLS] head's weight against its norm-weighted share."""
-        n, share, shorter = self.notes["cls"], self.passed_on["cls_share"], self.passed_on["cls_shorter"]
-        self.step("passed-on", "But weight is not what a head passes on. Each key passes on its value, through W_V "
-                  f"and this head's part of W_O, and here [CLS]'s is {shorter:.0f} times shorter than a word "
-                  f"piece's on average. Add up the lengths of the weighted values this head passes on: [CLS]'s share "
-                  f"is only {measure_text(share)}. The weight is parked on [CLS], the words supply the rest. "
-                  f"{n.caveat} Even so, weights show where a head looks; whether they explain a decision has to be "
-                  f"tested, not assumed ({CITED}).",
+        share, shorter = self.passed_on["cls_share"], self.passed_on["cls_shorter"]
+        self.step("passed-on", self.passed_on_caption(),
                   "‖w<sub>ij</sub> · f(x<sub>j</sub>)‖", "weight × value length, as Kobayashi et al. (2020) measure it")
         grey = style.MASKED
         share_label = label(measure_text(share), 32, color=style.HIGHLIGHT, bold=True)

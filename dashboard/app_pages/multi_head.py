@@ -10,8 +10,14 @@ from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
 
 CLS_HEADS = 15  # measured with core.head_patterns; tests/core/test_page_claims.py recomputes it with transformers
-CLS_RANGE = (5, 16)  # the same count on the lab's test sentences of six words or more (ditto)
-CLS_SHORT = 47  # ... and on "Hi!", the shortest
+CLS_RANGE = (1, 16)  # the same count on the lab's test sentences of six words or more (ditto)
+CLS_SHORT = 47  # ... and on "Hi!", the most of the shorter ones
+# Of the CLS_HEADS, how many pass on at most 0.3 of what they pass on from [CLS] (the norm view,
+# core.value_norms), and the one that passes on the most: (layer, head, weight on [CLS], [CLS]'s share).
+# tests/core/test_page_claims.py recomputes both with transformers.
+LITTLE = 0.3  # "passes on little": [CLS]'s share at most this (the Trained heads page's bound for layer 5, head 6)
+CLS_LITTLE = 12
+CLS_MOST = (3, 10, 0.89, 0.61)
 
 st.title("Multi-head attention")
 st.markdown(
@@ -34,8 +40,12 @@ st.markdown(
     "A different thing, measured here: reading “The cat sat on the mat.”, "
     f"{CLS_HEADS} of MiniLM's 72 heads put 0.7 or more of a word piece's weight on [CLS] on average "
     f"({CLS_RANGE[0]} to {CLS_RANGE[1]} on the lab's other test sentences of six words or more, more on short "
-    f"ones: {CLS_SHORT} on “Hi!”). Weight parked on [CLS] passes on little (Trained heads page, “Weight is not "
-    "contribution”), but that is not the same as a head being removable."
+    f"ones: {CLS_SHORT} on “Hi!”). On “The cat sat on the mat.”, {CLS_LITTLE} of those {CLS_HEADS} heads take at "
+    f"most {LITTLE:g} of what they pass on from [CLS]: their weight on [CLS] is parked there (Trained heads "
+    "page, “Weight is not contribution”). Not all of them: "
+    f"layer {CLS_MOST[0]}, head {CLS_MOST[1]} puts {CLS_MOST[2]:.2f} of its "
+    f"weight on [CLS], and [CLS] gives {CLS_MOST[3]:.2f} of what it passes on. Neither is the same as a head "
+    "being removable."
 )
 untrained_note(lesson_page=True)
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, AttentionConfig, ConfigError
+from core.guided_heads import TRIED
 from core.limits import MAX_BOX_CHARS
 from dashboard import controls
 from dashboard.app_pages import steps, trained, trained_model, trained_norms
@@ -120,10 +121,11 @@ def _picked(key: str):
 
 def guided(text):
     st.subheader("Heads worth a look")
-    st.caption("Each note is a set of measured claims. The lab's tests check them on 24 sentences chosen to "
-               "refute them (passives, “it” that refers to the object, subjects that are not the first noun, "
-               "questions, lists, long clauses, short sentences), with transformers' own BERT; a claim that fails "
-               "on some says “on most sentences”. Under each note: its claims measured on your sentence.")
+    st.caption(f"Each note is a set of measured claims. The lab's tests check them on {len(TRIED)} sentences chosen "
+               "to refute them (passives, “it” that refers to the object, subjects that are not the first noun, "
+               "questions, lists, long clauses, sentences of one or two words, sentences of 40 word pieces or "
+               "more), with transformers' own BERT; a claim that fails on some says “on most sentences” and names "
+               "the kind of sentence it fails on. Under each note: its claims measured on your sentence.")
     st.caption(trained_norms.NOT_EXPLANATION)
     for note in HEADS_WORTH_A_LOOK:
         with st.container(border=True):

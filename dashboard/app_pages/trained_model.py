@@ -128,8 +128,10 @@ def introduction():
             f"shows the weights of a large model trained elsewhere: **{MINILM.name}**, a BERT encoder of "
             f"{MINILM.layers} layers × {MINILM.heads} heads (d_model {MINILM.d_model}, "
             f"d_k {MINILM.d_model // MINILM.heads}). It is **distilled**: MiniLM "
-            "(Wang et al. 2020) trained a small model to match a larger teacher's self-attention, and this one keeps "
-            "every second of its 12 layers; sentence-transformers then **fine-tuned** it on over a billion sentence "
+            "(Wang et al. 2020) trained a 12-layer student to match only the self-attention of a larger teacher's "
+            "last layer (its attention distributions and its value relations, the scaled dot products of the values "
+            "with each other), and this one keeps every second of the student's layers; sentence-transformers then "
+            "**fine-tuned** it on over a billion sentence "
             "pairs so that sentences of similar meaning get nearby vectors (licence Apache-2.0). The lab runs it with "
             "its own attention code, from the weights its package ships. Every pattern below is **measured on the "
             "sentence shown, and only on it**: another sentence can give other numbers.")

@@ -10,6 +10,7 @@ from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
 from dashboard.lesson import rerun
 
+SEEDS = 20  # random draws averaged in the saturation chart, as its caption says
 
 def _gradients():
     st.latex(r"p = \operatorname{softmax}(s), \quad p_j = \frac{e^{s_j}}{\sum_{l} e^{s_l}}, \qquad "
@@ -18,9 +19,12 @@ def _gradients():
     st.markdown(
         "A saturated softmax also stops the **scores** from learning: its Jacobian, the diagonal matrix with p on "
         "its diagonal minus the outer product of p with itself, tends to 0 in every entry as p becomes one-hot, so "
-        "almost no gradient reaches the scores, nor through them W_Q and W_K. The **values** still learn: output i "
-        "is a weighted sum of the values, so its derivative with respect to v_j is p_ij (times the identity), and "
-        "the gradient still reaches W_V and W_O."
+        "almost no gradient reaches the scores, nor through them W_Q and W_K: the pattern is frozen. What the head "
+        "passes on still learns. Output i is a weighted sum of the values, so its derivative with respect to v_j "
+        "is p_ij (times the identity): a saturated row hands its gradient, nearly whole, to the one value it "
+        "picked, and through it to W_V. W_O, applied after the weighted sum, gets its gradient without passing "
+        "through the softmax at all. W_V and W_O together are the head's OV circuit (Elhage et al. 2021); W_Q "
+        "and W_K, its QK circuit, are the part a saturated softmax freezes."
     )
     st.latex(r"\mathrm{out}_i = \sum_j p_{ij}\, v_j, \qquad "
              r"\frac{\partial\, \mathrm{out}_i}{\partial v_j} = p_{ij}\, I")
@@ -63,9 +67,9 @@ def demonstration(cfg):
 
 def averaged():
     T = controls.number("Keys per query", 2, MAX_TOKENS, "keys", 16)
-    st.caption(f"Averaged over 20 seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
+    st.caption(f"Averaged over {SEEDS} seeds of random queries and keys (entries N(0, 1)), {T} keys each; "
                f"a uniform row would have entropy ln {T}.")
-    scaled, unscaled = data.saturation(T, 20)
+    scaled, unscaled = data.saturation(T, SEEDS)
     left, right = st.columns(2)
     with left:
         draw(charts.saturation_chart(scaled, unscaled, "entropy", "mean entropy of a row (nats)"), "chart_sat_entropy")

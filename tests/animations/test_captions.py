@@ -76,8 +76,10 @@ def test_scaling_states_its_assumptions_and_the_jacobian(dry_scene):
     assert "independent, with mean 0 and variance 1" in captions[0] and "a spread of about √d_k" in captions[0]
     assert "a single random draw, so its figures jump from size to size" in captions[0]
     assert "multiplied by √16 = 4, the same numbers spread exactly √16 times as wide" in captions[1]
-    assert "almost no gradient to the scores, so W_Q and W_K stop learning" in captions[-1]
-    assert "diag(p) − p·pᵀ, goes to 0 in every entry" in captions[-1] and "reaches W_V and W_O" in captions[-1]
+    assert "almost no gradient to the scores, so W_Q and W_K nearly stop learning" in captions[-1]
+    assert "diag(p) − p·pᵀ, goes to 0 in every entry" in captions[-1]
+    assert "reaches W_V through the value the row picked" in captions[-1]  # tests/core/test_torch_claims.py
+    assert "W_O comes after the sum: its gradient never passes through the softmax" in captions[-1]
 
 
 def test_scaling_footnote_says_each_size_is_a_new_draw(monkeypatch):

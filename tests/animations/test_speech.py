@@ -65,6 +65,8 @@ def test_normaliser_examples(caption):
     ("Row ‘on’ before the mask", "Row of the word on before the mask"),
     ("the piece ‘animal’ and the word ‘cat’", "the piece animal and the word cat"),
     ("‘7’ and ‘##ing’ and ‘don’t’", "the token seven and the word piece ing and the word don't"),
+    # a letter of the induction film is a character, not a word (not "at the second the word q")
+    ("At the second character ‘q’, it looks", "At the second character q, it looks"),
 ])
 def test_a_quoted_token_is_said_as_a_token(caption, said):
     assert spoken(caption) == said
@@ -72,6 +74,9 @@ def test_a_quoted_token_is_said_as_a_token(caption, said):
 
 @pytest.mark.parametrize("caption, said", [
     ("0.9996 of its weight", "nearly one of its weight"),
+    # a bound is said whole: never "over nearly one"
+    ("over 0.9999 of it, under 0.0001 elsewhere", "more than zero point nine nine nine nine of it, less than zero "
+     "point zero zero zero one elsewhere"),
     ("1.0004 in all", "just over one in all"),
     ("a weight of 0.123", "a weight of about zero point one two"),
     ("0.50 and 0.90", "zero point five and zero point nine"),

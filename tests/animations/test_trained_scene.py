@@ -124,7 +124,31 @@ def test_what_the_cls_head_passes_on_is_measured_against_bert_modules(cat):
     assert _within(drawn.text, share) and share < 0.3 < 0.7 < cat.measured["cls"]
     said = dict(zip(cat.section_names, cat.captions, strict=True))["passed-on"]
     assert f"{shorter:.0f} times shorter" in said
-    assert f"weighted values this head passes on: [CLS]'s share is only {drawn.text}." in said
+    assert f"Add up the weighted values' lengths: [CLS]'s share is only {drawn.text}, the word pieces' " in said
+    assert "The weight is parked on [CLS]; the other pieces supply the rest." in said
+
+
+@needs_model
+@pytest.mark.parametrize("text", ["Yes.", "It.", "What is it?"])
+def test_on_short_sentences_the_cls_head_is_not_said_to_pass_on_little(text, manim_media):
+    """Where [CLS]'s share is above the note's bound (short sentences), the video says so, with the
+    shares from transformers' BertModel, and names the kind of sentence (no render: the caption only)."""
+    from manim import tempconfig
+
+    from animations.scenes.trained import TrainedScene
+    from core.value_norms import contribution_shares
+    from tests.core.conftest import load_reference, reference_run
+
+    n = _note("cls")
+    tokens, weights, norms = reference_run(load_reference(), [text])[text]
+    shares = contribution_shares(weights, norms)[n.layer - 1, n.head - 1, 1:-1].mean(0)  # (T,) the pieces' rows
+    cls, words, sep = shares[0], shares[1:-1].sum(), shares[-1]
+    with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media)}):
+        said = TrainedScene(AttentionConfig.trained(text)).passed_on_caption()
+    assert cls > 0.3 and f"[CLS]'s share is {cls:.2f}, the word pieces' {words:.2f} and [SEP]'s {sep:.2f}." in said
+    assert "parked" not in said and "supply the rest" not in said and "only" not in said.split("Kobayashi")[0]
+    assert "not on this one, nor on most sentences of 4 word pieces or fewer." in said
+    assert ("Here [CLS] supplies most of what the head passes on." in said) == (cls > 0.5)
 
 
 @needs_model
@@ -184,6 +208,8 @@ def test_it_says_trained_not_random_and_what_the_model_reads(cat):
     assert f"layer {n.layer}, head {n.head} “{n.name}”" in said
     assert n.caveat in cat.captions[-1] and "Kobayashi" in n.caveat
     assert "distilled: MiniLM (Wang et al. 2020)" in cat.captions[0] and "fine-tuned" in cat.captions[0]
+    assert "match only a larger teacher's last-layer self-attention, its weights and value relations" \
+        in cat.captions[0]
     assert "Jain and Wallace 2019" in cat.captions[-1]
     assert "the piece ‘cat’ gives 0.9999 of its attention to ‘the’" in said  # the row of 'cat', rounded to 4 places
     w = trained_trace(SENTENCE).weights[0, 2, 2, 1]

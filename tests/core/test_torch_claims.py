@@ -64,3 +64,24 @@ def test_saturated_softmax_still_passes_the_gradient_to_the_values():
     assert k.grad.abs().max() < 1e-10  # the scores, so W_Q and W_K, learn nothing
     torch.testing.assert_close(v.grad[:, 0], p[0].detach())  # ∂out_i/∂v_j = p_ij
     assert v.grad[0, 0] > 0.99
+
+
+def test_a_saturated_head_freezes_w_q_and_w_k_but_not_w_v_and_w_o():
+    """Why √d_k page and scaling video: "almost no gradient reaches the scores, nor through them W_Q and
+    W_K … through it to W_V. W_O … gets its gradient without passing through the softmax at all", on
+    PyTorch's own nn.MultiheadAttention with one head whose rows are saturated."""
+    torch.manual_seed(0)
+    d, T = 4, 5
+    mha = torch.nn.MultiheadAttention(d, 1, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_weight[:d] *= 2000  # W_Q: scores far apart, every row's softmax one-hot
+    x = torch.randn(1, T, d, dtype=torch.float64)
+    out, p = mha(x, x, x, need_weights=True)
+    assert p.max(-1).values.min() > 1 - 1e-9  # saturated
+    out.square().sum().backward()
+    g_q, g_k, g_v = mha.in_proj_weight.grad.split(d)  # the gradients of W_Q, W_K, W_V
+    assert g_q.abs().max() < 1e-8 and g_k.abs().max() < 1e-8  # the pattern is frozen
+    assert g_v.abs().max() > 1e-2 and mha.out_proj.weight.grad.abs().max() > 1e-2  # the OV circuit learns
+    # W_O's gradient is (d loss / d out)ᵀ · (the heads' weighted sum): no softmax Jacobian in it
+    heads = p @ F.linear(x, mha.in_proj_weight[2 * d:].detach(), mha.in_proj_bias[2 * d:].detach())  # (1, T, d)
+    torch.testing.assert_close(mha.out_proj.weight.grad, (2 * out.detach())[0].T @ heads.detach()[0])
