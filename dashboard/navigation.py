@@ -28,6 +28,7 @@ PAGES = [
     ("app_pages/lecture.py", "Lecture videos", "lecture", {}),
     ("app_pages/compare.py", "Compare two lessons", "compare", {}),
     ("app_pages/room.py", "Classroom room", "room", {}),
+    ("app_pages/present.py", "Present a lecture", "present", {}),
     # The default page answers at the root only: Streamlit reserves its url path but serves nothing
     # there. So the names a teacher would type are hidden pages of the same file.
     ("app_pages/attention.py", "Scaled dot-product attention", "scaled-dot-product", {"visibility": "hidden"}),
