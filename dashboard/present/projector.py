@@ -38,9 +38,10 @@ APP = Path(navigation.__file__).resolve().parent  # page files are named relativ
 # The keys that step a deck: → and ← (a keyboard), PageDown and PageUp (what a clicker sends), Space.
 FORWARD, BACK = ("Right", "PageDown", "Space"), ("Left", "PageUp")
 KEYS_CSS = """<style>
-.st-key-present_marker {position: fixed; right: 1.2rem; bottom: 0.5rem; z-index: 999990; opacity: 0.75;}
-.st-key-present_marker p {font-size: 1rem;}
-div[class*="st-key-present_key_"] {display: none;}
+div.st-key-present_marker {position: fixed !important; right: 1.5rem !important; left: auto !important;
+  bottom: 0.4rem !important; width: auto !important; z-index: 999990; opacity: 0.75;}
+div.st-key-present_marker p {font-size: 1rem;}
+div[class*="st-key-present_key_"] {display: none !important;}
 </style>"""
 
 
