@@ -4,6 +4,8 @@ a presenter steers a projector window through the teacher's room, asks the deck'
 reveals them; the notes reach neither the projector nor a student. (The keys in Chromium, and the fit at
 1920×1080: test_present_browser.py.)"""
 
+import uuid
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -29,6 +31,22 @@ def fresh_registry():
     room_session.registry.clear()
     yield
     room_session.registry.clear()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def rooms(request, monkeypatch):
+    """The registry every session calls: this process's memory, or Redis as a hall's processes share it."""
+    if request.param == "redis":
+        pytest.importorskip("redis")
+        from classroom.rooms.redis_rooms import RedisRooms
+        from dashboard.process import Held
+        from tests.conftest import redis_server
+
+        with redis_server() as client:
+            monkeypatch.setattr(room_session, "registry", Held(lambda: RedisRooms(client, prefix=uuid.uuid4().hex)))
+            yield request.param
+        return
+    yield request.param
 
 
 def test_the_dashboard_names_every_page_scene_and_view_the_default_deck_uses():
@@ -106,7 +124,9 @@ def notes_words(screen) -> str:
     return " ".join(screen.notes.split()[:8])
 
 
-def test_the_presenter_steers_the_projector_through_the_room_and_the_notes_stay_with_the_presenter():
+def test_the_presenter_steers_the_projector_through_the_room_and_the_notes_stay_with_the_presenter(rooms):
+    """In one process or through Redis (a hall): three steps reach the projector and a student's phone gets the
+    deck's question, which the presenter reveals; no screen's notes reach the projector or the student."""
     teacher = present({"deck": "default", "presenter": "1"})
     teacher.text_input(key="room_open_pin").input(PIN)
     teacher.button[[b.label for b in teacher.button].index("Open a room")].click().run()
