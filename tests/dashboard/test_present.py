@@ -74,7 +74,7 @@ def test_the_place_travels_in_the_lesson_and_leaves_the_lesson_as_it_was():
     lesson = DECK.screens[2].lesson
     carried = decks.with_place(lesson.to_json(), "default", 3)
     assert decks.place_in(carried) == ("default", 3)
-    assert room_session.lesson_only(carried) == lesson.to_json()
+    assert room_session.lesson_of(carried) == lesson.to_json()
     assert decks.place_in(lesson.to_json()) is None
     assert decks.place_in('{"deck_screen": "../x:2"}') is None and decks.place_in("not json") is None
 
