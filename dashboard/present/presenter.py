@@ -14,7 +14,7 @@ import streamlit as st
 from classroom.decks import Deck
 from classroom.question import QuestionError
 from classroom.rooms import format_code
-from dashboard.lesson import state
+from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.present.projector import KEYS_CSS, keys
 from dashboard.room import session as room_session
@@ -102,7 +102,7 @@ def _minutes(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-@st.fragment(run_every=CLOCK_SECONDS)
+@rerun.poll(CLOCK_SECONDS)
 def clock(deck: Deck, number: int):
     """Time elapsed against the time planned up to the end of this screen."""
     elapsed = time.time() - st.session_state.get(STARTED, time.time())
