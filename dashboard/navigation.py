@@ -47,7 +47,7 @@ def pages() -> list:
 def choose():
     """`st.navigation` over this session's pages: the page to run; its file's name ("attention",
     "trained_heads"...) is kept under HERE for the page's controls and messages."""
-    chosen = st.navigation(pages())
+    chosen = st.navigation(pages(), expanded=True)  # every page in view: past twelve, Streamlit folds some away
     file = next(f for p, (f, *_) in zip(pages(), PAGES, strict=True) if p is chosen)
     st.session_state[HERE] = file.removeprefix("app_pages/").removesuffix(".py")
     return chosen
