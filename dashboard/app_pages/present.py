@@ -19,18 +19,17 @@ from dashboard.text import plain
 
 MODE = "present_mode"  # "projector" or "presenter" once chosen; neither: the deck's overview
 DECK = "present_deck"
-
-
-def _number(raw: str) -> int:
-    return int(raw)
+NOTICE = projector.LINK_NOTICE  # what the opening link asked for that cannot be
 
 
 ss = st.session_state
-try:
-    linked_screen = state.view_from_url("screen", _number)
-except ValueError:
-    linked_screen = None
-    st.warning("This link's screen is not a number: the deck starts from its first screen.", icon="🔗")
+linked_screen = state.view_from_url("screen", str)
+if linked_screen is not None:
+    try:
+        linked_screen = int(linked_screen)
+    except ValueError:
+        linked_screen = 1
+        ss[NOTICE] = "This link's screen is not a number: the deck starts from its first screen."
 name = state.view_from_url("deck", str) or ss.get(DECK, "default")
 code = state.view_from_url("code", str)
 if state.view_from_url("presenter", str) == "1":
@@ -40,8 +39,10 @@ elif code or linked_screen is not None:
 try:
     deck = decks.load(name)
 except DeckError as err:
-    st.error(plain(err))
+    ss[NOTICE] = f"{err} This is the default deck."
     deck = decks.load("default")
+if ss.get(NOTICE):  # until the first step: a page screen's first run may run the app again at once
+    st.warning(plain(ss[NOTICE]), icon="🔗")
 ss[DECK] = decks.name_of(deck)
 state.keep_view("deck", decks.name_of(deck), None)
 if linked_screen is not None and ss.get(MODE) == "projector":

@@ -16,7 +16,7 @@ from classroom.question import QuestionError
 from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
-from dashboard.present.projector import KEYS_CSS, keys
+from dashboard.present.projector import KEYS_CSS, LINK_NOTICE, keys
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
 from dashboard.text import plain
@@ -31,6 +31,8 @@ def go(deck: Deck, number: int):
     projector is told where the deck stands."""
     number = min(max(1, number), len(deck.screens))
     screen = deck.screens[number - 1]
+    if st.session_state.get(AT, number) != number:
+        st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
     st.session_state[AT] = number
     st.session_state.setdefault(STARTED, time.time())
     state.set_lesson(screen.lesson)

@@ -32,6 +32,7 @@ from dashboard.video import player, studio
 
 NUMBER = "present_number"  # the screen this window shows (1 = the first)
 SHOWN = "present_shown"  # (deck, number) whose lesson and view this window last opened
+LINK_NOTICE = "present_link_notice"  # app_pages/present.py's
 SEEN = "present_seen"  # (place, round, revealed) of the room as this window last drew it
 POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a step costs, on average
 APP = Path(navigation.__file__).resolve().parent  # page files are named relative to the app
@@ -50,6 +51,8 @@ def arrive(deck: Deck, number: int):
     Called before the run that draws it (a key's callback, the room's poll), so the sidebar shows its lesson."""
     number = min(max(1, number), len(deck.screens))
     screen = deck.screens[number - 1]
+    if st.session_state.get(NUMBER, number) != number:
+        st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
     st.session_state[NUMBER] = number
     if st.session_state.get(SHOWN) == (decks.name_of(deck), number):
         return

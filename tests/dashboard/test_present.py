@@ -156,3 +156,14 @@ def test_the_presenter_steers_the_projector_through_the_room_and_the_notes_stay_
     assert [e for e in projector.get("vega_lite_chart")], "the reveal's chart on the projector"
     assert not any(notes_words(s) in text(projector) or notes_words(s) in text(student)
                    for s in DECK.screens if s.notes)
+
+
+@pytest.mark.parametrize("query, said, number", [
+    ({"deck": "../../etc/passwd", "screen": "2", "projector": "1"}, "no deck called", 2),
+    ({"deck": "default", "screen": "999", "projector": "1"}, "", len(DECK.screens)),
+    ({"deck": "default", "screen": "two", "projector": "1"}, "not a number", 1),
+])
+def test_a_bad_deck_link_opens_the_default_deck_and_says_why(query, said, number):
+    at = present(query)
+    assert said in " ".join(e.value for e in [*at.error, *at.warning])
+    assert at.session_state[NUMBER] == number and marker(at) == f"{number} / {len(DECK.screens)}"
