@@ -25,10 +25,13 @@ room_sidebar.block(on_room_page=page.url_path == "room")
 with st.sidebar:
     display.sidebar()
     st.divider()
-if not room_session.following():
+presenting = page.url_path == "present"  # a deck sets the lesson screen by screen (dashboard/present)
+if not room_session.following() and not presenting:
     sidebar.sidebar()
 with st.sidebar:
-    if page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
+    if presenting:
+        pass
+    elif page.url_path == "trained-heads":  # its video is the trained model's, rendered from the page itself
         studio.video_on_the_page("A video of these heads")
     elif page.url_path == "watch-it-learn":  # its video is of a training run, rendered from the page itself
         studio.video_on_the_page("A video of this film")

@@ -17,11 +17,12 @@ from urllib.parse import parse_qs
 
 import streamlit as st
 
-from dashboard import controls, serve
+from dashboard import controls, navigation, serve
 from dashboard.charts import draw, sizing
 from dashboard.controls import PROJECTOR, SCALES, WEIGHTS
 from dashboard.text import plain
 
+PRESENT_PAGE = "app_pages/present.py"
 THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
 
 
@@ -32,7 +33,7 @@ def page_config():
                        initial_sidebar_state="collapsed" if controls.projector() else "auto")
     st.html(page_css(draw.look()))  # a style-only st.html takes no room on the page
     st.html(_PHONE_SIDEBAR, unsafe_allow_javascript=True)  # a constant script
-    if controls.projector():
+    if controls.projector() and not navigation.is_open(PRESENT_PAGE):  # a deck binds its own keys (present.py)
         st.html(_ARROW_KEYS, unsafe_allow_javascript=True)  # a constant script
 
 

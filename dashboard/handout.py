@@ -8,17 +8,9 @@ pages, the scenes, the view names), and only the dashboard may import both lists
 import argparse
 import sys
 
-from animations.catalog import SCENES, check_scene
-from classroom.decks import DEFAULT_DECK, DeckError, Names, load_deck
+from classroom.decks import DEFAULT_DECK, DeckError, load_deck
 from classroom.handout import write_handout
-from dashboard.lesson.state import VIEW_NAMES
-from dashboard.navigation import PAGES
-
-
-def deck_names() -> Names:
-    """What a deck may name: navigation's url paths, the catalogue's scenes and its rule of which scene
-    draws which lesson, the address's view names."""
-    return Names(frozenset(url for _, _, url, _ in PAGES), frozenset(SCENES), VIEW_NAMES, check_scene)
+from dashboard.present.deck import names as deck_names
 
 
 def main(argv=None) -> int:

@@ -28,6 +28,7 @@ PAGES = [
     ("app_pages/lecture.py", "Lecture videos", "lecture", {}),
     ("app_pages/compare.py", "Compare two lessons", "compare", {}),
     ("app_pages/room.py", "Classroom room", "room", {}),
+    ("app_pages/present.py", "Present a lecture", "present", {}),
     # The default page answers at the root only: Streamlit reserves its url path but serves nothing
     # there. So the names a teacher would type are hidden pages of the same file.
     ("app_pages/attention.py", "Scaled dot-product attention", "scaled-dot-product", {"visibility": "hidden"}),
@@ -46,7 +47,7 @@ def pages() -> list:
 def choose():
     """`st.navigation` over this session's pages: the page to run; its file's name ("attention",
     "trained_heads"...) is kept under HERE for the page's controls and messages."""
-    chosen = st.navigation(pages())
+    chosen = st.navigation(pages(), expanded=True)  # every page in view: past twelve, Streamlit folds some away
     file = next(f for p, (f, *_) in zip(pages(), PAGES, strict=True) if p is chosen)
     st.session_state[HERE] = file.removeprefix("app_pages/").removesuffix(".py")
     return chosen

@@ -36,7 +36,7 @@ from dashboard.lesson import state
 from dashboard.room import session as room_session
 
 KEY = "lesson_view"
-WHOLE_RUNS = frozenset({"lecture", "trained-heads", "watch-it-learn", "room"})
+WHOLE_RUNS = frozenset({"lecture", "trained-heads", "watch-it-learn", "room", "present"})
 LESSON_NUMBERS = "lecture"  # the one page that runs whole and shows the lesson's numbers (its videos)
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model

@@ -101,7 +101,7 @@ VIEW_NAMES = frozenset({
     "head", "step", "keys", "dk", "shuffle", "show", "layout", "stage", "change", "piece", "pattern", "at",
     "layer", "sentence", "predict", "code", "seat", "projector", "weights", "film_task", "film_layers",
     "film_width", "film_heads", "film_positions", "film_causal", "film_steps", "film_seed", "film_at",
-    "film_layer", "film_head", "model", "alone", "mask_stage", "why_part"})
+    "film_layer", "film_head", "model", "alone", "mask_stage", "why_part", "deck", "screen", "presenter"})
 TRAINED_LINK = ("This link is for the trained model (all-MiniLM-L6-v2), which has its own page, Trained heads: it "
                 "opens there on the link's sentence and layer. The sidebar's lesson, which the other pages show, "
                 "is never the trained model, so it starts from the defaults.")
@@ -204,6 +204,22 @@ def view_param(name: str, value, default):
         views.pop(name, None)
     else:
         views[name] = str(value)
+
+
+def keep_view(name: str, value, default):
+    """Mirror a view setting of a page that holds other pages' views (the Present page's deck and screen):
+    kept through the lesson views it runs, which start from the app's views (`start_page`)."""
+    view_param(name, value, default)
+    kept = st.session_state.setdefault(_APP_VIEWS, {})
+    if value == default:
+        kept.pop(name, None)
+    else:
+        kept[name] = str(value)
+
+
+def open_view(view: dict[str, str]):
+    """A page's view as if a link had opened it (`view_from_url` then reads it): a deck's page screen."""
+    st.session_state.setdefault(_START, {}).update(view)
 
 
 def write_url(cfg: AttentionConfig):

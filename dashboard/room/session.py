@@ -19,6 +19,8 @@ Every action returns nothing and leaves a message (`say`) when it could not be d
 that closed or a key that stopped working is forgotten, so the page stops polling it.
 """
 
+import functools
+import json
 import os
 import uuid
 
@@ -44,7 +46,7 @@ from dashboard.process import Held
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
 SEAT_COOKIE, ROOM_COOKIE, HIDING = "attention_lab_seat", "attention_lab_room", "room_hiding"
-REJOIN, FORGET = "room_rejoin_tried", "room_forget"
+REJOIN, FORGET, CARRIED = "room_rejoin_tried", "room_forget", "room_carried"  # CARRIED: see push_lesson
 HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
@@ -175,6 +177,8 @@ def push_lesson(cfg: AttentionConfig):
     if teacher_key() is None:
         return
     text = cfg.to_json()
+    if carried := st.session_state.get(CARRIED):  # more, under keys from_json ignores: a deck's place (present/)
+        text = json.dumps({**json.loads(text), **carried}, sort_keys=True, ensure_ascii=False)
     if st.session_state.get(PUSHED) != text and teacher_call(registry().set_lesson, text) is not None:
         st.session_state[PUSHED] = text
 
@@ -242,7 +246,7 @@ def _hides(view) -> bool:
     """A question is open (asked, not revealed) and this screen shows the lesson it is about:
     the teacher's, followed, or the same lesson kept after switching off."""
     return (view is not None and view.round > 0 and not view.revealed
-            and (following() or state.lesson().to_json() == view.lesson_json))
+            and (following() or state.lesson().to_json() == lesson_of(view.lesson_json)))
 
 
 def hides_the_answer() -> bool:
@@ -270,13 +274,22 @@ def follow(view=None):
     view = view or student_view()
     if view is None:
         return
-    if st.session_state.get(APPLIED) == view.lesson_version and state.lesson().to_json() == view.lesson_json:
+    if st.session_state.get(APPLIED) == view.lesson_version and state.lesson().to_json() == lesson_of(view.lesson_json):
         return
     try:
         state.set_lesson(AttentionConfig.from_json(view.lesson_json))
     except ConfigError as err:  # a lesson this server cannot run (another device): keep one's own
         say(f"The teacher's lesson cannot run here: {err}")
     st.session_state[APPLIED] = view.lesson_version
+
+
+@functools.lru_cache(maxsize=64)
+def lesson_of(lesson_json: str) -> str:
+    """A room's lesson as `AttentionConfig.to_json` writes it, without what it carries besides (CARRIED)."""
+    try:
+        return AttentionConfig.from_json(lesson_json).to_json()
+    except ConfigError:  # a lesson this server cannot run (another device): compared as it is
+        return lesson_json
 
 
 def needs_full_run(view) -> bool:

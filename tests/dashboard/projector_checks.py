@@ -16,7 +16,7 @@ NO_CHARTS = {"lecture": "renders the lecture videos when opened (the videos' hal
 # Pages checked here that draw no chart until a class is running (test_room_browser draws them), or
 # until a run is trained (test_watch_learn_browser trains one): their text, theme and WCAG rules
 # are checked all the same.
-FORMS_ONLY = {"room", "watch-it-learn"}
+FORMS_ONLY = {"room", "watch-it-learn", "present"}
 
 
 def app_pages() -> list[str]:

@@ -1,0 +1,127 @@
+"""The presenter's view of a deck (the teacher's laptop, or a second window): the screen's notes, the next
+screen's title, the time elapsed against the time planned, and the keys that step the deck.
+
+It steers the projector the way Follow works: each step sets the room's lesson to the screen's and carries
+where the deck stands with it (dashboard/present/deck.py); the projector's window, a member of the room,
+polls it, in one process or across a hall's processes alike. A question screen is asked in the room as
+the deck reaches it, and revealed from here. The notes stay in this session: they never enter the room.
+"""
+
+import time
+
+import streamlit as st
+
+from classroom.decks import Deck
+from classroom.handout import build_handout
+from classroom.question import QuestionError
+from classroom.rooms import format_code
+from dashboard.lesson import rerun, state
+from dashboard.present import deck as decks
+from dashboard.present.projector import KEYS_CSS, LINK_NOTICE, keys
+from dashboard.room import session as room_session
+from dashboard.room import teacher as room_teacher
+from dashboard.text import plain
+
+AT = "present_at"  # the screen the presenter stands on (1 = the first)
+STARTED = "present_started"  # when the clock started (time.time(): a hall's processes share no monotonic clock)
+CLOCK_SECONDS = 2.0
+
+
+def go(deck: Deck, number: int):
+    """Stand on screen `number`: its lesson becomes the teacher's; in a room, its question is asked and the
+    projector is told where the deck stands."""
+    number = min(max(1, number), len(deck.screens))
+    screen = deck.screens[number - 1]
+    if st.session_state.get(AT, number) != number:
+        st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
+    st.session_state[AT] = number
+    st.session_state.setdefault(STARTED, time.time())
+    state.set_lesson(screen.lesson)
+    if room_session.teacher_key() is None:
+        return
+    if screen.kind == "question":
+        _ask(screen)
+    st.session_state[room_session.CARRIED] = _place(deck, number)
+    room_session.push_lesson(screen.lesson)  # at once, not at the end of the run: the projector polls for it
+
+
+def _place(deck: Deck, number: int) -> dict:
+    return {decks.PLACE_KEY: f"{decks.name_of(deck)}:{number}"}
+
+
+def _ask(screen):
+    """Ask the screen's question in the room, unless it is the room's current question already (a step
+    back and forth does not start a new round)."""
+    try:
+        question = decks.question_of(screen)
+    except QuestionError as err:
+        room_session.say(f"The question of this screen cannot be asked: {err}")
+        return
+    now = room_session.teacher_view()
+    if now is not None and now.current is not None and now.current.question.key() == question.key():
+        return
+    room_session.ask(question)
+
+
+def view(deck: Deck, linked: int | None):
+    """The presenter's view; `linked`: the screen its link named, if any."""
+    ss = st.session_state
+    if AT not in ss or (linked is not None and linked != ss[AT]):
+        go(deck, linked or 1)
+    number = ss[AT]
+    key = room_session.teacher_key()
+    if key is not None and ss.get(room_session.CARRIED) != _place(deck, number):
+        go(deck, number)  # a room opened (or taken back) since the last step: tell its projector
+    screen, last = deck.screens[number - 1], len(deck.screens)
+    st.html(KEYS_CSS)
+    st.markdown(f"**Presenting:** {plain(deck.title)}")
+    with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
+        keys(deck, number, go, "presenter", visible=True)
+        st.markdown(f"### {number} / {last} · {plain(screen.title)}")
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
+        st.markdown(plain(screen.notes) if screen.notes else "*No notes for this screen.*")
+    with right:
+        nxt = deck.screens[number] if number < last else None
+        st.markdown(f"**Next:** {plain(nxt.title)} ({nxt.kind})" if nxt else "**Next:** the end of the deck.")
+        clock(deck, number)
+        # Deferred: the handout is made (seconds: every lesson's numbers and charts) only when clicked.
+        st.download_button("Students' handout (HTML)", data=lambda: build_handout(deck),
+                           file_name=f"{decks.name_of(deck)}-handout.html", mime="text/html", on_click="ignore",
+                           help="One HTML file that opens offline: the screens, their numbers, the formulas, the "
+                           "charts, the notes meant for students and a reading list. Never the teacher's notes.")
+    room_session.messages()
+    if key is None:
+        st.info("Open a room to steer a projector window and ask the deck's questions on students' phones; "
+                "without one, this view steps the notes alone.")
+        room_teacher.start_forms()
+        return
+    url = f"present?deck={decks.name_of(deck)}&code={key.code}&projector=1"
+    st.link_button("Open the projector window", url, help="Open it on the projector's screen; it shows the "
+                   "screen this view stands on, without the notes.")
+    st.caption(f"Room {format_code(key.code)}: the projector window and students' phones follow this view.")
+    if screen.kind == "question":
+        room_teacher.live()  # the class's answers and the reveal
+
+
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+@rerun.poll(CLOCK_SECONDS)
+def clock(deck: Deck, number: int):
+    """Time elapsed against the time planned up to the end of this screen."""
+    elapsed = time.time() - st.session_state.get(STARTED, time.time())
+    before = 60 * sum(s.minutes for s in deck.screens[:number - 1])
+    until = before + 60 * deck.screens[number - 1].minutes
+    if elapsed > until:
+        pace = f"{_minutes(elapsed - until)} behind"
+    elif elapsed < before:
+        pace = f"{_minutes(before - elapsed)} ahead"
+    else:
+        pace = "on time"
+    st.markdown(f"**{_minutes(elapsed)}** elapsed · planned {_minutes(before)}–{_minutes(until)} for this screen, "
+                f"{_minutes(60 * deck.minutes)} in all · **{pace}**")
+    st.button("Restart the clock", key="present_clock_restart",
+              on_click=lambda: st.session_state.update({STARTED: time.time()}))

@@ -1,0 +1,223 @@
+"""The projector's window of a presented deck: one screen at a time, a quiet "n / N" marker, and nothing of
+the teacher's notes (they are drawn by presenter.py alone, never here).
+
+The window steps itself with the keys a clicker sends (→ ← PageDown PageUp Space), or it follows a
+presenter: it then sits in the teacher's room as a member that does not follow the room's lesson, and
+polls the room for where the deck stands (dashboard/present/deck.py's place, carried with the lesson).
+A page screen runs that page's own file, at the screen's lesson and view, as if its link had opened it.
+"""
+
+import runpy
+from pathlib import Path
+
+import streamlit as st
+
+from animations.sections import steps
+from classroom.decks import Deck, Screen
+from classroom.films.service import service as films
+from classroom.question import QuestionError
+from classroom.rooms import format_code, normalise_code
+from classroom.rooms.address import qr_svg
+from classroom.rooms.records import StudentView
+from dashboard import navigation
+from dashboard.app_pages import predict
+from dashboard.charts import training
+from dashboard.charts.draw import draw
+from dashboard.lesson import rerun, state
+from dashboard.present import deck as decks
+from dashboard.room import session as room_session
+from dashboard.room.teacher import address
+from dashboard.text import plain
+from dashboard.video import player, studio
+
+NUMBER = "present_number"  # the screen this window shows (1 = the first)
+SHOWN = "present_shown"  # (deck, number) whose lesson and view this window last opened
+LINK_NOTICE = "present_link_notice"  # app_pages/present.py's
+SEEN = "present_seen"  # (place, round, revealed) of the room as this window last drew it
+POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a step costs, on average
+APP = Path(navigation.__file__).resolve().parent  # page files are named relative to the app
+# The keys that step a deck: → and ← (a keyboard), PageDown and PageUp (what a clicker sends), Space.
+FORWARD, BACK = ("Right", "PageDown", "Space"), ("Left", "PageUp")
+KEYS_CSS = """<style>
+div.st-key-present_marker {position: fixed !important; right: 1.5rem !important; left: auto !important;
+  bottom: 0.4rem !important; width: auto !important; z-index: 999990; opacity: 0.75;}
+div.st-key-present_marker p {font-size: 1rem;}
+div[class*="st-key-present_key_"] {display: none !important;}
+</style>"""
+
+
+def arrive(deck: Deck, number: int):
+    """Open screen `number` in this session: its lesson; for a page, its view as a link would give it.
+    Called before the run that draws it (a key's callback, the room's poll), so the sidebar shows its lesson."""
+    number = min(max(1, number), len(deck.screens))
+    screen = deck.screens[number - 1]
+    if st.session_state.get(NUMBER, number) != number:
+        st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
+    st.session_state[NUMBER] = number
+    if st.session_state.get(SHOWN) == (decks.name_of(deck), number):
+        return
+    state.set_lesson(screen.lesson)
+    if screen.kind == "page":
+        name = _name(screen)
+        for key in [k for k in st.session_state if str(k).startswith(f"view_{name}_")]:
+            del st.session_state[key]  # the page's controls start again from the screen's view
+        state.open_view(dict(screen.view))
+    st.session_state[SHOWN] = (decks.name_of(deck), number)
+
+
+def _name(screen: Screen) -> str:
+    return decks.page_file(screen.page).removeprefix("app_pages/").removesuffix(".py")
+
+
+def keys(deck: Deck, number: int, go, where: str, visible: bool):
+    """The step buttons and the keys bound to them: `go(deck, number)` on a press. `visible`: the ◀ ▶
+    buttons are drawn (the other keys' buttons never are: CSS hides them, their keys still press them)."""
+    last = len(deck.screens)
+    for bound, to, label, off, kind in ((BACK, number - 1, "◀ Back", number == 1, "secondary"),
+                                        (FORWARD, number + 1, "Next ▶", number == last, "primary")):
+        for i, key in enumerate(bound):
+            shown = visible and i == 0
+            st.button(label if shown else key, key=f"present_{where}_{key}" if shown else f"present_key_{where}_{key}",
+                      shortcut=key, disabled=off, on_click=go, args=(deck, to), type=kind,
+                      help=f"{label.strip('◀▶ ')}: {' or '.join(bound)}")
+
+
+def step(deck: Deck, number: int):
+    """A key of a window that steps itself."""
+    arrive(deck, number)
+
+
+def show(deck: Deck):
+    """The projector's screen: the deck where this window stands, or where its room's presenter stands."""
+    following, name = room_session.student_code() is not None, decks.name_of(deck)
+    view = room_session.student_view() if following else None
+    if view is not None and (place := decks.place_in(view.lesson_json)) and place[0] == name:
+        arrive(deck, place[1])
+    elif NUMBER not in st.session_state or st.session_state.get(SHOWN, (name,))[0] != name:
+        arrive(deck, st.session_state.get(NUMBER, 1))
+    number = st.session_state[NUMBER]
+    screen = deck.screens[number - 1]
+    st.html(KEYS_CSS)
+    DRAW[screen.kind](screen, view)
+    with st.container(key="present_marker", horizontal=True, vertical_alignment="center", width="content"):
+        if following:
+            watch(name)
+        else:
+            keys(deck, number, step, "", visible=True)
+            st.caption(f"{number} / {len(deck.screens)}")
+    state.keep_view("screen", number, None)
+
+
+@rerun.poll(POLL_SECONDS)
+def watch(deck_name: str):
+    """A follower's marker, and its look at the room: a new place, question or reveal draws the screen again."""
+    view = room_session.student_view()
+    if view is None:
+        return room_session.student_code() is None  # the room has gone: this window steps itself again
+    place = decks.place_in(view.lesson_json)
+    seen = (place, view.round, view.revealed)
+    if st.session_state.get(SEEN) not in (None, seen):
+        st.session_state[SEEN] = seen
+        if place is not None and place[0] == deck_name:
+            arrive(decks.load(deck_name), place[1])  # before the full run: its sidebar shows the lesson
+        return True
+    st.session_state[SEEN] = seen
+    total = len(decks.load(deck_name).screens)
+    st.caption(f"{st.session_state.get(NUMBER, 1)} / {total}")
+
+
+# -- the kinds of screen --------------------------------------------------------------------------
+def _page(screen: Screen, view):
+    """The page's own file, run here: its controls read the screen's view as the opening link's."""
+    st.session_state[navigation.HERE] = _name(screen)  # the page's controls keep their state under its name
+    runpy.run_path(str(APP / decks.page_file(screen.page)), run_name="__main__")
+
+
+def _title(screen: Screen):
+    st.title(screen.title)
+
+
+def _video_file(screen: Screen) -> Path | None:
+    """The screen's video as rendered before class (`make lecture`), at the best quality there is."""
+    for quality in ("class", "low"):
+        for voice in (studio.NARRATOR, None):
+            if (movie := studio.service().cached(screen.scene, screen.lesson, quality, voice)) is not None:
+                return movie
+    return None
+
+
+def _not_ready(what: str):
+    st.info(f"{what} is not ready on this machine yet: `make lecture` prepares it before class.")
+
+
+def _scene(screen: Screen, view):
+    _title(screen)
+    movie = _video_file(screen)
+    part = next((p for p in steps(movie) if p.name == screen.step), None) if movie is not None else None
+    if part is None:
+        return _not_ready(f"The video's step {screen.step!r} of the scene {screen.scene!r}")
+    player.play(part.clip, key="band_present", cues=[(0.0, 1e9, part.caption)], autoplay=True)
+
+
+def _video(screen: Screen, view):
+    _title(screen)
+    movie = _video_file(screen)
+    if movie is None:
+        return _not_ready(f"The video of the scene {screen.scene!r}")
+    player.play(movie, key="band_present_video", autoplay=True)
+
+
+def _film(screen: Screen, view):
+    _title(screen)
+    film = films().cached(screen.film)
+    if film is None:
+        return _not_ready("This training run")
+    k = film.snapshot_index(screen.at)
+    at, total = int(film.snapshots[k]), film.settings.steps
+    st.caption(f"Training step {at:,} of {total:,}")
+    draw(training.loss_chart(range(1, len(film.loss) + 1), film.loss, total, at, film.formed_at()), "present_loss")
+    left, right = st.columns(2)
+    with left:
+        draw(training.scores_chart(film.snapshots, film.previous_token, "previous_token", total, at), "present_prev")
+    with right:
+        draw(training.scores_chart(film.snapshots, film.induction, "induction", total, at), "present_induction")
+
+
+def _question(screen: Screen, view: StudentView | None):
+    """The question, its choices and how to answer; the truth once the presenter reveals it in the room."""
+    _title(screen)
+    try:
+        question = decks.question_of(screen)
+    except QuestionError as err:
+        st.info(f"This question cannot be asked: {plain(err)}")
+        return
+    ours = view is not None and view.round > 0 and view.prompt == question.prompt
+    if ours and view.revealed and view.question is not None:
+        st.markdown(f"### {plain(question.prompt)}")
+        predict.show_truth(view.question, None)
+        predict.reveal_chart(view.question, f"present_reveal_{view.round}")
+        return
+    words, qr = st.columns([3, 1])
+    with words:
+        st.markdown(f"### {plain(question.prompt)}")
+        for i, choice in enumerate(question.choices):
+            st.markdown(f"**{chr(65 + i)}.** {plain(choice)}")
+    code = room_session.student_code()
+    if code is not None:
+        with qr:
+            st.markdown(f"**Answer on your phone: room {format_code(code)}**")
+            if (url := address(code)) is not None:
+                st.image(qr_svg(url), width=260)
+
+
+DRAW = {"page": _page, "scene": _scene, "video": _video, "film": _film, "question": _question}
+
+
+def join(code: str):
+    """A projector window opened with the room's code: a member of the room that does not follow its lesson
+    (its lesson is the deck's screen's)."""
+    norm = normalise_code(code)
+    if norm is not None and norm in (room_session.student_code(), getattr(room_session.teacher_key(), "code", None)):
+        return
+    if room_session.join(code):
+        room_session.set_following(False)
