@@ -40,7 +40,7 @@ PAGES = {
     "block": (("block",), ("weights",)),
     "compare": (("attention",), ("weights",)),
     "trained-heads": (("attention", "norm"), ()),
-    "watch-it-learn": ((), ()), "lecture": ((), ()), "room": ((), ()),
+    "watch-it-learn": ((), ()), "lecture": ((), ()), "room": ((), ()), "present": ((), ()),
 }
 SCENES = {
     "scores": LESSON_STEPS, "masking": (("mask",), ("masked", "weights")), "multihead": (("heads",), ("weights",)),

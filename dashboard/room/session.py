@@ -27,15 +27,7 @@ import uuid
 import streamlit as st
 
 from classroom.question import Question
-from classroom.rooms import (
-    NotInRoom,
-    NotTeacher,
-    RoomError,
-    RoomRegistry,
-    SeatElsewhere,
-    make_registry,
-    normalise_code,
-)
+from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, SeatElsewhere, make_registry, normalise_code
 from classroom.rooms.clients import clean_address
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
