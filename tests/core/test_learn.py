@@ -10,8 +10,10 @@ import torch
 from torch import nn
 
 from core.errors import ConfigError
-from core.film import SEGMENT, SEQ_LEN, Film, LearnSettings, decode, encode
-from core.learn import Stopped, induction_score, previous_token_score, probe, run, train
+from core.film import COUNTING_WITHIN, SEGMENT, SEQ_LEN, Film, LearnSettings, decode, encode
+from core import learn_tasks
+from core.learn import (Stopped, accuracy_on, copy_right, induction_score, previous_token_score, probe, repeat_start,
+                        run, train)
 from core.learn_tasks import clean_repeats, eval_batch, induction_batch, text_batch
 from core.learn_text import PROBE_PHRASE, TEXT
 from core.tiny_model import TinyTransformer
@@ -144,6 +146,49 @@ def test_the_induction_score_averages_over_sequences_with_their_own_segments():
     assert induction_score(torch.stack([a, torch.eye(T)]), first, second, length).item() == pytest.approx(0.5)
 
 
+# -- accuracy and counting, by hand -------------------------------------------------------------
+def test_accuracy_counts_only_the_scored_predictions_that_are_right():
+    tokens = torch.tensor([[0, 1, 2, 0, 1, 2]])  # predictions at 3 and 4 (of tokens 1 and 2) are scored
+    scored = torch.tensor([[False, False, False, True, True]])
+    logits = torch.zeros(1, 6, 32)
+    logits[0, 0, 1] = 5.0  # right (0 is followed by 1), but not scored
+    logits[0, 3, 1] = 5.0  # right: 1 follows
+    logits[0, 4, 0] = 5.0  # wrong: 2 follows
+    batch = learn_tasks.Batch(tokens, scored)
+    assert accuracy_on(lambda t: (logits, None), batch) == pytest.approx(0.5)
+
+
+def test_counting_loss_is_the_hand_computed_value_on_a_tiny_sequence():
+    # a b a b a: at position 2 (a b a seen) the next token b was seen once in 3; at 3 (a b a b), a twice in 4
+    batch = learn_tasks.Batch(torch.tensor([[0, 1, 0, 1, 0]]), torch.tensor([[False, False, True, True]]))
+    expected = -(math.log(1 / 3) + math.log(2 / 4)) / 2
+    assert learn_tasks.counts_loss(batch).item() == pytest.approx(expected)
+
+
+def test_counting_loss_equals_a_direct_count_on_induction_batches():
+    batch = induction_batch(torch.Generator().manual_seed(8), 6)
+    losses = []
+    for tokens, scored in zip(batch.tokens.tolist(), batch.scored.tolist(), strict=True):
+        for t, counts in enumerate(scored):
+            if counts:
+                seen = tokens[:t + 1]
+                losses.append(-math.log(seen.count(tokens[t + 1]) / len(seen)))
+    assert learn_tasks.counts_loss(batch).item() == pytest.approx(sum(losses) / len(losses), rel=1e-5)
+
+
+def test_a_phrase_typed_twice_is_found_and_its_copy_is_scored_from_the_models_top_guesses():
+    ids = encode("abcab")  # "abc" then "ab" (its last character left out): the second copy from position 3
+    assert repeat_start(ids) == 3 and repeat_start(encode("aaaa")) == 2
+    assert repeat_start(encode("abcda")) is None and repeat_start(encode("abcd")) is None
+    probs = np.full((5, 32), 0.01)
+    probs[3, 1] = 0.9  # at the copy's "a", "b" is guessed: right
+    probs[:3, 0] = 0.9  # the first copy's guesses do not count
+    assert copy_right(ids, probs).tolist() == [True]
+    probs[3, 1], probs[3, 2] = 0.01, 0.9
+    assert copy_right(ids, probs).tolist() == [False]
+    assert copy_right(encode("abcd"), probs[:4]) is None
+
+
 # -- the tasks ----------------------------------------------------------------------------------
 def test_induction_batches_repeat_a_segment_at_varying_offsets_and_score_only_the_copy():
     batch = induction_batch(torch.Generator().manual_seed(0), 64)
@@ -203,14 +248,16 @@ def test_the_same_settings_record_the_same_film(short_film):
 
 def test_a_film_records_every_step_and_snapshots_from_step_zero(short_film):
     film, calls = short_film
-    assert film.loss.shape == film.accuracy.shape == (25,)
+    assert film.loss.shape == film.accuracy.shape == film.baseline.shape == (25,)
+    assert film.held_out.shape == (1,) and 0 <= film.final_accuracy <= 1
+    assert 2.5 < film.counting_loss < math.log(32)  # the copy's letters were all seen: counting beats chance
     assert film.loss[0] == pytest.approx(math.log(32), abs=1e-5)  # the first step's guesses are uniform
     assert film.snapshots[0] == 0 and film.snapshots[-1] == 25
     assert film.weights.shape == (len(film.snapshots), 2, 4, SEQ_LEN, SEQ_LEN)
     np.testing.assert_allclose(film.weights.sum(axis=-1), 1.0, atol=1e-5)
     assert film.previous_token.shape == film.induction.shape == (len(film.snapshots), 2, 4)
-    assert [step for step, _, _ in calls] == [10, 20, 25] and all(total == 25 for _, total, _ in calls)
-    assert calls[-1][2] == pytest.approx(float(film.loss[-1]))
+    assert [step for step, *_ in calls] == [10, 20, 25] and all(total == 25 for _, total, *_ in calls)
+    assert calls[-1][2:] == pytest.approx((float(film.loss[-1]), float(film.accuracy[-1])))
 
 
 @pytest.mark.parametrize("changes", [{"task": "text"}, {"causal": False, "positions": False, "layers": 1}])
@@ -219,6 +266,7 @@ def test_other_settings_train_and_record_their_probe(changes):
     assert np.array_equal(film.probe, probe(film.settings.task).numpy())
     assert film.weights.shape[1:] == (film.settings.layers, 2, SEQ_LEN, SEQ_LEN)
     assert np.isfinite(film.loss).all() and film.loss[-5:].mean() < film.loss[:5].mean()
+    assert (film.counting_loss is None) == (film.settings.task == "text")  # the text's next letter may be new
 
 
 def test_should_stop_stops_the_run():
@@ -264,19 +312,24 @@ def test_the_default_film_forms_a_previous_token_head_in_layer_1_and_an_inductio
     previous, induction = film.previous_token_head(), film.induction_head()
     assert previous is not None and previous[0] == 1
     assert induction is not None and induction[0] == 2
-    assert film.formed_at() is not None
+    assert film.formed_at() is not None and film.formed_at() <= 150  # learn_bench.py times it: at most 5 s
     assert film.loss[-20:].mean() < film.loss[:20].mean() - 2  # the phase change: well below chance
+    # the page's "predicts 0.9 of a second copy": on fresh sequences, and on each step's (unseen) batch
+    assert film.final_accuracy >= 0.9 and film.accuracy[-20:].mean() >= 0.9
     # snapshots are dense where the loss fell: some 5 steps apart, besides the regular 25
     gaps = np.diff(film.snapshots)
     assert (gaps == 5).any() and set(range(0, film.settings.steps + 1, 25)) <= set(film.snapshots.tolist())
 
 
 @pytest.mark.slow
-def test_one_layer_trained_as_long_forms_no_induction_head(default_film):
+def test_one_layer_trained_as_long_forms_no_induction_head_and_gets_as_far_as_counting(default_film):
     one = trained(default_film.settings.replace(layers=1))
     assert one.induction_head() is None
     assert one.induction.max() < 0.2
     assert one.loss[-20:].mean() > default_film.loss[-20:].mean() + 1
+    # what the page says of it: it gets as far as counting the letters seen so far, not further
+    assert abs(one.loss[-10:].mean() - one.counting_loss) <= COUNTING_WITHIN
+    assert one.final_accuracy < 0.5 < default_film.final_accuracy
 
 
 @pytest.mark.slow
