@@ -9,11 +9,20 @@ import pytest
 import torch
 from torch import nn
 
+from core import learn_tasks
 from core.errors import ConfigError
 from core.film import COUNTING_WITHIN, SEGMENT, SEQ_LEN, Film, LearnSettings, decode, encode
-from core import learn_tasks
-from core.learn import (Stopped, accuracy_on, copy_right, induction_score, previous_token_score, probe, repeat_start,
-                        run, train)
+from core.learn import (
+    Stopped,
+    accuracy_on,
+    copy_right,
+    induction_score,
+    previous_token_score,
+    probe,
+    repeat_start,
+    run,
+    train,
+)
 from core.learn_tasks import clean_repeats, eval_batch, induction_batch, text_batch
 from core.learn_text import PROBE_PHRASE, TEXT
 from core.tiny_model import TinyTransformer
@@ -351,3 +360,26 @@ def test_the_trained_model_completes_a_phrase_typed_twice(default_film):
     assert right.mean() > right_before.mean() + 0.4  # it copies; it does not know English
     # the trained weights on the probe are the last snapshot's (the weights the forward pass used)
     np.testing.assert_allclose(run(film, film.probe.tolist())[0], film.weights[-1], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_the_docs_figures_of_the_default_run_are_its_measurements(default_film):
+    """docs/watch-it-learn.md, "What the default run shows": every figure, recomputed from the films."""
+    import re
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).parents[2] / "docs" / "watch-it-learn.md").read_text().split())
+    film, one = default_film, trained(default_film.settings.replace(layers=1))
+    acc = film.accuracy
+    passed = next(s for s in range(20, len(acc) + 1) if acc[s - 20:s].mean() >= 0.9)
+    found = lambda pattern: re.search(pattern, text).group(1)  # noqa: E731
+    assert int(found(r"induction score first reaches 0\.5 at step (\d+)")) == film.formed_at()
+    assert int(found(r"(\d+) head of layer 1 is a previous-token head")) == len(film.previous_token_heads())
+    assert int(found(r"(\d+) heads of layer 2 are induction heads")) == len(film.induction_heads())
+    assert {la for la, _ in film.induction_heads()} == {2} and {la for la, _ in film.previous_token_heads()} == {1}
+    assert int(found(r"first does at step (\d+)\)")) == passed
+    assert found(r"the model predicts ([\d.]+)% of the letters of a second copy") == f"{film.final_accuracy:.1%}"[:-1]
+    assert found(r"highest induction score ([\d.]+)\)") == f"{one.induction.max():.2f}"
+    assert found(r"its loss ends at ([\d.]+),") == f"{one.loss[-10:].mean():.2f}"
+    assert found(r"seen so far scores ([\d.]+) on the same") == f"{one.counting_loss:.2f}"
+    assert abs(one.loss[-10:].mean() - one.counting_loss) <= COUNTING_WITHIN  # "One layer learns counts"
