@@ -4,26 +4,14 @@ lesson or display settings they chose; the film's page is tested with its films 
 import pytest
 
 from classroom.rooms import format_code
-from dashboard.room import session as room_session
 
 from .conftest import chart_data, messages, no_exception
-
-PIN = "246810"
-
-
-@pytest.fixture(autouse=True)
-def fresh_registry():
-    room_session.registry.clear()
-    yield
-    room_session.registry.clear()
+from .test_room_pages import fresh_registry, teacher  # noqa: F401 (fresh_registry: an autouse fixture)
 
 
 @pytest.mark.parametrize("page", ["default-page", "masking"])
 def test_follow_off_and_device_cpu_show_no_chart_before_the_reveal(make_app, page):
-    t = make_app()
-    t.text_input(key="room_open_pin_side").input(PIN)
-    t.sidebar.button[[b.label for b in t.sidebar.button].index("Open a room")].click().run()
-    key = t.session_state["room_teacher"]
+    t, key = teacher(make_app)
     s = make_app(page=page)
     s.text_input(key="room_join_code_sidebar").input(format_code(key.code))
     s.sidebar.button[[b.label for b in s.sidebar.button].index("Join the room")].click().run()
