@@ -1,6 +1,6 @@
 """Real films (core.learn.train), trained once per test process and shared by the files that read
-them: tests/core/test_learn.py and tests/dashboard/test_watch_learn.py both need the default film
-and its one-layer twin, and the scheduler (SHARED_SET_UP in tests/conftest.py) runs them on one
+them: tests/core/test_learn.py, tests/core/test_learn_claims.py and tests/dashboard/test_watch_learn.py
+need the default film and its one-layer twin, and the scheduler (SHARED_SET_UP in tests/conftest.py) runs them on one
 worker. Sharing changes no number: the same settings record the same film, bit for bit
 (test_the_same_settings_record_the_same_film trains twice to prove it). Tests read these films and
 never change them.
