@@ -30,7 +30,7 @@ MAX_LAYERS, MAX_HEADS = 2, 8
 D_MODELS = (16, 32, 64, 128)
 # The largest film (d_model 128, 8 heads, 2 layers) at MAX_STEPS must finish in about a minute on
 # the lab's 2 cores: docs/performance.md has the measurement.
-MIN_STEPS, MAX_STEPS = 20, 1000
+MIN_STEPS, MAX_STEPS = 20, 800
 INDUCTION_THRESHOLD = 0.5  # a head whose induction score reaches this is called an induction head
 PREVIOUS_THRESHOLD = 0.5  # the same for a previous-token head
 COUNTING_WITHIN = 0.1  # a final loss this close (nats) to counting's (`Film.counting_loss`) "learned counts"

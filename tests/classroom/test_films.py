@@ -23,7 +23,7 @@ from tests.classroom import film_fakes
 from tests.conftest import ROOT
 
 FAKE = "tests.classroom.film_fakes:train"
-SLOW = LearnSettings(steps=MAX_STEPS, seed=film_fakes.SLOW)  # 10 s unless stopped
+SLOW = LearnSettings(steps=MAX_STEPS, seed=film_fakes.SLOW)  # MAX_STEPS × STEP_S seconds unless stopped
 
 
 def fast(seed: int, steps: int = 20) -> LearnSettings:
