@@ -45,7 +45,7 @@ def what_to_watch():
 
 
 # The phrase "Your own sequence" starts with: no letter twice, so each letter of the second copy has
-# one earlier place to copy from (a repeated letter leaves two, and the next letter is a guess).
+# one earlier place to copy from (a repeated letter leaves two, and the next letter can be ambiguous).
 PHRASE = "uncopyrightable. uncopyrightable."
 
 
@@ -113,7 +113,7 @@ def counting_note(film) -> str:
         return ""
     return (f"Dashed green: **counting**, which predicts each letter by how often it has appeared so far in the "
             f"sequence, on the same training sequences: a loss of {film.counting_loss:.2f}. A model that knows "
-            "which letters came before, but not where, gets that far; below it, the model copies. ")
+            "which letters came before, but not where, can get that far. ")
 
 
 def open_head(film, k: int):
@@ -175,13 +175,14 @@ def sequence_note(film, ids, guess, probs) -> str:
     copy, start = copy_right(ids, probs), repeat_start(ids)
     if copy is None:
         return said + " Your sequence is not one phrase written twice: type one twice to see the copy predicted."
-    said += f" In the second copy it predicts {copy.sum()} of {copy.size} letters right (all but the copy's first)"
+    said += (f" Of the {copy.size} letters of the second copy that the first copy gives (all but its first), it "
+             f"predicts {copy.sum()} right")
     if film.settings.task == "induction":
         said += (f"; on {HELD_OUT_SEQUENCES} fresh sequences of random letters, {film.final_accuracy:.1%} of a "
                  "second copy")
     twice = len(set(ids[:start])) < start
     return said + (". A letter that occurs twice in your phrase leaves two earlier places to copy from, and the "
-                   "letter after it is then a guess." if twice else ". No letter occurs twice in your phrase: each "
+                   "letter after it can be ambiguous." if twice else ". No letter occurs twice in your phrase: each "
                    "letter of the second copy has one earlier place to copy from.")
 
 

@@ -171,7 +171,8 @@ def test_a_students_sequence_is_run_by_the_trained_model(films, make_app):
     assert list(table["the model predicts"]) == decode(probs.argmax(axis=-1)[:-1])
     said = " ".join(c.value for c in at.caption)
     copy = copy_right(ids, probs)
-    assert f"In the second copy it predicts {copy.sum()} of {copy.size} letters right" in said
+    assert f"Of the {copy.size} letters of the second copy that the first copy gives (all but its first), it " \
+        f"predicts {copy.sum()} right" in said
     assert "A letter that occurs twice in your phrase" in said  # "t", "a", " " twice in "the cat sat. "
     la, h = film.induction_head()
     yours = chart(at, "film-yours")
@@ -184,11 +185,11 @@ def test_the_default_phrase_has_no_letter_twice_and_its_copy_is_predicted(films,
     film, at = films[2], skipped(make_app)
     ids = encode(at.text_input(key="film_typed").value)
     start = repeat_start(ids)
-    assert start is not None and len(set(ids[:start])) == start, "a letter twice: its next letter is a guess"
+    assert start is not None and len(set(ids[:start])) == start, "a letter twice: its next letter is ambiguous"
     copy = copy_right(ids, run(film, ids)[1])
     assert copy.all(), "the default phrase's second copy is not all predicted"
     said = " ".join(c.value for c in at.caption)
-    assert f"In the second copy it predicts {copy.size} of {copy.size} letters right" in said
+    assert f"that the first copy gives (all but its first), it predicts {copy.size} right" in said
     assert "No letter occurs twice in your phrase" in said
 
 
