@@ -5,12 +5,17 @@
   the same batches, AdamW, nothing recorded), interleaved rounds in the same run. Goal <= 1.1.
 - time to an induction head: wall time until the default film's induction score first reaches
   INDUCTION_THRESHOLD (recording included), and the whole default film; goal <= 5 s on 2 threads.
-- seeds: the step at which each seed's default film forms its induction head.
+- seeds: the step at which each seed's default film forms its induction head, and the film's
+  accuracy on fresh sequences at the end (the page's "copy accuracy"; goal >= 0.9).
+- largest: the largest film the page allows (d_model 128, 8 heads, 2 layers, MAX_STEPS), whole;
+  goal about 60 s on 2 threads. Each line says the machine's load average, since the lab's
+  machine is shared.
 
-    python benchmarks/learn_bench.py [--quick] [--threads 2] [--seeds 5]
+    python benchmarks/learn_bench.py [--quick] [--threads 2] [--seeds 5] [--largest 1] [--no-ratio]
 """
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -20,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.film import BATCH, LEARNING_RATE, SEQ_LEN, LearnSettings
+from core.film import BATCH, MAX_STEPS, SEQ_LEN, LearnSettings, learning_rate
 from core.learn import train
 from core.learn_tasks import VOCAB, induction_batch
 
@@ -52,7 +57,7 @@ def plain_loop(settings: LearnSettings, steps: int) -> float:
     start = time.perf_counter()
     g = torch.Generator().manual_seed(settings.seed)
     model = PlainTransformer(settings.d_model, settings.heads, settings.layers)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate(settings.d_model))
     for _ in range(steps):
         batch = induction_batch(g, BATCH)
         logits = model(batch.tokens)[:, :-1][batch.scored]  # (P, V)
@@ -78,17 +83,31 @@ def step_ratio(steps: int, rounds: int) -> tuple[float, float]:
 
 
 def time_to_induction(settings: LearnSettings):
-    """(step, seconds) at which the film's induction head formed, the whole run's seconds, and the
-    film's size on disk in MB. `should_stop` is asked before every step: its clock says when the
-    step before it ended, its snapshot included."""
-    ended = []
-    start = time.perf_counter()
-    film = train(settings, should_stop=lambda: ended.append(time.perf_counter() - start) and False)
+    """(step, seconds) at which the film's induction head formed, the whole run's seconds, the
+    film's size on disk in MB, its accuracy on fresh sequences, and the CPU seconds of this process
+    to the head and in all. `should_stop` is asked before every step: its clock says when the step
+    before it ended, its snapshot included. On a shared machine the CPU seconds are the steadier
+    figure: with one torch thread they are the wall time the run takes on an idle core."""
+    ended, cpu = [], []
+    start, cpu_start = time.perf_counter(), time.process_time()
+
+    def clock():
+        ended.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu_start)
+        return False
+
+    film = train(settings, should_stop=clock)
     ended.append(film.seconds)
+    cpu.append(time.process_time() - cpu_start)
     step = film.formed_at()
     with tempfile.TemporaryDirectory() as folder:
         size = sum(p.stat().st_size for p in Path(film.save(folder)).iterdir()) / 1e6
-    return step, (None if step is None else ended[step]), film.seconds, size
+    return (step, (None if step is None else ended[step]), film.seconds, size, film.final_accuracy,
+            (None if step is None else cpu[step]), cpu[-1])
+
+
+def load() -> str:
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 def main():
@@ -96,16 +115,30 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (the class laptop: 2)")
     parser.add_argument("--seeds", type=int, default=5, help="default films to train, seeds 0..N-1")
+    parser.add_argument("--largest", type=int, default=0, help="times to train the largest film the page allows")
+    parser.add_argument("--no-ratio", action="store_true", help="skip the step ratio")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    ratio, per_step = step_ratio(steps=40 if args.quick else 100, rounds=3 if args.quick else 5)
-    print(f"train step {per_step * 1e3:.1f} ms; ratio train / plain PyTorch loop {ratio:.3f} (goal <= 1.1)")
-    print(f"{'seed':>4} {'formed at step':>15} {'seconds to it':>14} {'whole film s':>13} {'film MB':>8}")
+    if not args.no_ratio:
+        ratio, per_step = step_ratio(steps=40 if args.quick else 100, rounds=3 if args.quick else 5)
+        print(f"train step {per_step * 1e3:.1f} ms; ratio train / plain PyTorch loop {ratio:.3f} (goal <= 1.1)")
+    if args.seeds:
+        print(f"{'seed':>4} {'formed at step':>15} {'seconds to it':>14} {'whole film s':>13} {'film MB':>8} "
+              f"{'fresh acc':>9} {'CPU s to it':>11} {'CPU s':>7}")
     for seed in range(args.seeds):
-        step, seconds, total, size = time_to_induction(LearnSettings(seed=seed))
+        step, seconds, total, size, accuracy, cpu_to_it, cpu = time_to_induction(LearnSettings(seed=seed))
         shown = "never" if step is None else f"{step}"
         to_it = "-" if seconds is None else f"{seconds:.2f}"
-        print(f"{seed:>4} {shown:>15} {to_it:>14} {total:>13.2f} {size:>8.2f}")
+        cpu_it = "-" if cpu_to_it is None else f"{cpu_to_it:.2f}"
+        print(f"{seed:>4} {shown:>15} {to_it:>14} {total:>13.2f} {size:>8.2f} {accuracy:>9.3f} {cpu_it:>11} "
+              f"{cpu:>7.1f}  ({load()})", flush=True)
+    for _ in range(args.largest):
+        settings = LearnSettings(d_model=128, heads=8, layers=2, steps=MAX_STEPS)
+        cpu_start = time.process_time()
+        film = train(settings)
+        print(f"largest film ({MAX_STEPS} steps, d_model 128, 8 heads, 2 layers): {film.seconds:.1f} s, "
+              f"CPU {time.process_time() - cpu_start:.1f} s, fresh accuracy {film.final_accuracy:.3f} ({load()})",
+              flush=True)
 
 
 if __name__ == "__main__":

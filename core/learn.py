@@ -22,11 +22,12 @@ import torch
 import torch.nn.functional as F
 
 from .errors import ConfigError
-from .film import BATCH, LEARNING_RATE, SEQ_LEN, Film, LearnSettings
-from .learn_tasks import VOCAB, eval_batch, probe, task_batch
+from .film import BATCH, SEQ_LEN, Film, LearnSettings, learning_rate
+from .learn_tasks import VOCAB, counts_loss, eval_batch, held_out, probe, task_batch
 from .tiny_model import TinyTransformer
 
-__all__ = ["Stopped", "ablated", "induction_score", "previous_token_score", "probe", "run", "train"]
+__all__ = ["Stopped", "ablated", "accuracy_on", "copy_right", "induction_score", "previous_token_score", "probe",
+           "repeat_start", "run", "train"]
 
 EVERY = 25  # a snapshot every EVERY steps (a multiple of it in long runs: see `_every`)...
 DENSE = 5  # ...and every DENSE steps while the loss is falling:
@@ -99,6 +100,14 @@ def _loss_on(logits, batch):
     return loss, (chosen.argmax(dim=-1) == targets).float().mean()
 
 
+@torch.no_grad()
+def accuracy_on(model, batch) -> float:
+    """The share of `batch`'s scored tokens whose top prediction is right (for the induction
+    task: the tokens of the second copy, from its second one)."""
+    logits, _ = model(batch.tokens)  # (B, T, V)
+    return float(_loss_on(logits, batch)[1])
+
+
 # -- training ----------------------------------------------------------------------------------
 class _Recorder:
     """The film as it is shot: the loss of every step, and a snapshot at step 0, every `every`
@@ -106,13 +115,17 @@ class _Recorder:
 
     def __init__(self, model, settings: LearnSettings):
         self.model, self.steps, self.every = model, settings.steps, _every(settings.steps)
-        self.probe, self.measured = probe(settings.task), eval_batch()
+        self.task, self.probe, self.measured = settings.task, probe(settings.task), eval_batch()
         self.loss, self.accuracy = np.zeros(self.steps, np.float32), np.zeros(self.steps, np.float32)
+        # counting's loss on the very batches the model learns from: the text's next letter may be new
+        self.baseline = np.zeros(self.steps if settings.task == "induction" else 0, np.float32)
         self.snapshots, self.frames = [0], [_snapshot(model, self.probe, self.measured)]
         self.last_loss = math.log(VOCAB)  # at step 0 every guess is uniform: the loss of chance
 
-    def record(self, step: int, loss, accuracy):
+    def record(self, step: int, loss, accuracy, batch):
         self.loss[step - 1], self.accuracy[step - 1] = loss.item(), accuracy.item()
+        if self.baseline.size:
+            self.baseline[step - 1] = counts_loss(batch).item()
         recent = float(self.loss[max(0, step - DENSE):step].mean())
         falling = step % DENSE == 0 and self.last_loss - recent >= FALL
         if step % self.every == 0 or falling or step == self.steps:
@@ -123,7 +136,9 @@ class _Recorder:
     def film(self, settings: LearnSettings, seconds: float) -> Film:
         weights, previous, induction = (np.stack(parts) for parts in zip(*self.frames, strict=True))
         params = {name: t.detach().numpy().copy() for name, t in self.model.state_dict().items()}
-        return Film(settings=settings, loss=self.loss, accuracy=self.accuracy, probe=self.probe.numpy(),
+        held = np.array([accuracy_on(self.model, held_out(self.task))], np.float32)
+        return Film(settings=settings, loss=self.loss, accuracy=self.accuracy, baseline=self.baseline,
+                    held_out=held, probe=self.probe.numpy(),
                     snapshots=np.array(self.snapshots, dtype=np.int64), weights=weights,
                     previous_token=previous, induction=induction, params=params, seconds=seconds)
 
@@ -131,13 +146,13 @@ class _Recorder:
 def train(settings: LearnSettings, progress=None, should_stop=None) -> Film:
     """Train a fresh model on `settings` and return its film.
 
-    `progress(step, total, loss)` is called every 10 steps and at the last one; `should_stop()`
+    `progress(step, total, loss, accuracy)` is called every 10 steps and at the last one; `should_stop()`
     is asked before every step, and True ends the run with `Stopped`.
     """
     start = time.perf_counter()
     g = torch.Generator().manual_seed(settings.seed)  # the model's first weights, then every batch
     model = TinyTransformer.seeded(g, **_shape(settings))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate(settings.d_model))
     recorder = _Recorder(model, settings)
     for step in range(1, settings.steps + 1):
         if should_stop is not None and should_stop():
@@ -150,9 +165,9 @@ def train(settings: LearnSettings, progress=None, should_stop=None) -> Film:
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        recorder.record(step, loss, accuracy)
+        recorder.record(step, loss, accuracy, batch)
         if progress is not None and (step % 10 == 0 or step == settings.steps):
-            progress(step, settings.steps, float(recorder.loss[step - 1]))
+            progress(step, settings.steps, float(recorder.loss[step - 1]), float(recorder.accuracy[step - 1]))
     return recorder.film(settings, time.perf_counter() - start)
 
 
@@ -198,3 +213,23 @@ def ablated(film: Film, heads=()) -> tuple[float, float]:
     logits, _ = model(batch.tokens)  # (B, T, V)
     loss, accuracy = _loss_on(logits, batch)
     return float(loss), float(accuracy)
+
+
+def repeat_start(ids) -> int | None:
+    """Where the second copy of a phrase typed twice starts (the second time perhaps without the
+    phrase's last character, the space between the copies): the smallest period p, 2 <= p <=
+    (T + 1) / 2, with ids[i] = ids[i - p] for every i >= p; None for a sequence that is no phrase
+    typed twice."""
+    ids = np.asarray(ids)
+    return next((p for p in range(2, (len(ids) + 1) // 2 + 1) if np.array_equal(ids[p:], ids[:-p])), None)
+
+
+def copy_right(ids, probs) -> np.ndarray | None:
+    """For a phrase typed twice: whether the top prediction is right at each position of the second
+    copy whose next token the first copy gives (from the copy's first token to its next-to-last,
+    as the induction task scores a copy); None if `ids` is no phrase typed twice."""
+    start = repeat_start(ids)
+    if start is None:
+        return None
+    queries = np.arange(start, len(ids) - 1)  # (n,) each predicts the token after it
+    return np.asarray(probs)[queries].argmax(axis=-1) == np.asarray(ids)[queries + 1]

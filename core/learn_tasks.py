@@ -13,6 +13,7 @@ same seed.
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 
 from .film import ALPHABET, SEGMENT, SEQ_LEN, encode
 from .learn_text import PROBE_PHRASE, TEXT
@@ -21,6 +22,8 @@ VOCAB = len(ALPHABET)
 PROBE_SEED = 26  # fixes the induction probe: the same letters for every run and every class
 EVAL_SEED = 2022  # fixes the sequences the scores are measured on, whatever the run's seed
 EVAL_SEQUENCES = 16
+HELD_OUT_SEED = 4040  # fixes the fresh sequences a trained model's accuracy is measured on at the end
+HELD_OUT_SEQUENCES = 512
 
 
 @dataclass(frozen=True)
@@ -103,3 +106,24 @@ def probe(task: str) -> torch.Tensor:
     if task == "text":
         return torch.tensor(encode(PROBE_PHRASE * 2))
     return clean_repeats(torch.Generator().manual_seed(PROBE_SEED), 1).tokens[0]
+
+
+def held_out(task: str) -> Batch:
+    """Fresh sequences of `task` that no run trains on (their own seed): a trained model's accuracy
+    is measured on them."""
+    return task_batch(task, torch.Generator().manual_seed(HELD_OUT_SEED), HELD_OUT_SEQUENCES)
+
+
+def counts_loss(batch: Batch) -> torch.Tensor:
+    """The loss of counting, on the positions `batch` scores: at position t, predict each token with
+    the share of tokens 0..t that are it,
+
+        p_t(v) = #{s <= t : tokens[s] = v} / (t + 1)
+
+    A model that knows which tokens the sequence holds so far, but not where, can do this. Finite
+    only where every scored token was seen before (the induction task's copies: always)."""
+    counts = F.one_hot(batch.tokens[:, :-1], VOCAB).cumsum(dim=1)  # (B, T - 1, V) counts of tokens 0..t
+    seen = torch.arange(1, batch.tokens.shape[1], dtype=torch.float32)  # (T - 1,) tokens 0..t
+    targets = batch.tokens[:, 1:]  # (B, T - 1)
+    hits = counts.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (B, T - 1) times the next token was seen
+    return -(hits / seen).log()[batch.scored].mean()

@@ -1,17 +1,29 @@
 """Real films (core.learn.train), trained once per test process and shared by the files that read
-them: tests/core/test_learn.py and tests/dashboard/test_watch_learn.py both need the default film
-and its one-layer twin, and the scheduler (SHARED_SET_UP in tests/conftest.py) runs them on one
+them: tests/core/test_learn.py, tests/core/test_learn_claims.py and tests/dashboard/test_watch_learn.py
+need the default film and its one-layer twin, and the scheduler (SHARED_SET_UP in tests/conftest.py) runs them on one
 worker. Sharing changes no number: the same settings record the same film, bit for bit
 (test_the_same_settings_record_the_same_film trains twice to prove it). Tests read these films and
 never change them.
+
+They are trained with the torch threads a lab's trainer uses (classroom.films.task.THREADS), not
+the one thread of every test process (tests/conftest.py): float sums split otherwise give another
+film, and the tests check the film a class sees, whose figures the docs and the page state.
 """
 
 import functools
 
+import torch
+
+from classroom.films.task import THREADS
 from core.film import Film, LearnSettings
 from core.learn import train
 
 
 @functools.cache
 def trained(settings: LearnSettings) -> Film:
-    return train(settings)
+    before = torch.get_num_threads()
+    torch.set_num_threads(THREADS)
+    try:
+        return train(settings)
+    finally:
+        torch.set_num_threads(before)

@@ -10,7 +10,7 @@ started it ends (the lab killed, even by SIGKILL), and a send to a lab that is g
 ends it. After IDLE_S without a film it exits (the service starts another when one is asked for).
 
 The socket carries pickled tuples (multiprocessing.connection). Lab → child: ("train",
-settings as a dict), ("stop",). Child → lab: ("started",), ("progress", step, total, loss),
+settings as a dict), ("stop",). Child → lab: ("started",), ("progress", step, total, loss, accuracy or None),
 ("done", seconds), ("stopped",), ("error", traceback), ("unsaved", reason), and ("broken",
 traceback) when the trainer cannot even be imported.
 """
@@ -67,8 +67,8 @@ def _one(conn, train, store, settings):
             stopped = conn.recv()[0] == "stop"
         return stopped
 
-    def progress(step: int, total: int, loss: float):
-        conn.send(("progress", int(step), int(total), float(loss)))
+    def progress(step: int, total: int, loss: float, accuracy: float | None = None):
+        conn.send(("progress", int(step), int(total), float(loss), None if accuracy is None else float(accuracy)))
 
     start = time.monotonic()
     try:

@@ -91,20 +91,25 @@ WORDS = Words(
 
 
 class Curve:
-    """A training's progress(step, total, loss), as the job's progress with its loss curve (`losses`)."""
+    """A training's progress(step, total, loss, accuracy), as the job's progress with its loss curve
+    (`losses`) and its accuracy curve (`accuracies`, at the same steps; none from a trainer that
+    does not say its accuracy)."""
 
     def __init__(self, progress):
-        self.progress, self.points = progress, []
+        self.progress, self.points, self.accuracies = progress, [], []
 
-    def __call__(self, step: int, total: int, loss: float):
+    def __call__(self, step: int, total: int, loss: float, accuracy: float | None = None):
         if keep_point(self.points, step, total):
             self.points.append((int(step), float(loss)))
-        self.progress(step, total, losses=list(self.points))
+            if accuracy is not None:
+                self.accuracies.append((int(step), float(accuracy)))
+        self.progress(step, total, losses=list(self.points), accuracies=list(self.accuracies))
 
 
 class FilmJob(Job):
     """A film as a page follows it: `settings`, `state`, `step` of `total`, `losses` ([(step, loss)]:
-    the live curve), `error` (one plain sentence once failed), `film()` once done."""
+    the live curve), `accuracies` (the same for the accuracy), `error` (one plain sentence once failed),
+    `film()` once done."""
 
     def __init__(self, key: str, settings: LearnSettings, requester: str, store: FilmStore):
         super().__init__(key, settings, requester)
@@ -113,6 +118,11 @@ class FilmJob(Job):
     settings = property(lambda self: self.request)
     session = property(lambda self: self.requester)
     step = property(lambda self: self.status.done)
+
+    @property
+    def accuracies(self) -> list[tuple[int, float]]:
+        """The live accuracy curve, [(step, share of the scored tokens predicted right)]; [] before any."""
+        return [tuple(point) for point in self.status.extra.get("accuracies") or ()]
 
     @property
     def losses(self) -> list[tuple[int, float]]:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from classroom.films.service import service
 from core import ConfigError
-from core.film import D_MODELS, MAX_HEADS, TASKS, LearnSettings
+from core.film import D_MODELS, MAX_HEADS, MAX_STEPS, TASKS, LearnSettings
 from dashboard import controls
 from dashboard.charts import training
 from dashboard.charts.draw import draw
@@ -23,7 +23,7 @@ from jobs import QueueFull
 
 POLL_SECONDS = 0.5  # the live loss curve while a run trains
 PLAY_SECONDS = 0.8  # one snapshot per tick while the film plays
-STEP_CHOICES = (100, 200, 300, 400, 600, 800, 1200, 2000)
+STEP_CHOICES = tuple(s for s in (100, 200, 300, 400, 600, 800, 1000) if s <= MAX_STEPS)
 SEED_CHOICES = tuple(range(10))
 TASK_LABELS = {"induction": "repeated letters (induction)", "text": "next letter of an English text"}
 _MESSAGE = "film_message"  # a refusal of the film service, said once under the Train button
@@ -102,12 +102,20 @@ def _progress(settings: LearnSettings, key: str):
         st.progress(0.0, text="Waiting for the trainer" + (f" ({ahead} run{'s' * (ahead != 1)} ahead)" if ahead else "")
                     + "…")
         return
+    accuracies, name = job.accuracies, training.accuracy_name(settings.task)
     st.progress(job.step / job.total if job.total else 0.0,
                 text=f"Training: step {job.step:,} of {job.total:,}" +
-                     (f", loss {job.losses[-1][1]:.2f}" if job.losses else ""))
+                     (f", loss {job.losses[-1][1]:.2f}" if job.losses else "") +
+                     (f", {name} {accuracies[-1][1]:.0%}" if accuracies else ""))
     if job.losses:
-        steps, losses = zip(*job.losses, strict=True)
-        draw(training.loss_chart(steps, losses, job.total), f"{key}_live")
+        left, right = st.columns(2)
+        with left:
+            steps, losses = zip(*job.losses, strict=True)
+            draw(training.loss_chart(steps, losses, job.total), f"{key}_live")
+        if accuracies:
+            with right:
+                steps, shares = zip(*accuracies, strict=True)
+                draw(training.accuracy_chart(steps, shares, job.total, settings.task), f"{key}_live_accuracy")
 
 
 def scrubber(snapshots) -> int:

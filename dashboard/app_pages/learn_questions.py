@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from classroom import film_question
-from core.film import INDUCTION_THRESHOLD
+from core.film import COUNTING_WITHIN, INDUCTION_THRESHOLD
 from dashboard.app_pages import film as parts
 from dashboard.charts import training
 from dashboard.charts.draw import draw
@@ -121,9 +121,10 @@ def one_layer(settings, film):
             f"{LOSS_CHOICES[truth]}.")
     (st.success if guess == truth else st.info)(("Right. " if guess == truth else "Not this time. ") + said,
                                                 icon=":material/lightbulb:")
-    st.caption("With one layer of attention only, the key at each position holds that position's own letter and "
-               "place, nothing about the letter before it; so no head can look for “the letter after an earlier copy "
-               "of me”. A second layer can, once a head of the first has copied each letter's predecessor into it.")
+    st.caption(counting_said(single) + "With one layer of attention only, the key at each position holds that "
+               "position's own letter and place, nothing about the letter before it; so no head can look for “the "
+               "letter after an earlier copy of me”. A second layer can, once a head of the first has copied each "
+               "letter's predecessor into it.")
     left, right = st.columns(2)
     with left:
         draw_loss(single, "One layer", "film_loss_one")
@@ -131,8 +132,22 @@ def one_layer(settings, film):
         draw_loss(film, "Two layers", "film_loss_two")
 
 
+def counting_said(single) -> str:
+    """Why the one-layer loss falls at all, from the measured losses (induction films only)."""
+    counting = single.counting_loss
+    if counting is None:
+        return ""
+    l1 = single.loss[-10:].mean()
+    said = (f"Why its loss falls from chance at all: counting the letters seen so far (predicting each letter by "
+            f"how often it has appeared in the sequence) scores {counting:.2f} on the same training sequences, and "
+            f"one layer ends at {l1:.2f}")
+    if abs(l1 - counting) <= COUNTING_WITHIN:
+        return said + ": one layer learns counts, not copying. "
+    return said + ". "
+
+
 def draw_loss(film, name: str, key: str):
     chart = training.loss_chart(np.arange(1, len(film.loss) + 1), film.loss, film.settings.steps,
-                                formed=film.formed_at())
+                                formed=film.formed_at(), counting=film.counting_loss)
     st.markdown(f"**{name}**")
     draw(chart, key)

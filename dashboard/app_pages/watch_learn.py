@@ -7,8 +7,8 @@ import streamlit as st
 from animations.catalog import DESCRIPTIONS, FILMS
 from core import PRESETS, ConfigError
 from core.film import ALPHABET, INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, SEQ_LEN, LearnSettings, decode, encode
-from core.learn import run
-from core.learn_tasks import EVAL_SEQUENCES
+from core.learn import copy_right, repeat_start, run
+from core.learn_tasks import EVAL_SEQUENCES, HELD_OUT_SEQUENCES
 from core.trace import token_labels
 from dashboard import controls
 from dashboard.app_pages import film as parts
@@ -30,12 +30,23 @@ st.markdown(
     "model is scored on predicting the second copy, which only looking back can do. Nothing tells it how. (The "
     "settings of the run change the model and the task.)"
 )
-st.caption(
-    "What to watch for (Olsson et al. 2022, “In-context Learning and Induction Heads”): the loss sits near chance for "
-    "a while, then drops, as two heads form together: a **previous-token head** in layer 1 and an **induction head** "
-    "in layer 2. Heads are named here by measuring what their weights do, never by their number. Every chart is "
-    "a recording (a film) of one training run: the same settings and seed give every student the same film."
-)
+
+
+def what_to_watch():
+    """Shown with the film only: it names the layers, the answer of the question asked before it."""
+    st.caption(
+        "What to watch for (Olsson et al. 2022, “In-context Learning and Induction Heads”): the loss sits near chance "
+        "for a while, then drops, as two heads form together: a **previous-token head** in layer 1 and an **induction "
+        "head** in layer 2. With the default settings a second, smaller drop follows, after which the model predicts "
+        "nearly all of a second copy (its copy accuracy, measured on sequences it never trained on, is under the "
+        "summary). Heads are named here by measuring what their weights do, never by their number. Every chart is "
+        "a recording (a film) of one training run: the same settings and seed give every student the same film."
+    )
+
+
+# The phrase "Your own sequence" starts with: no letter twice, so each letter of the second copy has
+# one earlier place to copy from (a repeated letter leaves two, and the next letter can be ambiguous).
+PHRASE = "uncopyrightable. uncopyrightable."
 
 
 def _heads(scores, heads) -> str:
@@ -57,9 +68,10 @@ def summary(film):
         st.info(f"No head of this run reached a previous-token score of {PREVIOUS_THRESHOLD:g} or an induction score "
                 f"of {INDUCTION_THRESHOLD:g}: this model did not form the circuit in these steps.",
                 icon=":material/insights:")
-    st.caption(f"Training took {film.seconds:.1f} s; final loss {film.loss[-10:].mean():.2f} "
-               f"(chance: {training.CHANCE:.2f}); final accuracy on the predicted letters "
-               f"{film.accuracy[-10:].mean():.0%} (both the mean of the last 10 steps).")
+    what = "letters of a second copy" if film.settings.task == "induction" else "next letters of the text"
+    st.caption(f"Training took {film.seconds:.1f} s; final loss {film.loss[-10:].mean():.2f} (chance: "
+               f"{training.CHANCE:.2f}; the mean of the last 10 steps). On {HELD_OUT_SEQUENCES} fresh sequences it "
+               f"never trained on, the trained model predicts {film.final_accuracy:.1%} of the {what} right.")
 
 
 def film_view(film):
@@ -68,7 +80,14 @@ def film_view(film):
     k = parts.scrubber(film.snapshots)
     step = int(film.snapshots[k])
     total = film.settings.steps
-    draw(training.loss_chart(np.arange(1, len(film.loss) + 1), film.loss, total, step, film.formed_at()), "film_loss")
+    steps = np.arange(1, len(film.loss) + 1)
+    left, right = st.columns(2)
+    with left:
+        draw(training.loss_chart(steps, film.loss, total, step, film.formed_at(), film.counting_loss), "film_loss")
+    with right:
+        draw(training.accuracy_chart(steps, film.accuracy, total, film.settings.task, step), "film_accuracy")
+    st.caption(counting_note(film) + "Accuracy: the share of the scored letters whose top prediction is right, on "
+               "each step's sequences before the model learns from them, so on sequences it has not seen.")
     weights = film.weights[k]  # (L, H, T, T)
     L, H = weights.shape[:2]
     bright = np.zeros((L, H), dtype=bool)
@@ -86,6 +105,15 @@ def film_view(film):
     with right:
         draw(training.scores_chart(film.snapshots, film.induction, "induction", total, step), "film_induction")
     return parts.PLAY_SECONDS if st.session_state.get(parts.PLAYING) else None
+
+
+def counting_note(film) -> str:
+    """What the counting line on the loss chart is (induction films only)."""
+    if film.counting_loss is None:
+        return ""
+    return (f"Dashed green: **counting**, which predicts each letter by how often it has appeared so far in the "
+            f"sequence, on the same training sequences: a loss of {film.counting_loss:.2f}. A model that knows "
+            "which letters came before, but not where, can get that far. ")
 
 
 def open_head(film, k: int):
@@ -113,7 +141,7 @@ def open_head(film, k: int):
 
 def own_sequence(film):
     st.subheader("Your own sequence")
-    typed = st.text_input("Type a phrase twice (the trained model reads it)", "attention is all. attention is all.",
+    typed = st.text_input("Type a phrase twice (the trained model reads it)", PHRASE,
                           max_chars=SEQ_LEN, key="film_typed",
                           help=f"Letters, spaces and {plain(ALPHABET[27:])} only; at most {SEQ_LEN} characters.")
     try:
@@ -131,17 +159,31 @@ def own_sequence(film):
                                  scheme=heatmaps.style.WEIGHT_SCHEME, x_title="key (looked at)",
                                  y_title="query (looking)", domain=(0, 1)), "film_yours")
     guess = probs.argmax(axis=-1)
-    rows = pd.DataFrame({"after": labels[:-1], "next letter": [plain(c) for c in decode(ids[1:])],
-                         "the model predicts": [plain(c) for c in decode(guess[:-1])],
+    # a table's cells are not Markdown: the symbols as they are (encode let through only ALPHABET)
+    rows = pd.DataFrame({"after": labels[:-1], "next letter": decode(ids[1:]),
+                         "the model predicts": decode(guess[:-1]),
                          "with probability": probs[np.arange(len(ids) - 1), guess[:-1]]})
-    right = (guess[:-1] == np.asarray(ids[1:])).mean()
-    first = ("cannot be predicted" if film.settings.task == "induction" else
-             "can be predicted only as far as the training text makes it guessable")
-    st.caption(f"The model predicts the next letter correctly at {right:.0%} of the positions. Where a stretch "
-               f"repeats, the second copy should be nearly all right if an induction head formed; the first copy "
-               f"{first}.")
+    st.caption(sequence_note(film, ids, guess, probs))
     st.dataframe(rows, hide_index=True, column_config={
         "with probability": st.column_config.NumberColumn(format="%.2f")}, height=240, key="film_predictions")
+
+
+def sequence_note(film, ids, guess, probs) -> str:
+    """What the model got right on the student's sequence, and in its second copy, measured."""
+    right = (guess[:-1] == np.asarray(ids[1:])).mean()
+    said = f"The model predicts the next letter correctly at {right:.0%} of the positions."
+    copy, start = copy_right(ids, probs), repeat_start(ids)
+    if copy is None:
+        return said + " Your sequence is not one phrase written twice: type one twice to see the copy predicted."
+    said += (f" Of the {copy.size} letters of the second copy that the first copy gives (all but its first), it "
+             f"predicts {copy.sum()} right")
+    if film.settings.task == "induction":
+        said += (f"; on {HELD_OUT_SEQUENCES} fresh sequences of random letters, {film.final_accuracy:.1%} of a "
+                 "second copy")
+    twice = len(set(ids[:start])) < start
+    return said + (". A letter that occurs twice in your phrase leaves two earlier places to copy from, and the "
+                   "letter after it can be ambiguous." if twice else ". No letter occurs twice in your phrase: each "
+                   "letter of the second copy has one earlier place to copy from.")
 
 
 def video(settings):
@@ -166,11 +208,14 @@ def video(settings):
 
 def page():
     settings = parts.settings_controls()
+    if rerun.answer_hidden():  # a room's question is open: any film would show what decides it
+        return
     if not questions.which_head(settings):
         return
     film = parts.film_of(settings)
     if film is None:
         return
+    what_to_watch()
     summary(film)
     questions.reveal_which_head(film)
     rerun.part(film_view, film, every=parts.PLAY_SECONDS if st.session_state.get(parts.PLAYING) else None)

@@ -42,19 +42,27 @@ def _shown(colour: str = style.KEY) -> alt.Chart:
     return alt.Chart().transform_aggregate(at="max(at)").mark_rule(color=colour, strokeWidth=3).encode(x="at:Q")
 
 
-def _level(y: float, colour: str, label: str = "") -> list:
-    """A dashed horizontal rule at `y`, labelled at the right."""
+def _level(y: float, colour: str, label: str = "", left: bool = False) -> list:
+    """A dashed horizontal rule at `y`, labelled above it at the right (or below it at the `left`)."""
     base = _one(alt.Chart())
     layers = [base.mark_rule(color=colour, strokeDash=[6, 4]).encode(y=alt.datum(y))]
     if label:
-        layers.append(base.mark_text(align="right", baseline="bottom", dy=-3, x="width",
+        layers.append(base.mark_text(align="left" if left else "right", baseline="top" if left else "bottom",
+                                     dy=3 if left else -3, dx=4 if left else 0, x=0 if left else "width",
                                      font=style.FONT, fontSize=sizing.scaled(14), text=label).encode(y=alt.datum(y)))
     return layers
 
 
-def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | None = None) -> alt.Chart:
+def accuracy_name(task: str) -> str:
+    """What a film's accuracy is called: of the copy (induction: only the copy is scored), or of the next letter."""
+    return "copy accuracy" if task == "induction" else "next-letter accuracy"
+
+
+def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | None = None,
+               counting: float | None = None) -> alt.Chart:
     """Training loss per step (steps 1..), chance (ln 32) dashed; `formed`: the step at which the
-    first induction score reached the threshold; `at`: the step under the scrubber (an orange rule)."""
+    first induction score reached the threshold; `at`: the step under the scrubber (an orange rule);
+    `counting`: the loss of counting the letters seen so far (core.learn_tasks.counts_loss), dashed."""
     losses = np.asarray(losses, dtype=float)
     df = pd.DataFrame({"step": np.asarray(steps, dtype=int), "loss": losses, "at": -1 if at is None else at})
     top = max(CHANCE, float(np.nanmax(losses)) if losses.size else CHANCE) * 1.08
@@ -63,6 +71,9 @@ def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | N
     line = alt.Chart().mark_line(color=style.QUERY, strokeWidth=2).encode(
         x=x, y=y, tooltip=["step:Q", alt.Tooltip("loss:Q", format=".3f")])
     layers = [line, *_level(CHANCE, style.MASKED, f"chance: ln 32 = {CHANCE:.2f}")]
+    if counting is not None:
+        # at the left, below: the one place a curve near counting's level leaves free (it starts at chance)
+        layers += _level(counting, style.VALUE, f"counting: {counting:.2f}", left=True)
     if formed is not None:
         # in short lines: one line ran past a phone's chart (390 px) on either side of the rule
         label = [f"step {formed}:", "first induction", f"score ≥ {INDUCTION_THRESHOLD:g}"]
@@ -90,3 +101,17 @@ def scores_chart(snapshots, scores: np.ndarray, what: str, total: int, at: int |
         layers.append(_shown())
     chart = alt.layer(*layers, data=df).properties(height=220)
     return finish(chart, SCORES[what].capitalize() + " per head", lab=f"learn-{what}")
+
+
+def accuracy_chart(steps, accuracy, total: int, task: str, at: int | None = None) -> alt.Chart:
+    """The share of the scored tokens predicted right, per step (0..1): `accuracy_name(task)`."""
+    name = accuracy_name(task)
+    df = pd.DataFrame({"step": np.asarray(steps, dtype=int), "accuracy": np.asarray(accuracy, dtype=float),
+                       "at": -1 if at is None else at})
+    line = alt.Chart().mark_line(color=style.QUERY, strokeWidth=2).encode(
+        x=alt.X("step:Q", title="training step", scale=alt.Scale(domain=[0, total], nice=False)),
+        y=alt.Y("accuracy:Q", title=name, scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+        tooltip=["step:Q", alt.Tooltip("accuracy:Q", format=".1%")])
+    layers = [line, _shown()] if at is not None else [line]
+    chart = alt.layer(*layers, data=df).properties(height=260)
+    return finish(chart, name.capitalize() + " while it learns", lab="learn-accuracy")

@@ -108,7 +108,7 @@ def run(page):
     address around it (a page in a fragment gets them from `view`)."""
     st.session_state[_MAY] = False  # until the page draws its view (a new process has no view at all)
     if page.url_path == LESSON_NUMBERS:
-        _around(lambda: _answer_hidden() or page.run())
+        _around(lambda: answer_hidden() or page.run())
     elif page.url_path in WHOLE_RUNS:
         _around(page.run)
     else:
@@ -124,7 +124,7 @@ def view(lesson_view, with_trace: bool = True):
         if _sidebar_is_stale():
             st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
         cfg = state.lesson()
-        _around(lambda: _answer_hidden() or (lesson_view(cfg, data.trace(cfg)) if with_trace else lesson_view(cfg)))
+        _around(lambda: answer_hidden() or (lesson_view(cfg, data.trace(cfg)) if with_trace else lesson_view(cfg)))
 
     st.session_state[_MAY] = st.session_state.get(_ALLOWED, False)
     st.fragment(fragment, key=KEY)()
@@ -165,16 +165,15 @@ def poll(every: float):
     return decorate
 
 
-def _answer_hidden() -> bool:
-    """While a student's room has a question open about the lesson on this screen, every view of
-    that lesson would show what decides it (a row of weights, the mask): say so instead."""
+def answer_hidden() -> bool:
+    """While a student's room has a question open, a view of any lesson (a row of weights, the mask)
+    or of any film (the layer its induction head forms in) may show what decides it: say so instead."""
     if not _in_room():
         st.session_state.pop(room_session.HIDING, None)  # what hides_the_answer() would say: nothing hidden
         return False
     if not room_session.hides_the_answer():
         return False
-    st.info("Your room's question is open. This page shows the teacher's lesson again once the teacher "
-            "reveals the answer" + ("." if room_session.following() else ", or when you change the lesson."))
+    st.info("Your room's question is open. This part of the page shows again once the teacher reveals the answer.")
     return True
 
 

@@ -235,14 +235,15 @@ def student_view():
 
 
 def _hides(view) -> bool:
-    """A question is open (asked, not revealed) and this screen shows the lesson it is about:
-    the teacher's, followed, or the same lesson kept after switching off."""
-    return (view is not None and view.round > 0 and not view.revealed
-            and (following() or state.lesson().to_json() == lesson_of(view.lesson_json)))
+    """A question is open (asked, not revealed). Whatever lesson this screen shows: one that differs
+    from the question's in a setting that changes nothing it asks about (the device, another seed for a
+    question about the mask) still shows what decides it."""
+    return view is not None and view.round > 0 and not view.revealed
 
 
 def hides_the_answer() -> bool:
-    """At the top of every view of the lesson: whether it must hide what decides the room's question."""
+    """At the top of every view of the lesson, and of a film: whether it must hide what decides the
+    room's question."""
     hide = bool(student_code()) and _hides(student_view())
     st.session_state[HIDING] = hide
     return hide

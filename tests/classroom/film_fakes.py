@@ -34,7 +34,7 @@ def train(settings: LearnSettings, progress=None, should_stop=None) -> Film:
         if settings.seed == FAIL and step == 10:
             raise ValueError("a fake trainer's failure")
         if progress is not None and (step % 10 == 0 or step == settings.steps):
-            progress(step, settings.steps, 3.5 / step)
+            progress(step, settings.steps, 3.5 / step, step / settings.steps)
         if settings.seed == HANG and step == 10:
             time.sleep(60)
     return film(settings)
@@ -47,6 +47,7 @@ def film(settings: LearnSettings) -> Film:
     weights = np.broadcast_to(weights / weights.sum(-1, keepdims=True), (*shape, SEQ_LEN, SEQ_LEN))
     return Film(settings=settings, loss=np.linspace(3.5, 0.1, steps, dtype=np.float32),
                 accuracy=np.linspace(0.0, 1.0, steps, dtype=np.float32),
+                baseline=np.full(steps, 3.0, np.float32), held_out=np.array([0.9], np.float32),
                 probe=np.arange(SEQ_LEN, dtype=np.int64) % 32, snapshots=np.array([0, steps], np.int64),
                 weights=weights.copy(), previous_token=np.zeros(shape, np.float32),
                 induction=np.zeros(shape, np.float32), params={"embed": np.ones((32, settings.d_model), np.float32)},

@@ -14,7 +14,8 @@ def film_with(final_induction, layers=2) -> Film:
     scores[-1] = final_induction
     T = 4
     return Film(settings=LearnSettings(layers=layers), loss=np.zeros(3, np.float32), accuracy=np.zeros(3, np.float32),
-                probe=np.zeros(T, np.int64), snapshots=np.array([0, 3]),
+                baseline=np.zeros(3, np.float32), held_out=np.zeros(1, np.float32), probe=np.zeros(T, np.int64),
+                snapshots=np.array([0, 3]),
                 weights=np.zeros((2, *np.shape(final_induction), T, T), np.float32), previous_token=scores.copy(),
                 induction=scores)
 

@@ -17,13 +17,13 @@ from classroom.films import service as service_module
 from classroom.films.service import FilmService, make_film_service
 from classroom.films.store import FilmStore
 from classroom.films.task import BUSY, CRASHED, SHUTTING_DOWN, STOPPED, queue_full, wait_words
-from core.film import Film, LearnSettings
+from core.film import MAX_STEPS, Film, LearnSettings
 from jobs import QueueFull
 from tests.classroom import film_fakes
 from tests.conftest import ROOT
 
 FAKE = "tests.classroom.film_fakes:train"
-SLOW = LearnSettings(steps=2000, seed=film_fakes.SLOW)  # 20 s unless stopped
+SLOW = LearnSettings(steps=MAX_STEPS, seed=film_fakes.SLOW)  # MAX_STEPS × STEP_S seconds unless stopped
 
 
 def fast(seed: int, steps: int = 20) -> LearnSettings:
@@ -70,6 +70,8 @@ def test_identical_requests_share_one_job_and_its_progress(service):
     assert (first.step, first.total) == (200, 200)
     assert first.losses[0] == (10, 3.5 / 10) and first.losses[-1] == (200, 3.5 / 200)  # the fake's 3.5 / step
     assert [step for step, _ in first.losses] == list(range(10, 201, 10))
+    # the accuracy travels with the loss, from the trainer process to the job: the fake's step / total
+    assert first.accuracies == [(step, step / 200) for step in range(10, 201, 10)]
     film = first.film()
     assert film.settings == fast(1, 200) and film.loss.shape == (200,)
     assert service.submit(fast(1, 200), "s3") is first

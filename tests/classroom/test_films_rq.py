@@ -15,7 +15,7 @@ pytest.importorskip("rq")
 from classroom.films.service import RQFilmService  # noqa: E402
 from classroom.films.store import FilmStore  # noqa: E402
 from classroom.films.task import BUSY, LOST, STOPPED, queue_full  # noqa: E402
-from core.film import LearnSettings  # noqa: E402
+from core.film import MAX_STEPS, LearnSettings  # noqa: E402
 from jobs import QueueFull, QueueUnavailable  # noqa: E402
 from jobs.job import REFRESH_S  # noqa: E402
 from tests.classroom import film_fakes  # noqa: E402
@@ -131,7 +131,8 @@ def test_a_hall_worker_trains_a_film_into_the_shared_folder_with_progress_and_st
         assert (tmp_path / "films" / settings.key() / "film.json").is_file()
         assert job.film().settings == settings and job.losses[-1] == (300, job.film().loss[-1])
         assert float(lab.redis.get(lab.queue.keys.pace)) > 0, "the worker recorded its pace for the wait estimates"
-        slow = lab.submit(LearnSettings(steps=2000, seed=film_fakes.SLOW + 2), "s1")  # 20 s unless stopped
+        # MAX_STEPS × STEP_S seconds unless stopped
+        slow = lab.submit(LearnSettings(steps=MAX_STEPS, seed=film_fakes.SLOW + 2), "s1")
         while slow.step == 0:
             assert time.monotonic() < deadline and slow.active, slow.error
             time.sleep(0.1)

@@ -11,7 +11,14 @@ from torch import nn
 
 from core.errors import ConfigError
 from core.film import SEGMENT, SEQ_LEN, Film, LearnSettings, decode, encode
-from core.learn import Stopped, induction_score, previous_token_score, probe, run, train
+from core.learn import (
+    Stopped,
+    induction_score,
+    previous_token_score,
+    probe,
+    run,
+    train,
+)
 from core.learn_tasks import clean_repeats, eval_batch, induction_batch, text_batch
 from core.learn_text import PROBE_PHRASE, TEXT
 from core.tiny_model import TinyTransformer
@@ -203,14 +210,16 @@ def test_the_same_settings_record_the_same_film(short_film):
 
 def test_a_film_records_every_step_and_snapshots_from_step_zero(short_film):
     film, calls = short_film
-    assert film.loss.shape == film.accuracy.shape == (25,)
+    assert film.loss.shape == film.accuracy.shape == film.baseline.shape == (25,)
+    assert film.held_out.shape == (1,) and 0 <= film.final_accuracy <= 1
+    assert 2.5 < film.counting_loss < math.log(32)  # the copy's letters were all seen: counting beats chance
     assert film.loss[0] == pytest.approx(math.log(32), abs=1e-5)  # the first step's guesses are uniform
     assert film.snapshots[0] == 0 and film.snapshots[-1] == 25
     assert film.weights.shape == (len(film.snapshots), 2, 4, SEQ_LEN, SEQ_LEN)
     np.testing.assert_allclose(film.weights.sum(axis=-1), 1.0, atol=1e-5)
     assert film.previous_token.shape == film.induction.shape == (len(film.snapshots), 2, 4)
-    assert [step for step, _, _ in calls] == [10, 20, 25] and all(total == 25 for _, total, _ in calls)
-    assert calls[-1][2] == pytest.approx(float(film.loss[-1]))
+    assert [step for step, *_ in calls] == [10, 20, 25] and all(total == 25 for _, total, *_ in calls)
+    assert calls[-1][2:] == pytest.approx((float(film.loss[-1]), float(film.accuracy[-1])))
 
 
 @pytest.mark.parametrize("changes", [{"task": "text"}, {"causal": False, "positions": False, "layers": 1}])
@@ -219,6 +228,7 @@ def test_other_settings_train_and_record_their_probe(changes):
     assert np.array_equal(film.probe, probe(film.settings.task).numpy())
     assert film.weights.shape[1:] == (film.settings.layers, 2, SEQ_LEN, SEQ_LEN)
     assert np.isfinite(film.loss).all() and film.loss[-5:].mean() < film.loss[:5].mean()
+    assert (film.counting_loss is None) == (film.settings.task == "text")  # the text's next letter may be new
 
 
 def test_should_stop_stops_the_run():
@@ -264,37 +274,10 @@ def test_the_default_film_forms_a_previous_token_head_in_layer_1_and_an_inductio
     previous, induction = film.previous_token_head(), film.induction_head()
     assert previous is not None and previous[0] == 1
     assert induction is not None and induction[0] == 2
-    assert film.formed_at() is not None
+    assert film.formed_at() is not None and film.formed_at() <= 150  # learn_bench.py times it: at most 5 s
     assert film.loss[-20:].mean() < film.loss[:20].mean() - 2  # the phase change: well below chance
+    # the page's "predicts 0.9 of a second copy": on fresh sequences, and on each step's (unseen) batch
+    assert film.final_accuracy >= 0.9 and film.accuracy[-20:].mean() >= 0.9
     # snapshots are dense where the loss fell: some 5 steps apart, besides the regular 25
     gaps = np.diff(film.snapshots)
     assert (gaps == 5).any() and set(range(0, film.settings.steps + 1, 25)) <= set(film.snapshots.tolist())
-
-
-@pytest.mark.slow
-def test_one_layer_trained_as_long_forms_no_induction_head(default_film):
-    one = trained(default_film.settings.replace(layers=1))
-    assert one.induction_head() is None
-    assert one.induction.max() < 0.2
-    assert one.loss[-20:].mean() > default_film.loss[-20:].mean() + 1
-
-
-@pytest.mark.slow
-def test_the_trained_model_completes_a_phrase_typed_twice(default_film):
-    film = default_film
-    phrase = "my dog jumps over a box. "
-    ids, period = np.array(encode(phrase * 2)[:SEQ_LEN]), len(phrase)
-    weights, probs = run(film, ids.tolist())
-    layer, head = film.induction_head()
-    queries = np.arange(period, len(ids) - 1)  # the second copy, whose next token the first copy gives
-    on_target = weights[layer - 1, head - 1, queries, queries - period + 1]  # the token after the earlier one
-    right = probs[queries].argmax(axis=-1) == ids[queries + 1]
-    # A token that occurs once in the phrase has one earlier occurrence: no ambiguity there.
-    once = np.array([phrase.count(phrase[q - period]) == 1 for q in queries])
-    assert once.sum() >= 10
-    assert on_target[once].mean() > 0.5 and right[once].mean() >= 0.9
-    before = np.arange(period - 1)  # the first copy: nothing earlier to copy from
-    right_before = probs[before].argmax(axis=-1) == ids[before + 1]
-    assert right.mean() > right_before.mean() + 0.4  # it copies; it does not know English
-    # the trained weights on the probe are the last snapshot's (the weights the forward pass used)
-    np.testing.assert_allclose(run(film, film.probe.tolist())[0], film.weights[-1], atol=1e-5)

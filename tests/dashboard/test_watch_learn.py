@@ -13,14 +13,14 @@ import pytest
 
 import dashboard.app_pages.film as film_parts
 from classroom.films.service import FilmService
-from core.film import INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, LearnSettings, decode, encode
-from core.learn import run
+from core.film import COUNTING_WITHIN, INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, LearnSettings, decode, encode
+from core.learn import copy_right, repeat_start, run
 from dashboard.app_pages.learn_questions import SAME_WITHIN
 from dashboard.charts.training import CHANCE
 from dashboard.room import session as room_session
 from tests.films import trained
 
-from .conftest import chart, messages, no_exception
+from .conftest import chart, chart_data, messages, no_exception
 
 DEFAULT = LearnSettings()
 
@@ -61,6 +61,8 @@ def test_the_page_asks_before_it_shows_the_film(films, make_app):
     at = open_page(make_app)
     assert at.radio(key="film_q_which_choice") is not None
     assert not at.get("vega_lite_chart"), "the film is shown before the guess"
+    shown = " ".join(e.value for e in [*at.markdown, *at.caption])
+    assert "layer 2" not in shown.replace("2 layers of", ""), "the page names the answer before the guess"
 
 
 def test_the_summary_names_exactly_the_heads_the_film_measured(films, make_app):
@@ -75,6 +77,8 @@ def test_the_summary_names_exactly_the_heads_the_film_measured(films, make_app):
                 named = f"layer {la} head {h} ({scores[-1, la - 1, h - 1]:.2f})" in text
                 assert named == ((la, h) in expected), (kind, la, h, text)
     assert f"the first recorded at step {film.formed_at()}" in text  # scores are sampled at snapshots
+    said = " ".join(c.value for c in skipped(make_app).caption)
+    assert f"the trained model predicts {film.final_accuracy:.1%} of the letters of a second copy right" in said
 
 
 def test_the_charts_draw_the_films_arrays(films, make_app):
@@ -82,6 +86,10 @@ def test_the_charts_draw_the_films_arrays(films, make_app):
     at = skipped(make_app)
     loss = chart(at, "learn-loss")
     np.testing.assert_allclose(loss["loss"].to_numpy(), film.loss, rtol=0, atol=1e-6)
+    accuracy = chart(at, "learn-accuracy")
+    np.testing.assert_allclose(accuracy["accuracy"].to_numpy(), film.accuracy, rtol=0, atol=1e-6)
+    (spec,) = [e.proto.spec for e in at.get("vega_lite_chart") if '"learn-loss"' in e.proto.spec]
+    assert f"counting: {film.counting_loss:.2f}" in spec  # the baseline is drawn
     induction = chart(at, "learn-induction")
     assert len(induction) == film.induction.size
     np.testing.assert_allclose(np.sort(induction["score"].to_numpy()), np.sort(film.induction.reshape(-1)), atol=1e-6)
@@ -146,6 +154,9 @@ def test_question_two_reveals_the_one_layer_film_measured(films, make_app):
     no_exception(at)
     (said,) = [m.value for m in at.success if "one layer ends" in m.value]
     assert said.startswith("Right") and f"one layer ends at a loss of {l1:.2f}" in said
+    why = " ".join(c.value for c in at.caption)
+    assert f"scores {one.counting_loss:.2f} on the same training sequences, and one layer ends at {l1:.2f}" in why
+    assert ("one layer learns counts, not copying" in why) == (abs(l1 - one.counting_loss) <= COUNTING_WITHIN)
 
 
 def test_a_students_sequence_is_run_by_the_trained_model(films, make_app):
@@ -158,12 +169,28 @@ def test_a_students_sequence_is_run_by_the_trained_model(films, make_app):
     weights, probs = run(film, ids)
     (table,) = [d.value for d in at.dataframe]
     assert list(table["the model predicts"]) == decode(probs.argmax(axis=-1)[:-1])
-    assert "the first copy cannot be predicted." in " ".join(c.value for c in at.caption)  # random-repeats task
+    said = " ".join(c.value for c in at.caption)
+    copy = copy_right(ids, probs)
+    assert f"Of the {copy.size} letters of the second copy that the first copy gives (all but its first), it " \
+        f"predicts {copy.sum()} right" in said
+    assert "A letter that occurs twice in your phrase" in said  # "t", "a", " " twice in "the cat sat. "
     la, h = film.induction_head()
     yours = chart(at, "film-yours")
     grid = np.zeros((len(ids), len(ids)))
     grid[yours["row"], yours["col"]] = yours["value"]
     np.testing.assert_allclose(grid, weights[la - 1, h - 1], atol=1e-6)
+
+
+def test_the_default_phrase_has_no_letter_twice_and_its_copy_is_predicted(films, make_app):
+    film, at = films[2], skipped(make_app)
+    ids = encode(at.text_input(key="film_typed").value)
+    start = repeat_start(ids)
+    assert start is not None and len(set(ids[:start])) == start, "a letter twice: its next letter is ambiguous"
+    copy = copy_right(ids, run(film, ids)[1])
+    assert copy.all(), "the default phrase's second copy is not all predicted"
+    said = " ".join(c.value for c in at.caption)
+    assert f"that the first copy gives (all but its first), it predicts {copy.size} right" in said
+    assert "No letter occurs twice in your phrase" in said
 
 
 @pytest.mark.parametrize("typed", ["héllo", "<b>x</b>", "a"])
@@ -212,5 +239,34 @@ def test_a_teacher_asks_the_room_and_the_reveal_is_the_films_measurement(films, 
         no_exception(s)
         assert "Right" in " ".join(e.value for e in s.success)
         assert chart(s, "reveal-film")["score"].tolist() == list(q.numbers[:2])
+    finally:
+        room_session.registry.clear()
+
+
+def test_while_the_film_question_is_open_a_students_page_shows_no_film_following_or_not(films, make_app):
+    """Issue 39: the film question's answer showed on a follower's Watch it learn page."""
+    room_session.registry.clear()
+    try:
+        t = make_app(page="watch-it-learn")
+        t.text_input(key="room_open_pin_side").input("246810")
+        t.sidebar.button[[b.label for b in t.sidebar.button].index("Open a room")].click().run()
+        key = t.session_state["room_teacher"]
+        s = make_app(query={"code": key.code}, page="room")
+        s.switch_page("app_pages/watch_learn.py").run()
+        s.button(key="film_q_which_skip").click().run()
+        assert chart_data(s), "the film shows while no question is open"
+        t.switch_page("app_pages/watch_learn.py").run()
+        t.button(key="film_q_which_room").click().run()
+        for follow in (True, False):
+            s.toggle(key="room_follow_sidebar").set_value(follow).run()
+            no_exception(s)
+            assert not chart_data(s) and not s.dataframe and not s.success, f"the film shows (follow {follow})"
+            assert "question is open" in messages(s)
+            assert "induction score" not in " ".join(e.value for e in [*s.markdown, *s.caption])
+        t.switch_page("app_pages/room.py").run()
+        t.button(key="room_reveal").click().run()
+        s.run()
+        no_exception(s)
+        assert chart(s, "learn-loss") is not None and "question is open" not in messages(s)
     finally:
         room_session.registry.clear()
