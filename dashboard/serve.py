@@ -29,6 +29,13 @@ origins check's question with "unknown", as Streamlit itself does when the looku
 One internal is read, not patched: `opening_query_string`, the address's `embed_options`, which
 Streamlit keeps out of `st.query_params`, tells which theme a link forces (display.py).
 
+Sessions and reruns per device (dashboard/devices.py decides; this module only asks). `session_id()`
+is Streamlit's own id of the running session (its AppSession's, which a `clear_cache` message does
+not change, unlike `st.session_state`), and `session_alive(id)` the runtime's word on whether that
+session is still connected (Runtime.is_active_session: False once its websocket closed). Every
+rerun a browser asks for passes `rerun_gate(session id, later)` first, on the server's event loop:
+it runs now (True), or not (False: dropped, or `later()` is called when its turn comes).
+
 As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
 the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
 would otherwise keep starting renders for nobody before Python could exit.
@@ -72,6 +79,10 @@ def check() -> list[str]:
         missing.append("ClientState.fragment_id")
     if not hasattr(scriptrunner, "get_script_run_ctx"):
         missing.append("scriptrunner.get_script_run_ctx")
+    from streamlit.runtime import Runtime
+
+    if not hasattr(Runtime, "is_active_session"):
+        missing.append("Runtime.is_active_session")
     from streamlit.runtime.state import common, session_state
 
     if not hasattr(session_state.SessionState, "on_script_will_rerun"):
@@ -114,6 +125,10 @@ def install():
 
         @functools.wraps(request_rerun)
         def first_request_runs_whole(session, client_state):
+            gate = rerun_gate
+            if gate is not None and client_state is not None and not gate(
+                    session.id, lambda: first_request_runs_whole(session, client_state)):
+                return None
             if client_state is not None and session not in answered:
                 answered.add(session)
                 if client_state.fragment_id and not session.has_fragment(client_state.fragment_id):
@@ -158,6 +173,24 @@ def _drop_undecodable_widget_states():
         return will_rerun(self, fresh_widget_states, **kwargs)
 
     SessionState.on_script_will_rerun = on_script_will_rerun
+
+
+rerun_gate = None  # dashboard/devices.py sets it: (session id, how to run it later) -> run it now?
+
+
+def session_id() -> str | None:
+    """Streamlit's id of the session whose script runs in this thread (None outside a run)."""
+    from streamlit.runtime import scriptrunner
+
+    ctx = scriptrunner.get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
+
+
+def session_alive(session: str) -> bool:
+    """Whether Streamlit's session `session` is still connected (True where no server runs: AppTest)."""
+    from streamlit.runtime import Runtime
+
+    return not Runtime.exists() or Runtime.instance().is_active_session(session)
 
 
 def offline(args: list[str]) -> list[str]:

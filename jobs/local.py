@@ -6,10 +6,7 @@
 - A waiting job nobody asks after any more is not run (`abandon_after`, None: never): the page
   showing a job calls `waiting(job)` on every poll; a job not asked after for that long (its tab
   closed, its session ended) is dropped when its turn comes, or as soon as the queue is full.
-- A job whose sessions have all gone is cancelled, waiting or running (`alive(session)`, the
-  server's own word on whether a session is still connected; None: never): a thread looks every
-  SWEEP_S, and a job none of whose sessions has been alive for `grace_s` (a reconnect, a reload
-  whose new page polls the job) is stopped. A job for everyone (session "") never is.
+- A job whose sessions have all gone is cancelled, waiting or running (`alive`: sessions.py).
 - `cancel(key, requester)`: the requester no longer waits; the job stops when nobody does (a
   waiting one at once, a running one when its run sees should_stop()).
 - Finished jobs are forgotten beyond `remember` (least recently asked for first; their results
@@ -34,10 +31,9 @@ from types import MappingProxyType
 from jobs import policy
 from jobs.job import Failed, Job, Progress, QueueFull, Requester, Runner, Status, Task
 from jobs.policy import Limits
+from jobs.sessions import GRACE_S, sweep_forever, sweep_local
 
 log = logging.getLogger(__name__)
-SWEEP_S = 2.0  # how often the sessions of active jobs are looked at
-GRACE_S = 10.0  # a job is cancelled once none of its sessions has been alive for this long
 _LIVE: "weakref.WeakSet[LocalQueue]" = weakref.WeakSet()
 
 
@@ -81,7 +77,7 @@ class LocalQueue:
         for thread in self._threads:
             thread.start()
         if alive is not None:
-            threading.Thread(target=self._sweep_forever, name=f"{task.name}-sweep", daemon=True).start()
+            sweep_forever(self)
         _LIVE.add(self)
 
     # -- what the task's service calls ---------------------------------------------------------------
@@ -237,36 +233,9 @@ class LocalQueue:
         job.finished.set()
         return True
 
-    # -- jobs whose sessions have gone ------------------------------------------------------------------
     def sweep(self):
-        """Cancel the active jobs none of whose sessions has been alive for `grace_s` (see the module's doc)."""
-        with self._lock:
-            jobs = [(job, set(job.requesters)) for job in self._jobs.values() if job.active and not job.stop]
-        now = self.clock()
-        for job, sessions in jobs:
-            if "" in sessions or not sessions:
-                continue  # a job for everyone
-            there = any(self._alive(session) for session in sessions)  # outside the lock: asks the server
-            with self._lock:
-                if there or job.requesters - sessions:
-                    job.gone_since = None
-                elif job.gone_since is None:
-                    job.gone_since = now
-                elif now - job.gone_since >= self.grace_s and job.active:
-                    log.info("%s %s: its sessions have gone; stopped", self.task.name, job.key)
-                    self._stop(job, self.task.words.abandoned)
-
-    def _alive(self, session: str) -> bool:
-        try:
-            return bool(self.alive(session))
-        except Exception:  # the server's answer failed: keep the job (a bug here must not cancel work)
-            log.exception("alive(%s) failed", session[:12])
-            return True
-
-    def _sweep_forever(self):
-        while not self.closed:
-            time.sleep(SWEEP_S)
-            self.sweep()
+        """Stop the active jobs none of whose sessions has been alive for `grace_s` (sessions.py)."""
+        sweep_local(self)
 
     # -- the worker threads ---------------------------------------------------------------------------
     def _serve(self, warm: bool):

@@ -11,10 +11,7 @@ The same calls as the in-process queue (local.py), across every lab process of a
   process: it counts for JUST_ADMITTED_S. The teacher's jobs go to the front of RQ's queue; past
   that RQ runs them in order (the in-process queue also puts a device's second job behind
   everyone's first; here the device quota alone bounds it);
-- a job whose sessions have all gone is cancelled (`alive`, as in local.py): each lab process marks
-  the sessions it serves that are still alive (a key per session that expires after GRACE_S,
-  renewed every SWEEP_S) and cancels, in the whole hall, the admitted jobs none of whose sessions
-  is marked, so a job asked for from a process that died goes too;
+- a job whose sessions have all gone is cancelled, in the whole hall (`alive`: sessions.py, Marks);
 - who waits for a job is a set per job, so `cancel` stops a job only when nobody waits for it any
   more: a waiting one is cancelled in RQ, a running one sees its stop key (worker.py);
 - progress is read from the RQ job's meta, which the worker writes; a result already made is
@@ -27,10 +24,7 @@ failed with the task's sentence; queue_length() reads 0; no redis error reaches 
 """
 
 import logging
-import re
-import threading
 import time
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from redis import WatchError
@@ -41,54 +35,20 @@ from rq.serializers import JSONSerializer
 
 from jobs import policy
 from jobs.job import Job, QueueFull, QueueUnavailable, Requester, Status, Task
-from jobs.local import GRACE_S, SWEEP_S
 from jobs.policy import Limits
 from jobs.redis_client import UNAVAILABLE, connect
+from jobs.rq_keys import Keys, job_id
+from jobs.rq_keys import admitted as _admitted
+from jobs.rq_keys import value as _value
+from jobs.sessions import GRACE_S, Marks, sweep_forever
 
 log = logging.getLogger(__name__)
-ALIVE = "attention-lab:alive:"  # + session: present while a lab process serves that session
 ACTIVE_STATES = {"queued", "started", "deferred", "scheduled"}
 WAITING_STATES = {"queued", "deferred", "scheduled"}
 KEEP_ENDED_S = 3600  # an ended job (its error, its progress) is kept an hour; what it made lives on disk
 JUST_ADMITTED_S = 30
 PERFORM = "jobs.worker.perform"  # by name: a lab never imports the worker
 PROGRESS = ("done", "total", "error")  # the meta fields every job has; the rest is the task's own
-
-
-@dataclass(frozen=True)
-class Keys:
-    """A task's keys in Redis (the film ones as they were before this package: a hall's Redis may hold them)."""
-
-    queue: str  # the RQ queue
-    active: str  # hash: job id -> "<admitted at> <cost> <requester>"
-    askers: str  # + job id: the requesters waiting for that job (a set)
-    stop: str  # + job id: present while that job should stop
-    pace: str  # seconds per unit of cost, as a worker last measured
-
-    @classmethod
-    def of(cls, name: str) -> "Keys":
-        return cls(f"attention-lab-{name}", f"attention-lab:{name}:active", f"attention-lab:{name}:askers:",
-                   f"attention-lab:{name}:stop:", f"attention-lab:{name}:step-s")
-
-
-def job_id(key: str) -> str:
-    """The RQ job id of a key (RQ takes letters, digits, '_' and '-')."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", key)
-
-
-def _admitted(value: bytes) -> tuple[float, float, Requester]:
-    """(admitted at, cost, requester) of a hash value. Older formats: "<admitted at> <cost> <session>"
-    (before devices) and "<admitted at> <session>" (renders before this package, cost 0)."""
-    parts = value.decode().split(" ", 4)
-    if len(parts) == 5 and parts[2] in ("T", "-"):
-        return float(parts[0]), float(parts[1]), Requester(parts[4], parts[3], parts[2] == "T")
-    admitted, _, rest = value.decode().partition(" ")
-    cost, _, requester = rest.rpartition(" ")
-    return float(admitted), float(cost or 0), Requester(requester)
-
-
-def _value(admitted: float, cost: float, who: Requester) -> str:
-    return f"{admitted:.0f} {cost:g} {'T' if who.teacher else '-'} {who.device} {who.session}"
 
 
 class RQQueue:
@@ -98,10 +58,9 @@ class RQQueue:
         self.task, self.limits, self.keys = task, limits, Keys.of(task.name)
         self.queue = Queue(self.keys.queue, connection=self.redis, serializer=JSONSerializer)
         self.closed = False
-        self.alive, self.grace_s = alive, grace_s
-        self._served: set[str] = set()  # sessions of this process that asked for or follow a job
+        self.marks = Marks(self.redis, alive, grace_s)
         if alive is not None:
-            threading.Thread(target=self._sweep_forever, name=f"{task.name}-sweep", daemon=True).start()
+            sweep_forever(self, UNAVAILABLE)
 
     # -- what the task's service calls ---------------------------------------------------------------
     def submit(self, request, requester: "Requester | str" = "") -> Job:
@@ -113,7 +72,7 @@ class RQQueue:
             return job  # made before, by any process: no queue, no Redis
         jid = job_id(job.key)
         try:
-            self._mark_alive(who.session)  # before it asks: another process's sweep must not find it gone
+            self.marks.mark(who.session)  # before it asks: another process's sweep must not find it gone
             self._enqueue_once(jid, job, who)
             self.redis.sadd(self.keys.askers + jid, who.session)
             self.redis.expire(self.keys.askers + jid, KEEP_ENDED_S)
@@ -162,7 +121,7 @@ class RQQueue:
         if requester is not None and job.active:
             session = Requester.of(requester).session
             try:
-                self._mark_alive(session)
+                self.marks.mark(session)
                 self.redis.sadd(self.keys.askers + job_id(job.key), session)
             except UNAVAILABLE:
                 pass
@@ -306,42 +265,15 @@ class RQQueue:
         return policy.left(cost, int(meta.get("done", 0)), int(meta.get("total", 0)))
 
     # -- jobs whose sessions have gone ------------------------------------------------------------------
-    def _mark_alive(self, session: str):
-        if session and self.alive is not None:
-            self._served.add(session)
-            self.redis.set(ALIVE + session, "1", ex=max(1, round(self.grace_s)))
-
     def sweep(self):
-        """Renew the marks of this process's sessions that are alive; cancel the hall's admitted jobs none
-        of whose sessions is marked (a job for everyone, session "", never)."""
-        for session in list(self._served):
-            if self._alive(session):
-                self.redis.set(ALIVE + session, "1", ex=max(1, round(self.grace_s)))
-            else:
-                self._served.discard(session)
+        """Renew the marks of this process's live sessions; cancel the hall's jobs whose sessions have none."""
+        self.marks.renew()
         for jid in self.redis.hkeys(self.keys.active):
             jid = jid.decode()
             sessions = {s.decode() for s in self.redis.smembers(self.keys.askers + jid)}
-            if not sessions or "" in sessions or self._status(jid) not in ACTIVE_STATES:
-                continue
-            if not any(self.redis.exists(ALIVE + session) for session in sessions):
+            if self._status(jid) in ACTIVE_STATES and self.marks.gone(sessions):
                 log.info("%s %s: its sessions have gone; stopped", self.task.name, jid)
                 self._stop(jid)
-
-    def _alive(self, session: str) -> bool:
-        try:
-            return bool(self.alive(session))
-        except Exception:  # the server's answer failed: keep the job (a bug here must not cancel work)
-            log.exception("alive(%s) failed", session[:12])
-            return True
-
-    def _sweep_forever(self):
-        while not self.closed:
-            time.sleep(SWEEP_S)
-            try:
-                self.sweep()
-            except UNAVAILABLE:
-                pass  # Redis restarts: the next sweep renews the marks
 
     def _forget_ended(self) -> dict[str, str | None]:
         """Drop from the count the jobs that ended (or vanished, e.g. with a Redis restart); returns the RQ

@@ -45,7 +45,7 @@ from rq.timeouts import JobTimeoutException
 
 from jobs.job import Failed, Progress, Task, resolve
 from jobs.redis_client import REDIS_URL_ENV, UNAVAILABLE, connect
-from jobs.rq_queue import Keys
+from jobs.rq_keys import Keys
 
 log = logging.getLogger("jobs.worker")
 

@@ -17,7 +17,6 @@ that closed or a key that stopped working is forgotten, so the page stops pollin
 """
 
 import os
-import uuid
 
 import streamlit as st
 
@@ -47,8 +46,16 @@ def session_id() -> str:
     ss = st.session_state
     if SESSION not in ss:
         seat = cookie_seat()
-        ss[SESSION] = seat if valid_session(seat) else uuid.uuid4().hex
+        # Without a cookie, the session's own key: a clear_cache message empties st.session_state, and
+        # a new random seat then joined the same tab a second time ("2 joined").
+        ss[SESSION] = seat if valid_session(seat) else _session_key()
     return ss[SESSION]
+
+
+def _session_key() -> str:
+    from dashboard import devices  # it imports this module
+
+    return devices.session_key()
 
 
 def cookie_seat():

@@ -11,7 +11,8 @@ import pytest
 pytest.importorskip("rq")
 
 from jobs import Limits, QueueFull  # noqa: E402
-from jobs.rq_queue import Keys, RQQueue  # noqa: E402
+from jobs.rq_keys import Keys  # noqa: E402
+from jobs.rq_queue import RQQueue  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.jobs.fake import Fake, request  # noqa: E402
 
