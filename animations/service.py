@@ -91,7 +91,7 @@ WORDS = Words(
     abandoned=ABANDONED,
     device_busy="This device already has {limit} videos rendering or waiting (whichever of its tabs asked); "
                 "wait for one to finish.",
-    ready_in="The first of them should be ready in {wait}.")
+    ready_in="Expected wait: {wait} (until the first of them is ready).")
 
 
 class RenderRequest(NamedTuple):

@@ -144,7 +144,7 @@ class Words:
     abandoned: str = "Nobody was waiting for this any more, so it was not made."
     device_busy: str = ("This device already has {limit} of these waiting or being made (one running and one "
                         "waiting, whichever of its tabs asked); wait for one to finish.")
-    ready_in: str = "The first of them should be done in {wait}."  # after busy or device_busy: the real wait
+    ready_in: str = "Expected wait: {wait}."  # after busy or device_busy: until the first of its jobs ends
 
 
 class Task:

@@ -90,7 +90,7 @@ WORDS = Words(
                    "hall so that all its processes run the same code."),
     device_busy=("This device already has {limit} films training or waiting (one training and one waiting, "
                  "whichever of its tabs asked); wait for one to finish."),
-    ready_in="The first of them should be done in {wait}.")
+    ready_in="Expected wait: {wait} (until the first of them is done).")
 
 
 class Curve:

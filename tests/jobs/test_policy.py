@@ -10,7 +10,7 @@ from tests.jobs.fake import WORDS
 
 def test_a_requester_at_its_quota_is_refused_with_its_limit_and_no_one_counts_for_nobody():
     entries = [Entry("s1", True, 10), Entry("", False, 10), Entry("", False, 10)]
-    with pytest.raises(QueueFull, match=r"^You have 1 already\. The first of them should be done in about 10 s\.$"):
+    with pytest.raises(QueueFull, match=r"^You have 1 already\. Expected wait: about 10 s\.$"):
         admit(entries, "s1", Limits(per_requester=1, queued=9), WORDS, 1.0, 1)
     admit(entries, "s2", Limits(per_requester=1, queued=9), WORDS, 1.0, 1)
     admit(entries, "", Limits(per_requester=1, queued=9), WORDS, 1.0, 1)  # a job for everyone
@@ -42,7 +42,7 @@ def test_a_device_is_refused_past_its_quota_whichever_of_its_sessions_asks_and_t
         admit(entries, Requester("tab3", "10.0.0.9"), Limits(per_requester=1, queued=9, per_device=2), WORDS, 2.0, 1)
     # tab1 runs: 30 units left at 2 s a unit = 60 s, the first of the device's two to end
     assert str(refused.value).startswith("This device already has 2 of these") and str(refused.value).endswith(
-        "The first of them should be done in about 60 s.")
+        "Expected wait: about 60 s.")
     admit(entries, Requester("tab3", "10.0.0.8"), Limits(per_requester=1, queued=9, per_device=2), WORDS, 2.0, 1)
     admit(entries, Requester("tab3", ""), Limits(per_requester=1, queued=9, per_device=2), WORDS, 2.0, 1)
 
