@@ -9,7 +9,8 @@ LAB_TEST_CODES_PER_ADDRESS (the room registry's wrong codes per network address 
 test of the limit's wiring then needs a few sessions, not 31).
 It opens a room with PIN 246810 and prints one JSON line {"code": ...} once set up. Each line "check"
 on stdin is answered with one JSON line: whether the room opened at start is still there and
-whether the render queue still refuses a 4th render of the session that asked for 3.
+whether the render queue still refuses a 4th render of the session that asked for 3, and the
+room's members.
 """
 
 import json
@@ -39,8 +40,9 @@ def lessons():
 
 
 def check(key, made):
+    members = None
     try:
-        session.registry().teacher_view(key)
+        members = session.registry().teacher_view(key).members
         room = "open"
     except Exception as err:  # what a page would say: the room is gone
         room = f"gone: {err}"
@@ -49,7 +51,7 @@ def check(key, made):
         limit = "broken: a 4th render of one session was queued"
     except Exception as err:
         limit = f"held: {err}"
-    return {"room": room, "limit": limit}
+    return {"room": room, "limit": limit, "members": members}
 
 
 def main():
