@@ -1,6 +1,7 @@
 """A hostile class on the real lab (issue 28): a flooder beside a teacher and N students, over websockets.
 
     python benchmarks/hostile_ws.py [--students 30] [--rounds 3] [--flooders 4] [--attacks rerun]
+    python benchmarks/hostile_ws.py --flooders 0 --one-device 100 [--one-device-does poll|rerun]
 
 The lab runs on a loopback port (lab_server.py, as `make run` serves it); every page is the Room
 page, spoken to over Streamlit's websocket protocol (room_scenario.Member). The same class plays
@@ -15,7 +16,13 @@ twice, each time on a fresh server: calm (the reference), then beside a flooder.
   fresh session, Streamlit's clear_cache message (bytes [40, 1]) and a 0.9 MB sentence (just under
   the lab's message cap). It runs in a process of its own (as on its own machine), starts 5 s
   before the students join and goes on until the end. `--attacks rerun`: the same sessions only
-  run the page again and again (no attack), to tell what the attacks cost from what the runs do.
+  run the page again and again (no attack), to tell what the attacks cost from what the runs do;
+- the one-device flood (issue 39): `--one-device N` sessions from the flooder's one address, opened
+  one after another before the students join (each a Room page tab), then each polling its page's
+  fragments as a browser does (`poll`) or running the page again without pause (`rerun`), in a
+  process of its own. The lab admits a device's first ATTENTION_LAB_DEVICE_SESSIONS sessions and
+  refuses the others (dashboard/devices.py); what it admitted and refused is printed, with the
+  class's rerun medians (its polls' and its votes' own reruns) beside the calm run's.
 
 Addresses. On loopback `st.context.ip_address` is None, and the lab then takes the client's address
 from X-Forwarded-For (dashboard/room/session.py: a proxy on the lab's machine sets it; a single lab
@@ -80,6 +87,18 @@ class Tab(Member):
             self.alerts.append(el.alert.body)  # what the lab says when it refuses (room_session.say)
         elif el.alert.format == el.alert.SUCCESS and el.alert.body.startswith("Sent"):
             self.sent = self.round
+
+    async def poll(self, until, interval: float, offset: float = 0.0):
+        """As the page's timer polls (room_scenario.Member.poll), each rerun's seconds kept as "poll rerun"."""
+        tick = time.monotonic() + offset
+        while not until():
+            tick += interval
+            await asyncio.sleep(max(0.0, tick - time.monotonic()))
+            for fragment in list(self.fragments):
+                took = await self.send({}, fragment=fragment, auto=True)
+                self.polls += 1
+                if took is not None:
+                    self.stats.setdefault("poll rerun", []).append(took)
 
     def outcome(self, default: str) -> str:
         said = " ".join(self.alerts)
@@ -151,6 +170,50 @@ async def attack_once(tab: Tab, attack: str, code: str, quiet: dict) -> str:
     return "room opened" if "code=" in tab.query else tab.outcome("?")
 
 
+REFUSED_TAB = "tabs of the lab open"  # dashboard/devices.py's refusal of a device's extra session
+
+
+async def one_device(port: int, sessions: int, does: str, got: Counter, until):
+    """`sessions` tabs from the flooder's one address, opened one after another, then each polling its page
+    (as a browser does) or running it again without pause, until `until()`."""
+    quiet = {"errors": [], "stopping": True}
+    tabs = []
+    for k in range(sessions):
+        tab = Tab(port, 3000 + k, quiet, "", FLOODER)
+        try:
+            await asyncio.wait_for(tab.connect(), 60)
+        except (TimeoutError, OSError, websockets.WebSocketException):
+            got["tab: not opened within 60 s"] += 1
+            continue
+        got["tab: refused" if any(REFUSED_TAB in a for a in tab.alerts) else "tab: admitted"] += 1
+        tabs.append(tab)
+
+    async def drive(tab: Tab):
+        while not until():
+            if does == "poll":
+                await tab.poll(until, 1.0)
+                continue
+            try:
+                ran = await asyncio.wait_for(tab.rerun({}, auto=False), 5)
+                got["rerun: ran" if ran is not None else "rerun: failed"] += 1
+            except (TimeoutError, websockets.ConnectionClosed):
+                got["rerun: not run within 5 s (held back or dropped)"] += 1
+
+    await asyncio.gather(*(drive(tab) for tab in tabs))
+    for tab in tabs:
+        await tab.close()
+
+
+def one_device_process(port: int, sessions: int, does: str, stop_flood, out):
+    """The one-device flood in a process of its own (as on its own machine); what it got goes to `out`."""
+    async def main():
+        got = Counter()
+        await one_device(port, sessions, does, got, stop_flood.is_set)
+        out.put(dict(got))
+
+    asyncio.run(main())
+
+
 async def sample(pid: int, peak: list, lags: list, until):
     """The server's peak RSS, and this client's own event-loop lag (how late a 0.25 s sleep wakes up): a
     figure above is the lab's delay only while the client keeps up."""
@@ -161,7 +224,7 @@ async def sample(pid: int, peak: list, lags: list, until):
         lags.append(time.monotonic() - t0 - 0.25)
 
 
-async def phase(port: int, pid: int, args, flooders: int) -> dict:
+async def phase(port: int, pid: int, args, flooders: int, one: int = 0) -> dict:
     stats = {"errors": [], "ask": [], "count": [], "last answer": [], "reveal": [], "follow": [], "missed": 0,
              "answer rerun": [], "join": [], "refused": Counter(), "flood": {}, "unchanged": 0, "lag": []}
     teacher, code = await open_room(port, stats)
@@ -173,6 +236,11 @@ async def phase(port: int, pid: int, args, flooders: int) -> dict:
     if flooders:
         flooder.start()
         await asyncio.sleep(5)  # the flood is on before the first student arrives (its start included)
+    one_out = spawn.Queue()
+    device = spawn.Process(target=one_device_process, args=(port, one, args.one_device_does, stop_flood, one_out))
+    if one:
+        device.start()
+        await asyncio.sleep(max(5, one * 0.2))  # its tabs are open (one after another) before the students join
     cpu0, t0 = cpu_seconds(pid), time.monotonic()
     students = []
     for i in range(args.students):
@@ -210,6 +278,9 @@ async def phase(port: int, pid: int, args, flooders: int) -> dict:
     if flooders:
         stats["flood"] = await asyncio.to_thread(out.get, timeout=120)
         flooder.join(30)
+    if one:
+        stats["one device"] = await asyncio.to_thread(one_out.get, timeout=120)
+        device.join(30)
     await asyncio.gather(*pollers, sampler)
     stats["rss peak"], stats["stopping"] = peak[0], True
     for s in [teacher, *students]:
@@ -217,19 +288,24 @@ async def phase(port: int, pid: int, args, flooders: int) -> dict:
     return stats
 
 
-def run_phase(args, flooders: int) -> dict:
+def run_phase(args, flooders: int, one: int = 0) -> dict:
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
         log = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 (the server writes it until it stops)
         proc, port = start_streamlit("dashboard/app.py", ["--server.fileWatcherType", "none"],
                                      env={"ATTENTION_LAB_MEDIA": tmp}, log=log)
         try:
             t0 = time.monotonic()
-            stats = asyncio.run(phase(port, proc.pid, args, flooders))
+            stats = asyncio.run(phase(port, proc.pid, args, flooders, one))
             stats["wall"] = time.monotonic() - t0
             return stats
         finally:
             stop(proc)
             log.close()
+
+
+def median(xs) -> float:
+    t = sorted(xs)
+    return t[len(t) // 2] if t else float("nan")
 
 
 def p95(xs) -> float:
@@ -265,7 +341,14 @@ def report(calm: dict, hostile: dict, args):
         for line in st["errors"][:5]:
             print(f"  {name} error: {line}")
     got = sorted(hostile["flood"].items())
-    print("flooder got:", "; ".join(f"{a} → {o}: {n}" for (a, o), n in got))
+    if got:
+        print("flooder got:", "; ".join(f"{a} → {o}: {n}" for (a, o), n in got))
+    if args.one_device:
+        print(f"one device ({args.one_device} tabs from {FLOODER}, {args.one_device_does}) got:",
+              "; ".join(f"{what}: {n}" for what, n in sorted(hostile.get("one device", {}).items())))
+    for key in ("poll rerun", "answer rerun"):
+        quiet, loud = median(calm.get(key, [])), median(hostile.get(key, []))
+        print(f"the class's {key} median: calm {quiet:.3f} s, beside the flood {loud:.3f} s: {loud / quiet:.2f}×")
 
 
 def main(argv=None):
@@ -275,11 +358,15 @@ def main(argv=None):
     parser.add_argument("--flooders", type=int, default=4)
     parser.add_argument("--attacks", nargs="+", default=ATTACKS, choices=[*ATTACKS, "rerun"],
                         help="what the flooder sends, in turn (rerun: the page run again, no attack)")
+    parser.add_argument("--one-device", type=int, default=0, metavar="N",
+                        help="N tabs from the flooder's one address beside the class (issue 39)")
+    parser.add_argument("--one-device-does", choices=["poll", "rerun"], default="poll",
+                        help="what those tabs do: poll their page as a browser does, or run it without pause")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     calm = run_phase(args, 0)
     print(f"calm done; load average {os.getloadavg()[0]:.1f}", flush=True)
-    hostile = run_phase(args, args.flooders)
+    hostile = run_phase(args, args.flooders, args.one_device)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     report(calm, hostile, args)
 
