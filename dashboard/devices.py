@@ -47,6 +47,7 @@ DEFAULT_SESSIONS = 6  # a phone or laptop with a few tabs of the lab; a reload's
 RUNS_PER_S = 8.0  # a device's reruns a second, all its sessions together (a tab polls once or twice a second)
 BURST = 24  # reruns at once before the rate holds (a slider dragged, several tabs opened)
 PRUNE_S = 30.0  # how often the sessions that have gone are forgotten
+LOOPBACK = ("127.0.0.1", "::1")  # the lab's own machine; other loopback addresses are devices (tests play them)
 _SECRET = secrets.token_bytes(32)
 REFUSED = ("This device already has {limit} tabs of the lab open. Close one of the others, then reload this "
            "page. (A shared computer or tablet cart? The teacher can raise the limit: {env}.)")
@@ -180,16 +181,22 @@ def session_key() -> str:
     return DEVICES.key(session)
 
 
+def device() -> str | None:
+    """This session's device: its network address; None for the lab's own machine (Streamlit gives no
+    address for 127.0.0.1 or ::1, and in a hall HAProxy forwards that address for a browser on it)."""
+    address = room_session.client_address()
+    return None if address in LOOPBACK else address
+
+
 def who() -> jobs.Requester:
     """This session as the job queues see it."""
-    return jobs.Requester(session_key(), room_session.client_address() or "",
-                          teacher=room_session.teacher_key() is not None)
+    return jobs.Requester(session_key(), device() or "", teacher=room_session.teacher_key() is not None)
 
 
 def admit_session():
     """At the top of every full run: a session past its device's bound is told so, and runs nothing more."""
     session = serve.session_id()
-    if session is None or DEVICES.enter(session, room_session.client_address()):
+    if session is None or DEVICES.enter(session, device()):
         return
     st.error(REFUSED.format(limit=DEVICES.limit, env=f"{SESSIONS_ENV}=N make classroom"))
     st.stop()
