@@ -13,25 +13,10 @@ import time
 
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from streamlit.util import calc_hash
 from websockets.sync.client import connect
 
 from dashboard.devices import REFUSED, Devices
-from tests.dashboard.test_hostile_server import Lab, wait_for
-
-
-@pytest.fixture
-def lab(tmp_path):
-    made = []
-
-    def start(renders: int, env: dict | None = None) -> Lab:
-        made.append(Lab(tmp_path, renders, env))
-        return made[-1]
-
-    yield start
-    for one in made:
-        one.stop()
+from tests.dashboard.test_hostile_server import one_run, wait_for
 
 
 class Clock:
@@ -98,20 +83,7 @@ class Tab:
         """Messages sent first, then one full run: its error and warning boxes and widget keys."""
         for raw in before:
             self.ws.send(raw)
-        self.ws.send(BackMsg(rerun_script={"query_string": self.query, "page_script_hash": calc_hash(self.page)})
-                     .SerializeToString())
-        said, keys = [], set()
-        for raw in self.ws:
-            msg = ForwardMsg()
-            msg.ParseFromString(raw)
-            if msg.WhichOneof("type") == "script_finished":
-                return said, keys
-            if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                el = msg.delta.new_element
-                if el.WhichOneof("type") == "alert":
-                    said.append(el.alert.body)
-                keys.add(getattr(getattr(el, el.WhichOneof("type")), "id", "").rsplit("-", 1)[-1])
-        raise AssertionError("the run never finished")
+        return one_run(self.ws, self.query, self.page)
 
     def close(self):
         self.ws.close()
