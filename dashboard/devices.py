@@ -113,15 +113,16 @@ class Devices:
             return (1.0 - tokens) / self.rate
 
     def forget_gone(self):
-        """Drop the sessions that have gone (their keys too); the next enter() does it for a device anyway."""
+        """Drop the sessions that have gone, their keys and the budgets of devices left without a session."""
         with self._lock:
-            sessions = list(self._device) + list(self._refused)
-        gone = {s for s in sessions if not self.alive(s)}
+            sessions = set(self._device) | self._refused | {s for s in self._keys.values() if s is not None}
+        gone = {s for s in sessions if not self.alive(s)}  # outside the lock: asks the runtime
         with self._lock:
             for s in gone:
                 self._device.pop(s, None)
             self._refused -= gone
             self._keys = {k: s for k, s in self._keys.items() if s not in gone}
+            self._tokens = {d: t for d, t in self._tokens.items() if d in self._device.values()}
 
     def key(self, session: str | None) -> str:
         """The key of Streamlit's session `session`; None: a new key for a run outside a server, always alive."""
@@ -166,7 +167,7 @@ def rerun_gate(session: str, later) -> bool:
 
 
 DEVICES = Devices(sessions_per_device())
-serve.rerun_gate = rerun_gate
+serve.set_rerun_gate(rerun_gate)
 jobs.watch_sessions(DEVICES.key_alive)
 
 

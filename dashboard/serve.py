@@ -33,8 +33,9 @@ Sessions and reruns per device (dashboard/devices.py decides; this module only a
 is Streamlit's own id of the running session (its AppSession's, which a `clear_cache` message does
 not change, unlike `st.session_state`), and `session_alive(id)` the runtime's word on whether that
 session is still connected (Runtime.is_active_session: False once its websocket closed). Every
-rerun a browser asks for passes `rerun_gate(session id, later)` first, on the server's event loop:
-it runs now (True), or not (False: dropped, or `later()` is called when its turn comes).
+rerun a browser asks for passes the gate (`set_rerun_gate`) first, on the server's event loop:
+`gate(session id, later)` says it runs now (True), or not (False: dropped, or `later()` is called
+when its turn comes).
 
 As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
 the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
@@ -125,7 +126,7 @@ def install():
 
         @functools.wraps(request_rerun)
         def first_request_runs_whole(session, client_state):
-            gate = rerun_gate
+            gate = getattr(AppSession, "lab_rerun_gate", None)  # on the class: `python -m` makes two copies of us
             if gate is not None and client_state is not None and not gate(
                     session.id, lambda: first_request_runs_whole(session, client_state)):
                 return None
@@ -175,7 +176,11 @@ def _drop_undecodable_widget_states():
     SessionState.on_script_will_rerun = on_script_will_rerun
 
 
-rerun_gate = None  # dashboard/devices.py sets it: (session id, how to run it later) -> run it now?
+def set_rerun_gate(gate):
+    """dashboard/devices.py's gate: (session id, how to run it later) -> whether the rerun runs now."""
+    from streamlit.runtime.app_session import AppSession
+
+    AppSession.lab_rerun_gate = gate
 
 
 def session_id() -> str | None:

@@ -7,6 +7,7 @@ addresses: on Linux all of 127.0.0.0/8 is this machine, so a client binds 127.0.
 and the lab sees a second device.
 """
 
+import asyncio
 import contextlib
 import socket
 import time
@@ -15,6 +16,7 @@ import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from websockets.sync.client import connect
 
+from dashboard import devices, serve
 from dashboard.devices import REFUSED, Devices
 from tests.dashboard.test_hostile_server import one_run, wait_for
 
@@ -63,6 +65,38 @@ def test_a_session_key_is_stable_secret_and_alive_only_while_its_session_is():
     assert devices.key_alive(key) and not devices.key_alive("0" * 32), "a key this process never made"
     live.clear()
     assert not devices.key_alive(key)
+
+
+def test_every_rerun_a_browser_asks_for_passes_the_gate_which_can_hold_it_back():
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.app_session import AppSession
+
+    serve.install()
+    seen = []
+
+    class Session:
+        id = "st-1"
+
+    serve.set_rerun_gate(lambda session, later: seen.append(session) or False)
+    try:
+        assert AppSession.request_rerun(Session(), ClientState()) is None and seen == ["st-1"]
+    finally:
+        serve.set_rerun_gate(devices.rerun_gate)
+
+
+def test_a_rerun_past_the_rate_runs_when_its_turn_comes_and_the_latest_replaces_one_waiting(monkeypatch):
+    monkeypatch.setattr(devices, "DEVICES", Devices(5, alive=lambda s: True, rate=10.0, burst=1))
+    assert devices.DEVICES.enter("st-1", "10.0.0.9")
+    ran = []
+
+    async def main():
+        assert devices.rerun_gate("st-1", lambda: ran.append("first")) is True  # the burst
+        assert devices.rerun_gate("st-1", lambda: ran.append("second")) is False
+        assert devices.rerun_gate("st-1", lambda: ran.append("third")) is False
+        await asyncio.sleep(0.3)
+
+    asyncio.run(main())
+    assert ran == ["third"], "one run when the token came, of the latest request"
 
 
 # -- the real server -----------------------------------------------------------------------------------
