@@ -8,9 +8,10 @@ device and as many sessions (tabs, cookies, websockets) as it likes, so the lab 
   default DEFAULT_SESSIONS: a student's phone or laptop with a few tabs). One more is refused at its
   first run with a sentence, and its page runs nothing more (its reruns are dropped before a thread
   starts); a session whose tab closed frees its place at once (the runtime's own word).
-- reruns: a device's sessions together run at most RUNS_PER_S a second (a burst of BURST first); a
-  rerun past that waits its turn, the latest replacing one still waiting (dashboard/serve.py, the
-  rerun gate), so a script rerunning without pause costs the class one device's share, not the server.
+- reruns: a device's sessions together run the whole page at most RUNS_PER_S a second and a part of
+  it (a fragment) PARTS_PER_S (each after a burst); a rerun past that waits its turn, the latest
+  replacing one still waiting (dashboard/serve.py, the rerun gate), so a script rerunning without
+  pause costs the class one device's share, not the server.
 - jobs (films, renders): `who()` is this session as the job queues see it: its session key, its
   device, whether it holds a room's teacher key (jobs/policy.py: per-device quota, the teacher first).
   Jobs whose sessions have all gone are cancelled: `alive(key)`, handed to jobs at import.
@@ -44,8 +45,11 @@ from dashboard.room import session as room_session
 log = logging.getLogger(__name__)
 SESSIONS_ENV = "ATTENTION_LAB_DEVICE_SESSIONS"
 DEFAULT_SESSIONS = 6  # a phone or laptop with a few tabs of the lab; a reload's old session has gone by then
-RUNS_PER_S = 8.0  # a device's reruns a second, all its sessions together (a tab polls once or twice a second)
-BURST = 24  # reruns at once before the rate holds (a slider dragged, several tabs opened)
+# A device's reruns a second, all its sessions together, and how many at once before the rate holds:
+# the whole page (a sidebar change, a reload: a student makes a few a minute) and a part of it (a
+# fragment: a tab's timer polls once or twice a second, a control of the lesson view moves).
+RUNS_PER_S, BURST = 2.0, 10
+PARTS_PER_S, PART_BURST = 8.0, 24
 PRUNE_S = 30.0  # how often the sessions that have gone are forgotten
 LOOPBACK = ("127.0.0.1", "::1")  # the lab's own machine; other loopback addresses are devices (tests play them)
 _SECRET = secrets.token_bytes(32)
@@ -64,14 +68,15 @@ class Devices:
     """The sessions of each device in this process, and each device's rerun budget (a token bucket)."""
 
     def __init__(self, limit: int, alive=serve.session_alive, clock=time.monotonic, rate: float = RUNS_PER_S,
-                 burst: int = BURST):
-        self.limit, self.alive, self.clock, self.rate, self.burst = limit, alive, clock, rate, burst
+                 burst: int = BURST, part_rate: float = PARTS_PER_S, part_burst: int = PART_BURST):
+        self.limit, self.alive, self.clock = limit, alive, clock
+        self.budgets = {True: (rate, burst), False: (part_rate, part_burst)}  # whole page? -> (rate, burst)
         self._lock = threading.Lock()
         self._device: dict[str, str] = {}  # Streamlit session id -> its device (admitted sessions)
         self._refused: set[str] = set()
         self._keys: dict[str, str | None] = {}  # session key -> Streamlit session id (None: no server runs)
         self._pruned = clock()
-        self._tokens: dict[str, tuple[float, float]] = {}  # device -> (tokens, when counted)
+        self._tokens: dict[tuple, tuple[float, float]] = {}  # (device, whole page?) -> (tokens, when counted)
 
     def enter(self, session: str, device: str | None) -> bool:
         """Whether `session` (Streamlit's id) may run; its first run decides, for its life."""
@@ -95,22 +100,24 @@ class Devices:
             self._device[session] = device
             return True
 
-    def gate(self, session: str) -> float | None:
-        """The rerun gate (dashboard/serve.py): None to run now, -1 to drop, else seconds to wait."""
+    def gate(self, session: str, whole: bool = True) -> float | None:
+        """The rerun gate (dashboard/serve.py): None to run now, -1 to drop, else seconds to wait.
+        `whole`: a run of the whole page, else of a fragment (each has its own budget)."""
         with self._lock:
             if session in self._refused:
                 return -1.0
             device = self._device.get(session)
             if device is None:
                 return None  # the lab's own machine, or a session before its first run
-            tokens, then = self._tokens.get(device, (float(self.burst), self.clock()))
+            rate, burst = self.budgets[whole]
+            tokens, then = self._tokens.get((device, whole), (float(burst), self.clock()))
             now = self.clock()
-            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+            tokens = min(float(burst), tokens + (now - then) * rate)
             if tokens >= 1.0:
-                self._tokens[device] = (tokens - 1.0, now)
+                self._tokens[(device, whole)] = (tokens - 1.0, now)
                 return None
-            self._tokens[device] = (tokens, now)
-            return (1.0 - tokens) / self.rate
+            self._tokens[(device, whole)] = (tokens, now)
+            return (1.0 - tokens) / rate
 
     def forget_gone(self):
         """Drop the sessions that have gone, their keys and the budgets of devices left without a session."""
@@ -122,7 +129,7 @@ class Devices:
                 self._device.pop(s, None)
             self._refused -= gone
             self._keys = {k: s for k, s in self._keys.items() if s not in gone}
-            self._tokens = {d: t for d, t in self._tokens.items() if d in self._device.values()}
+            self._tokens = {d: t for d, t in self._tokens.items() if d[0] in self._device.values()}
 
     def key(self, session: str | None) -> str:
         """The key of Streamlit's session `session`; None: a new key for a run outside a server, always alive."""
@@ -143,12 +150,12 @@ class Devices:
 _pending: dict = {}  # session -> how to run its latest put-off rerun (used on the server's event loop only)
 
 
-def rerun_gate(session: str, later) -> bool:
+def rerun_gate(session: str, later, whole: bool = True) -> bool:
     """dashboard/serve.py's rerun gate: whether a rerun runs now; a refused session's is dropped, and one
     past its device's rate is run when a token is there, the session's latest request replacing one
     still waiting (what it loses: a button press in the replaced request)."""
     try:
-        wait = DEVICES.gate(session)
+        wait = DEVICES.gate(session, whole)
     except Exception:  # a bug here must not stop the lab: the run goes ahead
         log.exception("the rerun gate failed")
         return True

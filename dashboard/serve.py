@@ -34,8 +34,8 @@ is Streamlit's own id of the running session (its AppSession's, which a `clear_c
 not change, unlike `st.session_state`), and `session_alive(id)` the runtime's word on whether that
 session is still connected (Runtime.is_active_session: False once its websocket closed). Every
 rerun a browser asks for passes the gate (`set_rerun_gate`) first, on the server's event loop:
-`gate(session id, later)` says it runs now (True), or not (False: dropped, or `later()` is called
-when its turn comes).
+`gate(session id, later, whole page?)` says it runs now (True), or not (False: dropped, or
+`later()` is called when its turn comes).
 
 As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
 the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
@@ -128,7 +128,7 @@ def install():
         def first_request_runs_whole(session, client_state):
             gate = getattr(AppSession, "lab_rerun_gate", None)  # on the class: `python -m` makes two copies of us
             if gate is not None and client_state is not None and not gate(
-                    session.id, lambda: first_request_runs_whole(session, client_state)):
+                    session.id, lambda: first_request_runs_whole(session, client_state), not client_state.fragment_id):
                 return None
             if client_state is not None and session not in answered:
                 answered.add(session)

@@ -46,15 +46,17 @@ def test_a_device_holds_its_bound_of_live_sessions_and_a_closed_one_frees_its_pl
     assert devices.enter("a2", "10.0.0.9"), "an admitted session stays admitted"
 
 
-def test_a_devices_reruns_pass_at_its_rate_after_a_burst_whichever_session_asks():
+def test_a_devices_reruns_pass_at_their_rate_after_a_burst_whichever_session_asks():
     clock = Clock()
-    devices = Devices(5, alive=lambda s: True, clock=clock, rate=4.0, burst=3)
+    devices = Devices(5, alive=lambda s: True, clock=clock, rate=4.0, burst=3, part_rate=10.0, part_burst=1)
     assert devices.enter("a1", "10.0.0.9") and devices.enter("a2", "10.0.0.9")
     assert [devices.gate(s) for s in ("a1", "a2", "a1")] == [None, None, None]  # the burst
     assert devices.gate("a2") == pytest.approx(0.25), "the next token comes at 4 a second"
     clock.now += 0.25
     assert devices.gate("a1") is None and devices.gate("a1") == pytest.approx(0.25)
     assert devices.gate("not yet admitted") is None, "a session's first run is never held back"
+    assert devices.gate("a1", whole=False) is None and devices.gate("a2", whole=False) == pytest.approx(0.1), \
+        "a fragment's reruns have a budget of their own"
 
 
 def test_a_session_key_is_stable_secret_and_alive_only_while_its_session_is():
@@ -77,15 +79,17 @@ def test_every_rerun_a_browser_asks_for_passes_the_gate_which_can_hold_it_back()
     class Session:
         id = "st-1"
 
-    serve.set_rerun_gate(lambda session, later: seen.append(session) or False)
+    serve.set_rerun_gate(lambda session, later, whole: seen.append((session, whole)) or False)
     try:
-        assert AppSession.request_rerun(Session(), ClientState()) is None and seen == ["st-1"]
+        assert AppSession.request_rerun(Session(), ClientState()) is None
+        assert AppSession.request_rerun(Session(), ClientState(fragment_id="lesson_view")) is None
+        assert seen == [("st-1", True), ("st-1", False)]
     finally:
         serve.set_rerun_gate(devices.rerun_gate)
 
 
 def test_a_rerun_past_the_rate_runs_when_its_turn_comes_and_the_latest_replaces_one_waiting(monkeypatch):
-    monkeypatch.setattr(devices, "DEVICES", Devices(5, alive=lambda s: True, rate=10.0, burst=1))
+    monkeypatch.setattr(devices, "DEVICES", Devices(5, alive=lambda s: True, rate=10.0, burst=1))  # whole runs
     assert devices.DEVICES.enter("st-1", "10.0.0.9")
     ran = []
 
