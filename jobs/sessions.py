@@ -9,7 +9,8 @@ never stopped for its sessions.
 - In-process (local.py): the queue asks `alive` about its jobs' sessions.
 - In a hall (rq_queue.py, `Marks`): each lab process renews, every SWEEP_S, a Redis key per session
   it serves that is still alive (it expires after GRACE_S), and cancels the hall's admitted jobs
-  none of whose sessions has a key: a job asked for from a lab process that died goes too.
+  none of whose sessions has a key: a job asked for from a lab process that died goes too. A
+  process that cannot tell (a script, a tool: no `alive`) marks its sessions for UNKNOWN_S.
 """
 
 import logging
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 SWEEP_S = 2.0  # how often the sessions of active jobs are looked at
 GRACE_S = 10.0  # a job is cancelled once none of its sessions has been alive for this long
 ALIVE = "attention-lab:alive:"  # + session: present while a lab process serves that live session
+UNKNOWN_S = 3600  # the mark of a session whose process cannot tell whether it is alive
 _ALIVE = []  # the server's alive(session), once it said (watch_sessions)
 
 
@@ -47,6 +49,8 @@ def sweep_forever(queue, errors: tuple = ()):
     def loop():
         while not queue.closed:
             time.sleep(SWEEP_S)
+            if queue.closed:
+                return
             try:
                 queue.sweep()
             except errors:
@@ -63,9 +67,15 @@ class Marks:
         self.served: set[str] = set()  # sessions of this process that asked for or follow a job
 
     def mark(self, session: str):
-        if session and self.alive is not None:
-            self.served.add(session)
-            self.redis.set(ALIVE + session, "1", ex=self.ttl)
+        """A session of this process asks for or follows a job. Where no one says which sessions are alive
+        (a script, a test, a tool), its mark lasts UNKNOWN_S: the hall's sweeps must not cancel its jobs."""
+        if not session:
+            return
+        if self.alive is None:
+            self.redis.set(ALIVE + session, "1", ex=UNKNOWN_S)
+            return
+        self.served.add(session)
+        self.redis.set(ALIVE + session, "1", ex=self.ttl)
 
     def renew(self):
         for session in list(self.served):
