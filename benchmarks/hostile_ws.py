@@ -1,11 +1,10 @@
 """A hostile class on the real lab (issue 28): a flooder beside a teacher and N students, over websockets.
 
-    python benchmarks/hostile_ws.py [--students 30] [--rounds 3] [--flooders 4] [--attacks rerun]
-    python benchmarks/hostile_ws.py --flooders 0 --one-device 100 [--one-device-does poll|rerun]
+    python benchmarks/hostile_ws.py [--students 30] [--rounds 3] [--flooders 4] [--attacks rerun] [--one-device N]
 
-The lab runs on a loopback port (lab_server.py, as `make run` serves it); every page is the Room
-page, spoken to over Streamlit's websocket protocol (room_scenario.Member). The same class plays
-twice, each time on a fresh server: calm (the reference), then beside a flooder.
+The lab runs on a loopback port (lab_server.py, as `make run` serves it); every page is the Room page,
+over Streamlit's websocket protocol (room_scenario.Member). The class plays twice, each time on a fresh
+server: calm (the reference), then beside a flooder.
 
 - the teacher (a screen on the lab's machine) opens a room with a PIN; N students open
   /room?code=… one after another (the join), poll as their pages do, and every round: the teacher
@@ -17,24 +16,15 @@ twice, each time on a fresh server: calm (the reference), then beside a flooder.
   the lab's message cap). It runs in a process of its own (as on its own machine), starts 5 s
   before the students join and goes on until the end. `--attacks rerun`: the same sessions only
   run the page again and again (no attack), to tell what the attacks cost from what the runs do;
-- the one-device flood (issue 39): `--one-device N` sessions from the flooder's one address, opened
-  one after another before the students join (each a Room page tab), then each polling its page's
-  fragments as a browser does (`poll`) or running the page again without pause (`rerun`), in a
-  process of its own. The lab admits a device's first ATTENTION_LAB_DEVICE_SESSIONS sessions and
-  refuses the others (dashboard/devices.py); what it admitted and refused is printed, with the
-  class's rerun medians (its polls' and its votes' own reruns) beside the calm run's.
+- the one-device flood (issue 39): `--one-device N` tabs from one address (device_flood.py).
 
-Addresses. On loopback `st.context.ip_address` is None, and the lab then takes the client's address
-from X-Forwarded-For (dashboard/room/session.py: a proxy on the lab's machine sets it; a single lab
-ignores the header on a connection from any other address, a hall's processes read it from HAProxy).
-So every session here sends one, as the class's phones would have their own: each student its own
-(10.0.1.i), the flooder one (10.0.0.66), the teacher none (the lab's own machine: only its session
-counts). A flooder without the header would be a user of the lab's
-own machine, which the lab trusts (classroom/rooms/clients.py).
+Addresses. On loopback the lab takes the client's address from X-Forwarded-For (dashboard/room/session.py),
+so every session sends one, as phones have their own: each student 10.0.1.i, the flooder 10.0.0.66, the
+teacher none (the lab's own machine, which the lab trusts: classroom/rooms/clients.py).
 
-Printed: p50 / p95 / max of the honest joins, votes and lesson changes, how many were refused
-(goal: none, p95 ≤ 2 s), the hostile/calm ratio of each p95, what the flooder got, server RSS and
-CPU, and this client's own event-loop lag (a figure is the lab's delay only while the client keeps up).
+Printed: p50 / p95 / max of the honest joins, votes and lesson changes, how many were refused (goal: none,
+p95 ≤ 2 s), the hostile/calm ratio of each p95, what the flooders got, server RSS and CPU, and this client's
+own event-loop lag (a figure is the lab's delay only while the client keeps up).
 """
 
 import argparse
@@ -48,6 +38,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import device_flood
 import websockets
 from classroom_load import cpu_seconds, rss_mb
 from lab_server import start_streamlit, stop
@@ -88,17 +79,11 @@ class Tab(Member):
         elif el.alert.format == el.alert.SUCCESS and el.alert.body.startswith("Sent"):
             self.sent = self.round
 
-    async def poll(self, until, interval: float, offset: float = 0.0):
-        """As the page's timer polls (room_scenario.Member.poll), each rerun's seconds kept as "poll rerun"."""
-        tick = time.monotonic() + offset
-        while not until():
-            tick += interval
-            await asyncio.sleep(max(0.0, tick - time.monotonic()))
-            for fragment in list(self.fragments):
-                took = await self.send({}, fragment=fragment, auto=True)
-                self.polls += 1
-                if took is not None:
-                    self.stats.setdefault("poll rerun", []).append(took)
+    async def send(self, states: dict, triggers: tuple = (), fragment: str = "", auto: bool = False):
+        took = await super().send(states, triggers, fragment, auto)
+        if auto and took is not None:  # a poll of the page's timer: the class's "poll rerun"
+            self.stats.setdefault("poll rerun", []).append(took)
+        return took
 
     def outcome(self, default: str) -> str:
         said = " ".join(self.alerts)
@@ -170,50 +155,6 @@ async def attack_once(tab: Tab, attack: str, code: str, quiet: dict) -> str:
     return "room opened" if "code=" in tab.query else tab.outcome("?")
 
 
-REFUSED_TAB = "tabs of the lab open"  # dashboard/devices.py's refusal of a device's extra session
-
-
-async def one_device(port: int, sessions: int, does: str, got: Counter, until):
-    """`sessions` tabs from the flooder's one address, opened one after another, then each polling its page
-    (as a browser does) or running it again without pause, until `until()`."""
-    quiet = {"errors": [], "stopping": True}
-    tabs = []
-    for k in range(sessions):
-        tab = Tab(port, 3000 + k, quiet, "", FLOODER)
-        try:
-            await asyncio.wait_for(tab.connect(), 60)
-        except (TimeoutError, OSError, websockets.WebSocketException):
-            got["tab: not opened within 60 s"] += 1
-            continue
-        got["tab: refused" if any(REFUSED_TAB in a for a in tab.alerts) else "tab: admitted"] += 1
-        tabs.append(tab)
-
-    async def drive(tab: Tab):
-        while not until():
-            if does == "poll":
-                await tab.poll(until, 1.0)
-                continue
-            try:
-                ran = await asyncio.wait_for(tab.rerun({}, auto=False), 5)
-                got["rerun: ran" if ran is not None else "rerun: failed"] += 1
-            except (TimeoutError, websockets.ConnectionClosed):
-                got["rerun: not run within 5 s (held back or dropped)"] += 1
-
-    await asyncio.gather(*(drive(tab) for tab in tabs))
-    for tab in tabs:
-        await tab.close()
-
-
-def one_device_process(port: int, sessions: int, does: str, stop_flood, out):
-    """The one-device flood in a process of its own (as on its own machine); what it got goes to `out`."""
-    async def main():
-        got = Counter()
-        await one_device(port, sessions, does, got, stop_flood.is_set)
-        out.put(dict(got))
-
-    asyncio.run(main())
-
-
 async def sample(pid: int, peak: list, lags: list, until):
     """The server's peak RSS, and this client's own event-loop lag (how late a 0.25 s sleep wakes up): a
     figure above is the lab's delay only while the client keeps up."""
@@ -236,11 +177,7 @@ async def phase(port: int, pid: int, args, flooders: int, one: int = 0) -> dict:
     if flooders:
         flooder.start()
         await asyncio.sleep(5)  # the flood is on before the first student arrives (its start included)
-    one_out = spawn.Queue()
-    device = spawn.Process(target=one_device_process, args=(port, one, args.one_device_does, stop_flood, one_out))
-    if one:
-        device.start()
-        await asyncio.sleep(max(5, one * 0.2))  # its tabs are open (one after another) before the students join
+    device = await device_flood.start(spawn, port, one, args.one_device_does, stop_flood)
     cpu0, t0 = cpu_seconds(pid), time.monotonic()
     students = []
     for i in range(args.students):
@@ -278,9 +215,7 @@ async def phase(port: int, pid: int, args, flooders: int, one: int = 0) -> dict:
     if flooders:
         stats["flood"] = await asyncio.to_thread(out.get, timeout=120)
         flooder.join(30)
-    if one:
-        stats["one device"] = await asyncio.to_thread(one_out.get, timeout=120)
-        device.join(30)
+    stats["one device"] = await device_flood.collect(device)
     await asyncio.gather(*pollers, sampler)
     stats["rss peak"], stats["stopping"] = peak[0], True
     for s in [teacher, *students]:
@@ -301,11 +236,6 @@ def run_phase(args, flooders: int, one: int = 0) -> dict:
         finally:
             stop(proc)
             log.close()
-
-
-def median(xs) -> float:
-    t = sorted(xs)
-    return t[len(t) // 2] if t else float("nan")
 
 
 def p95(xs) -> float:
@@ -343,12 +273,7 @@ def report(calm: dict, hostile: dict, args):
     got = sorted(hostile["flood"].items())
     if got:
         print("flooder got:", "; ".join(f"{a} → {o}: {n}" for (a, o), n in got))
-    if args.one_device:
-        print(f"one device ({args.one_device} tabs from {FLOODER}, {args.one_device_does}) got:",
-              "; ".join(f"{what}: {n}" for what, n in sorted(hostile.get("one device", {}).items())))
-    for key in ("poll rerun", "answer rerun"):
-        quiet, loud = median(calm.get(key, [])), median(hostile.get(key, []))
-        print(f"the class's {key} median: calm {quiet:.3f} s, beside the flood {loud:.3f} s: {loud / quiet:.2f}×")
+    device_flood.report(calm, hostile, args, FLOODER)
 
 
 def main(argv=None):

@@ -29,13 +29,10 @@ origins check's question with "unknown", as Streamlit itself does when the looku
 One internal is read, not patched: `opening_query_string`, the address's `embed_options`, which
 Streamlit keeps out of `st.query_params`, tells which theme a link forces (display.py).
 
-Sessions and reruns per device (dashboard/devices.py decides; this module only asks). `session_id()`
-is Streamlit's own id of the running session (its AppSession's, which a `clear_cache` message does
-not change, unlike `st.session_state`), and `session_alive(id)` the runtime's word on whether that
-session is still connected (Runtime.is_active_session: False once its websocket closed). Every
-rerun a browser asks for passes the gate (`set_rerun_gate`) first, on the server's event loop:
-`gate(session id, later, whole page?)` says it runs now (True), or not (False: dropped, or
-`later()` is called when its turn comes).
+Per device (dashboard/devices.py decides): `session_id()`, the running session's own id (clear_cache
+does not change it), `session_alive(id)` (Runtime.is_active_session: False once its websocket closed),
+and a gate every rerun passes first, on the event loop (`set_rerun_gate`): `gate(session id, later,
+whole page?)` runs it now (True), or not (False: dropped, or `later()` called when its turn comes).
 
 As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
 the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
@@ -183,19 +180,25 @@ def set_rerun_gate(gate):
     AppSession.lab_rerun_gate = gate
 
 
+def _runtime():
+    """Streamlit's runtime when a server runs; None without one, and in AppTest (its stand-in is a mock)."""
+    from streamlit.runtime import Runtime
+
+    return Runtime.instance() if Runtime.exists() and type(Runtime.instance()) is Runtime else None
+
+
 def session_id() -> str | None:
-    """Streamlit's id of the session whose script runs in this thread (None outside a run)."""
+    """The id of the session whose script runs in this thread; None outside a server's run (AppTest: one fixed id)."""
     from streamlit.runtime import scriptrunner
 
     ctx = scriptrunner.get_script_run_ctx()
-    return ctx.session_id if ctx is not None else None
+    return ctx.session_id if ctx is not None and _runtime() is not None else None
 
 
 def session_alive(session: str) -> bool:
     """Whether Streamlit's session `session` is still connected (True where no server runs: AppTest)."""
-    from streamlit.runtime import Runtime
-
-    return not Runtime.exists() or Runtime.instance().is_active_session(session)
+    runtime = _runtime()
+    return runtime is None or runtime.is_active_session(session)
 
 
 def offline(args: list[str]) -> list[str]:
