@@ -76,6 +76,7 @@ class Devices:
         self._refused: set[str] = set()
         self._keys: dict[str, str | None] = {}  # session key -> Streamlit session id (None: no server runs)
         self._pruned = clock()
+        self._gone: set[str] = set()  # keys of sessions found gone at the last prune or since
         self._tokens: dict[tuple, tuple[float, float]] = {}  # (device, whole page?) -> (tokens, when counted)
 
     def enter(self, session: str, device: str | None) -> bool:
@@ -128,6 +129,8 @@ class Devices:
             for s in gone:
                 self._device.pop(s, None)
             self._refused -= gone
+            # a gone session's key is remembered until the next prune (PRUNE_S: beyond its jobs' grace)
+            self._gone = {k for k, s in self._keys.items() if s in gone}
             self._keys = {k: s for k, s in self._keys.items() if s not in gone}
             self._tokens = {d: t for d, t in self._tokens.items() if d[0] in self._device.values()}
 
@@ -139,10 +142,11 @@ class Devices:
         return key
 
     def key_alive(self, key: str) -> bool:
-        """Whether the session of this key is still connected (a key this process does not know: no)."""
+        """Whether the session of this key is still connected. A key this process never made is not a
+        session's (a script's, a tool's: "greedy"), and is never gone."""
         with self._lock:
             if key not in self._keys:
-                return False
+                return key not in self._gone
             session = self._keys[key]
         return session is None or self.alive(session)
 

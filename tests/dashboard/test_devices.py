@@ -64,9 +64,11 @@ def test_a_session_key_is_stable_secret_and_alive_only_while_its_session_is():
     devices = Devices(2, alive=lambda s: s in live)
     key = devices.key("st-1")
     assert key == devices.key("st-1") and len(key) == 32 and "st-1" not in key
-    assert devices.key_alive(key) and not devices.key_alive("0" * 32), "a key this process never made"
+    assert devices.key_alive(key) and devices.key_alive("greedy"), "a key no session has (a script's) never goes"
     live.clear()
     assert not devices.key_alive(key)
+    devices.forget_gone()
+    assert not devices.key_alive(key), "a gone session's key stays gone after its session is forgotten"
 
 
 def test_every_rerun_a_browser_asks_for_passes_the_gate_which_can_hold_it_back():
