@@ -8,9 +8,12 @@
   either and never know which runs.
 - A render's key (`render_key`: scene, cfg.key(), quality, voice and rate, code version) is its
   job's key, so identical requests share one render, and it names its cache folder.
-- Limits: 3 renders per session and 40 in the queue, running ones included; a full queue says
-  how long its work takes (the measured render times, catalog.RENDER_SECONDS). In this process, a
-  waiting render whose page stopped asking (`waiting(job)`) for ABANDON_AFTER is not made.
+- Limits (jobs/policy.py): 3 renders per session, 3 per device (its network address, whatever
+  its tabs) and 40 in the queue, running ones included; the teacher's go first and are not
+  refused for a full queue; a refusal says the real wait (the measured render times,
+  catalog.RENDER_SECONDS). In this process, a waiting render whose page stopped asking
+  (`waiting(job)`) for ABANDON_AFTER is not made, and a render whose sessions have all gone is
+  stopped (jobs.session_check(), which the dashboard gives).
 - Renders land in a disk cache under `media_dir/renders/` whose total size is capped: the least
   recently used renders are evicted first (animations/cache_index.py); a failure of that
   bookkeeping after a good render does not fail the video. A finished video plays from the disk
@@ -44,7 +47,7 @@ from animations.render import (
 )
 from animations.voice import NARRATOR, Voice
 from core import AttentionConfig
-from jobs import Failed, Job, Limits, Runner, Service, Task, Words, media_dir
+from jobs import Failed, Job, Limits, Requester, Runner, Service, Task, Words, media_dir, session_check
 from jobs.job import resolve
 from jobs.local import LocalQueue
 from jobs.redis_client import REDIS_URL_ENV
@@ -85,7 +88,10 @@ WORDS = Words(
     timed_out="The render took longer than its time limit and was stopped.",
     other_version=("The render worker runs another version of the lab than the page that asked (or cannot "
                    "narrate there); restart the hall so that all its processes run the same code."),
-    abandoned=ABANDONED)
+    abandoned=ABANDONED,
+    device_busy="This device already has {limit} videos rendering or waiting (whichever of its tabs asked); "
+                "wait for one to finish.",
+    ready_in="Expected wait: {wait} (until the first of them is ready).")
 
 
 class RenderRequest(NamedTuple):
@@ -199,15 +205,17 @@ class RenderService(Service):
 
     def __init__(self, media_dir=DEFAULT_MEDIA, workers: int | None = None, cap_bytes: int = DEFAULT_CAP_BYTES,
                  timeout: float = DEFAULT_TIMEOUT, max_per_session: int = 3, max_queued: int = 40,
-                 render_fn=render, abandon_after: float = ABANDON_AFTER, clock=time.monotonic):
+                 render_fn=render, abandon_after: float = ABANDON_AFTER, clock=time.monotonic,
+                 max_per_device: int = 3):
         self.task = Renders(media_dir, cap_bytes, render_fn, timeout)
         try:  # what the CLI or an older server left may already be over the cap
             self.task.index.evict()
         except OSError:
             log.exception("Could not bring the render cache under its cap at start")
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
-        self.queue = LocalQueue(self.task, Limits(max_per_session, max_queued), self.workers,
-                                remember=MAX_FINISHED_JOBS, abandon_after=abandon_after, clock=clock)
+        self.queue = LocalQueue(self.task, Limits(max_per_session, max_queued, per_device=max_per_device),
+                                self.workers, remember=MAX_FINISHED_JOBS, abandon_after=abandon_after, clock=clock,
+                                alive=session_check())
 
     media_dir = property(lambda self: self.task.media_dir)
     index = property(lambda self: self.task.index)
@@ -216,9 +224,10 @@ class RenderService(Service):
         """The finished video for this request, if the cache holds one (counts as a use)."""
         return self.task.ready(self.task.request(scene, cfg, quality, voice))
 
-    def submit(self, scene: str, cfg, quality: str = "low", session: str = "",
+    def submit(self, scene: str, cfg, quality: str = "low", session: "Requester | str" = "",
                voice: Voice | None = NARRATOR) -> RenderJob:
         """The job of this request: the waiting, running or finished one if there is one, else a new one.
+        `session`: who asks (a Requester: session, device, teacher; "" a render for everyone).
 
         `voice` narrates (None: silent; also where Piper is not installed). Raises ConfigError for bad
         settings, KeyError for an unknown scene or quality, QueueFull past the limits and QueueUnavailable
@@ -228,11 +237,13 @@ class RenderService(Service):
 
 class RQRenderService(RenderService):
     def __init__(self, redis_url: str, media_dir=DEFAULT_MEDIA, cap_bytes: int = DEFAULT_CAP_BYTES,
-                 timeout: float = DEFAULT_TIMEOUT, max_per_session: int = 3, max_queued: int = 40):
+                 timeout: float = DEFAULT_TIMEOUT, max_per_session: int = 3, max_queued: int = 40,
+                 max_per_device: int = 3):
         from jobs.rq_queue import RQQueue
 
         self.task = Renders(media_dir, cap_bytes, timeout=timeout)  # the workers evict; labs record hits
-        self.queue = RQQueue(redis_url, self.task, Limits(max_per_session, max_queued))
+        self.queue = RQQueue(redis_url, self.task, Limits(max_per_session, max_queued, per_device=max_per_device),
+                             alive=session_check())
 
 
 def cap_bytes(environ=None) -> int:

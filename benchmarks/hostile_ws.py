@@ -1,10 +1,10 @@
 """A hostile class on the real lab (issue 28): a flooder beside a teacher and N students, over websockets.
 
-    python benchmarks/hostile_ws.py [--students 30] [--rounds 3] [--flooders 4] [--attacks rerun]
+    python benchmarks/hostile_ws.py [--students 30] [--rounds 3] [--flooders 4] [--attacks rerun] [--one-device N]
 
-The lab runs on a loopback port (lab_server.py, as `make run` serves it); every page is the Room
-page, spoken to over Streamlit's websocket protocol (room_scenario.Member). The same class plays
-twice, each time on a fresh server: calm (the reference), then beside a flooder.
+The lab runs on a loopback port (lab_server.py, as `make run` serves it); every page is the Room page,
+over Streamlit's websocket protocol (room_scenario.Member). The class plays twice, each time on a fresh
+server: calm (the reference), then beside a flooder.
 
 - the teacher (a screen on the lab's machine) opens a room with a PIN; N students open
   /room?code=… one after another (the join), poll as their pages do, and every round: the teacher
@@ -15,19 +15,16 @@ twice, each time on a fresh server: calm (the reference), then beside a flooder.
   fresh session, Streamlit's clear_cache message (bytes [40, 1]) and a 0.9 MB sentence (just under
   the lab's message cap). It runs in a process of its own (as on its own machine), starts 5 s
   before the students join and goes on until the end. `--attacks rerun`: the same sessions only
-  run the page again and again (no attack), to tell what the attacks cost from what the runs do.
+  run the page again and again (no attack), to tell what the attacks cost from what the runs do;
+- the one-device flood (issue 39): `--one-device N` tabs from one address (device_flood.py).
 
-Addresses. On loopback `st.context.ip_address` is None, and the lab then takes the client's address
-from X-Forwarded-For (dashboard/room/session.py: a proxy on the lab's machine sets it; a single lab
-ignores the header on a connection from any other address, a hall's processes read it from HAProxy).
-So every session here sends one, as the class's phones would have their own: each student its own
-(10.0.1.i), the flooder one (10.0.0.66), the teacher none (the lab's own machine: only its session
-counts). A flooder without the header would be a user of the lab's
-own machine, which the lab trusts (classroom/rooms/clients.py).
+Addresses. On loopback the lab takes the client's address from X-Forwarded-For (dashboard/room/session.py),
+so every session sends one, as phones have their own: each student 10.0.1.i, the flooder 10.0.0.66, the
+teacher none (the lab's own machine, which the lab trusts: classroom/rooms/clients.py).
 
-Printed: p50 / p95 / max of the honest joins, votes and lesson changes, how many were refused
-(goal: none, p95 ≤ 2 s), the hostile/calm ratio of each p95, what the flooder got, server RSS and
-CPU, and this client's own event-loop lag (a figure is the lab's delay only while the client keeps up).
+Printed: p50 / p95 / max of the honest joins, votes and lesson changes, how many were refused (goal: none,
+p95 ≤ 2 s), the hostile/calm ratio of each p95, what the flooders got, server RSS and CPU, and this client's
+own event-loop lag (a figure is the lab's delay only while the client keeps up).
 """
 
 import argparse
@@ -41,6 +38,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import device_flood
 import websockets
 from classroom_load import cpu_seconds, rss_mb
 from lab_server import start_streamlit, stop
@@ -80,6 +78,12 @@ class Tab(Member):
             self.alerts.append(el.alert.body)  # what the lab says when it refuses (room_session.say)
         elif el.alert.format == el.alert.SUCCESS and el.alert.body.startswith("Sent"):
             self.sent = self.round
+
+    async def send(self, states: dict, triggers: tuple = (), fragment: str = "", auto: bool = False):
+        took = await super().send(states, triggers, fragment, auto)
+        if auto and took is not None:  # a poll of the page's timer: the class's "poll rerun"
+            self.stats.setdefault("poll rerun", []).append(took)
+        return took
 
     def outcome(self, default: str) -> str:
         said = " ".join(self.alerts)
@@ -161,7 +165,7 @@ async def sample(pid: int, peak: list, lags: list, until):
         lags.append(time.monotonic() - t0 - 0.25)
 
 
-async def phase(port: int, pid: int, args, flooders: int) -> dict:
+async def phase(port: int, pid: int, args, flooders: int, one: int = 0) -> dict:
     stats = {"errors": [], "ask": [], "count": [], "last answer": [], "reveal": [], "follow": [], "missed": 0,
              "answer rerun": [], "join": [], "refused": Counter(), "flood": {}, "unchanged": 0, "lag": []}
     teacher, code = await open_room(port, stats)
@@ -173,6 +177,7 @@ async def phase(port: int, pid: int, args, flooders: int) -> dict:
     if flooders:
         flooder.start()
         await asyncio.sleep(5)  # the flood is on before the first student arrives (its start included)
+    device = await device_flood.start(spawn, port, one, args.one_device_does, stop_flood)
     cpu0, t0 = cpu_seconds(pid), time.monotonic()
     students = []
     for i in range(args.students):
@@ -210,6 +215,7 @@ async def phase(port: int, pid: int, args, flooders: int) -> dict:
     if flooders:
         stats["flood"] = await asyncio.to_thread(out.get, timeout=120)
         flooder.join(30)
+    stats["one device"] = await device_flood.collect(device)
     await asyncio.gather(*pollers, sampler)
     stats["rss peak"], stats["stopping"] = peak[0], True
     for s in [teacher, *students]:
@@ -217,14 +223,14 @@ async def phase(port: int, pid: int, args, flooders: int) -> dict:
     return stats
 
 
-def run_phase(args, flooders: int) -> dict:
+def run_phase(args, flooders: int, one: int = 0) -> dict:
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
         log = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 (the server writes it until it stops)
         proc, port = start_streamlit("dashboard/app.py", ["--server.fileWatcherType", "none"],
                                      env={"ATTENTION_LAB_MEDIA": tmp}, log=log)
         try:
             t0 = time.monotonic()
-            stats = asyncio.run(phase(port, proc.pid, args, flooders))
+            stats = asyncio.run(phase(port, proc.pid, args, flooders, one))
             stats["wall"] = time.monotonic() - t0
             return stats
         finally:
@@ -265,7 +271,9 @@ def report(calm: dict, hostile: dict, args):
         for line in st["errors"][:5]:
             print(f"  {name} error: {line}")
     got = sorted(hostile["flood"].items())
-    print("flooder got:", "; ".join(f"{a} → {o}: {n}" for (a, o), n in got))
+    if got:
+        print("flooder got:", "; ".join(f"{a} → {o}: {n}" for (a, o), n in got))
+    device_flood.report(calm, hostile, args, FLOODER)
 
 
 def main(argv=None):
@@ -275,11 +283,15 @@ def main(argv=None):
     parser.add_argument("--flooders", type=int, default=4)
     parser.add_argument("--attacks", nargs="+", default=ATTACKS, choices=[*ATTACKS, "rerun"],
                         help="what the flooder sends, in turn (rerun: the page run again, no attack)")
+    parser.add_argument("--one-device", type=int, default=0, metavar="N",
+                        help="N tabs from the flooder's one address beside the class (issue 39)")
+    parser.add_argument("--one-device-does", choices=["poll", "rerun"], default="poll",
+                        help="what those tabs do: poll their page as a browser does, or run it without pause")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     calm = run_phase(args, 0)
     print(f"calm done; load average {os.getloadavg()[0]:.1f}", flush=True)
-    hostile = run_phase(args, args.flooders)
+    hostile = run_phase(args, args.flooders, args.one_device)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     report(calm, hostile, args)
 

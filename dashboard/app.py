@@ -7,13 +7,14 @@ lesson view, which the rerun policy (lesson/rerun.py) can rerun alone.
 
 import streamlit as st
 
-from dashboard import display, navigation, process, serve
+from dashboard import devices, display, navigation, process, serve
 from dashboard.lesson import rerun, sidebar, state
 from dashboard.room import session as room_session
 from dashboard.room import sidebar as room_sidebar
 from dashboard.video import studio
 
 serve.install()  # for a server started with plain `streamlit run` (make run uses dashboard/serve.py)
+devices.admit_session()  # one device holds a bounded number of sessions: an extra one runs nothing more
 page = navigation.choose()
 state.start_run()
 display.page_config()  # projector mode folds the sidebar away

@@ -29,6 +29,11 @@ origins check's question with "unknown", as Streamlit itself does when the looku
 One internal is read, not patched: `opening_query_string`, the address's `embed_options`, which
 Streamlit keeps out of `st.query_params`, tells which theme a link forces (display.py).
 
+Per device (dashboard/devices.py decides): `session_id()`, the running session's own id (clear_cache
+does not change it), `session_alive(id)` (Runtime.is_active_session: False once its websocket closed),
+and a gate every rerun passes first, on the event loop (`set_rerun_gate`): `gate(session id, later,
+whole page?)` runs it now (True), or not (False: dropped, or `later()` called when its turn comes).
+
 As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
 the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
 would otherwise keep starting renders for nobody before Python could exit.
@@ -72,6 +77,10 @@ def check() -> list[str]:
         missing.append("ClientState.fragment_id")
     if not hasattr(scriptrunner, "get_script_run_ctx"):
         missing.append("scriptrunner.get_script_run_ctx")
+    from streamlit.runtime import Runtime
+
+    if not hasattr(Runtime, "is_active_session"):
+        missing.append("Runtime.is_active_session")
     from streamlit.runtime.state import common, session_state
 
     if not hasattr(session_state.SessionState, "on_script_will_rerun"):
@@ -114,6 +123,10 @@ def install():
 
         @functools.wraps(request_rerun)
         def first_request_runs_whole(session, client_state):
+            gate = getattr(AppSession, "lab_rerun_gate", None)  # on the class: `python -m` makes two copies of us
+            if gate is not None and client_state is not None and not gate(
+                    session.id, lambda: first_request_runs_whole(session, client_state), not client_state.fragment_id):
+                return None
             if client_state is not None and session not in answered:
                 answered.add(session)
                 if client_state.fragment_id and not session.has_fragment(client_state.fragment_id):
@@ -158,6 +171,34 @@ def _drop_undecodable_widget_states():
         return will_rerun(self, fresh_widget_states, **kwargs)
 
     SessionState.on_script_will_rerun = on_script_will_rerun
+
+
+def set_rerun_gate(gate):
+    """dashboard/devices.py's gate: (session id, how to run it later) -> whether the rerun runs now."""
+    from streamlit.runtime.app_session import AppSession
+
+    AppSession.lab_rerun_gate = gate
+
+
+def _runtime():
+    """Streamlit's runtime when a server runs; None without one, and in AppTest (its stand-in is a mock)."""
+    from streamlit.runtime import Runtime
+
+    return Runtime.instance() if Runtime.exists() and type(Runtime.instance()) is Runtime else None
+
+
+def session_id() -> str | None:
+    """The id of the session whose script runs in this thread; None outside a server's run (AppTest: one fixed id)."""
+    from streamlit.runtime import scriptrunner
+
+    ctx = scriptrunner.get_script_run_ctx()
+    return ctx.session_id if ctx is not None and _runtime() is not None else None
+
+
+def session_alive(session: str) -> bool:
+    """Whether Streamlit's session `session` is still connected (True where no server runs: AppTest)."""
+    runtime = _runtime()
+    return runtime is None or runtime.is_active_session(session)
 
 
 def offline(args: list[str]) -> list[str]:

@@ -39,6 +39,22 @@ class Failed(Exception):
 
 
 @dataclass(frozen=True)
+class Requester:
+    """Who asks for a job. `session`: a browser session (a tab; gone when it closes). `device`: what the
+    server really knows of the machine, its network address ("" where it knows none: the lab's own
+    machine, which it trusts: only the session counts there). `teacher`: the session holds a room's
+    teacher key, and its jobs go first. A plain string is a session of an unknown device."""
+
+    session: str = ""
+    device: str = ""
+    teacher: bool = False
+
+    @classmethod
+    def of(cls, who) -> "Requester":
+        return who if isinstance(who, Requester) else cls(str(who or ""))
+
+
+@dataclass(frozen=True)
 class Status:
     """A job's state at one moment. `extra`: the task's own fields (a render's log, a film's losses)."""
 
@@ -53,16 +69,19 @@ class Job:
     """A job as its requesters follow it, the same in both backends. The in-process queue sets its
     status as the job runs; a queued job in Redis is given `read` and reads it at most every REFRESH_S."""
 
-    def __init__(self, key: str, request, requester: str = ""):
+    def __init__(self, key: str, request, requester: "str | Requester" = ""):
+        who = Requester.of(requester)
         self.key, self.request = key, request
-        self.requester = requester  # who started it (counts against their quota); "" once they let go
-        self.requesters = {requester}  # in-process: everyone waiting for it (Redis keeps its own set)
+        self.requester = who.session  # the session that started it (counts against its quota); "" once it let go
+        self.device, self.teacher = who.device, who.teacher  # its device's quota; the teacher's go first
+        self.requesters = {who.session}  # in-process: every session waiting for it (Redis keeps its own set)
         self.result = None  # what the run made, once done
         self.finished = threading.Event()
         self.read: Callable[[Job], Status] | None = None
         self.asked = 0.0  # in-process: when a page last showed the job (see LocalQueue.waiting)
         self.order = 0  # in-process: its place in the queue
         self.stop = False  # in-process: asked to stop; its runner sees it through should_stop
+        self.gone_since: float | None = None  # in-process: since when none of its sessions is alive
         self._status, self._read_at = Status(), float("-inf")
 
     @property
@@ -111,7 +130,7 @@ class Words:
     """Every sentence the queue says for a task. `full(entries, pace, workers)` words a full queue
     (policy.Entry: who, running or not, units of work left; pace: seconds per unit)."""
 
-    busy: str  # past the per-requester quota; `{limit}` is replaced by it
+    busy: str  # past the per-session quota; `{limit}` is replaced by it
     full: Callable[[list, float, int], str]
     unavailable: str  # Redis does not answer
     stopping: str  # the in-process queue shuts down
@@ -123,6 +142,9 @@ class Words:
     timed_out: str
     other_version: str  # the worker runs other code than the lab that asked
     abandoned: str = "Nobody was waiting for this any more, so it was not made."
+    device_busy: str = ("This device already has {limit} of these waiting or being made (one running and one "
+                        "waiting, whichever of its tabs asked); wait for one to finish.")
+    ready_in: str = "Expected wait: {wait}."  # after busy or device_busy: until the first of its jobs ends
 
 
 class Task:

@@ -6,6 +6,7 @@
 - A waiting job nobody asks after any more is not run (`abandon_after`, None: never): the page
   showing a job calls `waiting(job)` on every poll; a job not asked after for that long (its tab
   closed, its session ended) is dropped when its turn comes, or as soon as the queue is full.
+- A job whose sessions have all gone is cancelled, waiting or running (`alive`: sessions.py).
 - `cancel(key, requester)`: the requester no longer waits; the job stops when nobody does (a
   waiting one at once, a running one when its run sees should_stop()).
 - Finished jobs are forgotten beyond `remember` (least recently asked for first; their results
@@ -28,8 +29,9 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from jobs import policy
-from jobs.job import Failed, Job, Progress, QueueFull, Runner, Status, Task
+from jobs.job import Failed, Job, Progress, QueueFull, Requester, Runner, Status, Task
 from jobs.policy import Limits
+from jobs.sessions import GRACE_S, sweep_forever, sweep_local
 
 log = logging.getLogger(__name__)
 _LIVE: "weakref.WeakSet[LocalQueue]" = weakref.WeakSet()
@@ -55,9 +57,12 @@ class _Reported(Progress):
 
 class LocalQueue:
     def __init__(self, task: Task, limits: Limits, workers: int = 1, remember: int = 200,
-                 abandon_after: float | None = None, clock=time.monotonic, warm: bool = False):
-        """`warm`: start each thread's runner now (a process that loads torch), not with the first job."""
+                 abandon_after: float | None = None, clock=time.monotonic, warm: bool = False,
+                 alive=None, grace_s: float = GRACE_S):
+        """`warm`: start each thread's runner now (a process that loads torch), not with the first job.
+        `alive(session) -> bool`: whether a session is still there (None: never asked, never cancelled)."""
         self.task, self.limits, self.workers = task, limits, workers
+        self.alive, self.grace_s = alive, grace_s
         self.remember, self.abandon_after, self.clock = remember, abandon_after, clock
         self.pace = task.default_pace  # seconds per unit of cost, as the last paced run measured
         self.closed = False
@@ -71,26 +76,28 @@ class LocalQueue:
                          for i in range(workers)]
         for thread in self._threads:
             thread.start()
+        if alive is not None:
+            sweep_forever(self)
         _LIVE.add(self)
 
     # -- what the task's service calls ---------------------------------------------------------------
-    def submit(self, request, requester: str = "") -> Job:
+    def submit(self, request, requester: "Requester | str" = "") -> Job:
         """The job of this request: a waiting, running or finished one if there is one, else a new one.
         Raises QueueFull past the policy's limits, or once the queue is shut down."""
-        key = self.task.key(request)
+        who, key = Requester.of(requester), self.task.key(request)
         with self._lock:
-            if job := self._shared(key, requester):
+            if job := self._shared(key, who.session):
                 return job
         made = self.task.ready(request)  # the disk, outside the lock
         with self._lock:
-            if job := self._shared(key, requester):
+            if job := self._shared(key, who.session):
                 return job
             if made is not None:
                 return self._done_job(key, request, made)
             if self.closed:
                 raise QueueFull(self.task.words.stopping)
-            self._admit(requester)
-            job = self.task.job(key, request, requester)
+            self._admit(who)
+            job = self.task.job(key, request, who)
             job.asked, job.order = self.clock(), next(self._order)
             job._status = Status(total=self.task.total(request))
             self._remember(job)
@@ -110,31 +117,32 @@ class LocalQueue:
         with self._lock:
             return self._jobs.get(key) or (self._done_job(key, request, made) if made is not None else None)
 
-    def cancel(self, key: str, requester: str = "") -> bool:
+    def cancel(self, key: str, requester: "Requester | str" = "") -> bool:
         """`requester` no longer waits for this job; it stops (True) if nobody else does."""
+        session = Requester.of(requester).session
         with self._lock:
             job = self._jobs.get(key)
-            if job is None or not job.active or requester not in job.requesters:
+            if job is None or not job.active or session not in job.requesters:
                 return False
-            job.requesters.discard(requester)
-            if job.requester == requester:
-                job.requester = ""  # its place is free again, whoever else waits
+            job.requesters.discard(session)
+            if job.requester == session:
+                job.requester = job.device = ""  # its place is free again, whoever else waits
             if job.requesters:
                 return False
-            if job.state == "queued":
-                self._end(job, "failed", self.task.words.stopped)
-            else:
-                job.stop = True  # its run sees should_stop()
+            self._stop(job, self.task.words.stopped)
             return True
 
-    def waiting(self, job: Job) -> int:
-        """How many jobs come before `job` (waiting or running); the page showing the job calls it on
-        every poll, and that is what keeps a waiting job wanted."""
+    def waiting(self, job: Job, requester: "Requester | str | None" = None) -> int:
+        """How many jobs come before `job` (waiting or running, in the order they run); the page showing the
+        job calls it on every poll, and that is what keeps a waiting job wanted. `requester`: the session
+        of that page, which waits for the job from now on (a reload's new tab, another student's)."""
         with self._lock:
             job.asked = self.clock()
+            if requester is not None and job.active:
+                job.requesters.add(Requester.of(requester).session)
             if job.state != "queued":
                 return 0
-            return sum(other.active and other.order < job.order for other in self._jobs.values())
+            return policy.ahead(job, [other for other in self._jobs.values() if other.active])
 
     def queue_length(self) -> int:
         with self._lock:
@@ -187,11 +195,18 @@ class LocalQueue:
             del self._jobs[key]
 
     def _entries(self) -> list[policy.Entry]:
+        active = sorted((job for job in self._jobs.values() if job.active), key=lambda job: job.order)
         return [policy.Entry(job.requester, job.state == "running",
-                             policy.left(self.task.cost(job.request), job.done, job.total))
-                for job in self._jobs.values() if job.active]
+                             policy.left(self.task.cost(job.request), job.done, job.total), job.device, job.teacher)
+                for job in active]
 
-    def _admit(self, requester: str):
+    def _stop(self, job: Job, sentence: str):
+        if job.state == "queued":
+            self._end(job, "failed", sentence)
+        else:
+            job.stop = True  # its run sees should_stop()
+
+    def _admit(self, requester: Requester):
         entries = self._entries()
         if self.abandon_after is not None and policy.full(entries, self.limits):
             for job in list(self._jobs.values()):  # places held by pages that were closed are given back first
@@ -218,6 +233,10 @@ class LocalQueue:
         job.finished.set()
         return True
 
+    def sweep(self):
+        """Stop the active jobs none of whose sessions has been alive for `grace_s` (sessions.py)."""
+        sweep_local(self)
+
     # -- the worker threads ---------------------------------------------------------------------------
     def _serve(self, warm: bool):
         runner = self.task.runner()
@@ -241,7 +260,7 @@ class LocalQueue:
                     self._wake.wait()
                 if self.closed:
                     return None
-                job = policy.next_job(self._queued)
+                job = policy.next_job(self._queued, (j for j in self._jobs.values() if j.state == "running"))
                 if self._abandoned(job):
                     self._end(job, "failed", self.task.words.abandoned)
                     continue

@@ -14,12 +14,16 @@ and 'log') and returned as '' (running it again would fail again: no retry), a b
 in this worker's log.
 
 Worker settings, and why:
-- a job whose worker dies (killed, out of memory, its machine gone) is re-queued by RQ once its
-  heartbeat lapses and a worker's maintenance finds it (the lab enqueues it with `Retry`). RQ's
-  defaults take up to 10 minutes for that; here the worker beats every JOB_MONITORING_S (5 s), a
+- a job whose worker dies (killed, out of memory, its machine gone) is re-queued, at the front, once
+  its heartbeat lapses and a worker looks (the lab enqueues it with `Retry(enqueue_at_front=True)`).
+  RQ's defaults take up to 10 minutes for that; here the worker beats every JOB_MONITORING_S (5 s), a
   job counts as abandoned HEARTBEAT_MARGIN_S (15 s; RQ's own margin is 60 s) after the last beat,
-  and idle workers look every MAINTENANCE_S (5 s; WORKER_TTL 20 s makes them wake every 5 s): a
-  killed worker's job starts again within about 20-30 s;
+  and every worker looks every MAINTENANCE_S (5 s), idle or busy: RQ's own maintenance runs only
+  between jobs, so a killed worker's successor that took the next job (a film, a render: minutes)
+  left the dead worker's job "running" until that job ended. `_requeue_abandoned` does RQ's
+  cleanup of the started-job registries while a job runs too, one worker at a time (a lock that
+  expires, not RQ's 15-minute one, which a worker killed while holding it would keep). A killed
+  worker's job is queued again within RECOVERY_S (tests/jobs/test_rq_queue.py measures it);
 - the work horse dies with its worker (PR_SET_PDEATHSIG), so no job outlives the hall or runs
   twice at once;
 - when Redis restarts or does not answer, the worker lets a job in progress finish (what it makes
@@ -35,12 +39,13 @@ import sys
 import time
 
 from rq import Queue, Worker, get_current_job
+from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.timeouts import JobTimeoutException
 
 from jobs.job import Failed, Progress, Task, resolve
 from jobs.redis_client import REDIS_URL_ENV, UNAVAILABLE, connect
-from jobs.rq_queue import Keys
+from jobs.rq_keys import Keys
 
 log = logging.getLogger("jobs.worker")
 
@@ -48,6 +53,7 @@ WORKER_TTL_S = 20
 JOB_MONITORING_S = 5
 MAINTENANCE_S = 5
 HEARTBEAT_MARGIN_S = 15
+RECOVERY_S = 30  # what docs/hall.md states: a killed worker's job runs again within this
 META_EVERY_S = 0.25
 STOP_EVERY_S = 0.5
 TASKS: dict[str, Task] = {}  # name -> task, made at start; the work horses inherit them
@@ -137,6 +143,22 @@ class JobWorker(Worker):
 
     def get_heartbeat_ttl(self, job) -> int:
         return super().get_heartbeat_ttl(job) - 60 + HEARTBEAT_MARGIN_S  # RQ adds 60 s to the beat
+
+    def maintain_heartbeats(self, job):
+        super().maintain_heartbeats(job)  # every JOB_MONITORING_S while a job runs
+        self._requeue_abandoned()
+
+    def run_maintenance_tasks(self):
+        super().run_maintenance_tasks()  # between jobs
+        self._requeue_abandoned()
+
+    def _requeue_abandoned(self):
+        """RQ's cleanup of each queue's started jobs: a job whose heartbeat lapsed is retried (or failed).
+        At most once per MAINTENANCE_S in the whole hall: two cleanups at once could enqueue a job twice."""
+        for queue in self.queues:
+            if self.connection.set(f"{queue.key}:requeue-lock", self.name, nx=True, ex=MAINTENANCE_S):
+                StartedJobRegistry(queue.name, connection=self.connection, serializer=self.serializer,
+                                   job_class=self.job_class).cleanup(exception_handlers=self._exc_handlers)
 
     def main_work_horse(self, job, queue):
         if sys.platform == "linux":

@@ -5,9 +5,13 @@ set), both running the film task (task.py) on a jobs/ queue; `service()` is this
 The API the "Watch it learn" page codes against, the same for both:
 
 - `submit(settings, session) -> FilmJob`: identical settings share one job (thirty students
-  pressing Train start one run); a film already on disk gives a done job at once. Limits: one
-  training per session at a time, and at most `max_queued` films waiting in all; past them
-  QueueFull, with a sentence for the student (the real wait, estimated from the steps ahead).
+  pressing Train start one run); a film already on disk gives a done job at once. `session`: a
+  jobs.Requester (session, device, teacher) or a session. Limits (jobs/policy.py): one training
+  per session at a time, two per device (one training, one waiting, whatever its tabs), and at
+  most `max_queued` films waiting in all; the teacher's go first and are never refused for a full
+  queue. Past them QueueFull, with a sentence for the student (the real wait, estimated from the
+  steps ahead at the measured pace). A film whose sessions have all gone (tabs closed) is
+  stopped (jobs.session_check(), which the dashboard gives).
   A request identical to a waiting or running one is never refused. In a hall they count
   across every lab process; QueueUnavailable (a QueueFull) while Redis does not answer.
 - `FilmJob` (task.py): `key`, `settings`, `state` ("queued" | "running" | "done" | "failed"),
@@ -37,26 +41,27 @@ import threading
 from classroom.films.store import DEFAULT_CAP_BYTES
 from classroom.films.task import THREADS, FilmJob, Films, films_cap
 from core.film import Film, LearnSettings
-from jobs import Limits, Service, media_dir
+from jobs import Limits, Requester, Service, media_dir, session_check
 from jobs.local import LocalQueue
 from jobs.redis_client import REDIS_URL_ENV
 
 MAX_FINISHED_JOBS = 100  # finished jobs remembered (their films stay on disk); active ones always are
 
 
-def _limits(max_per_session: int, max_queued: int) -> Limits:
-    return Limits(max_per_session, max_queued, running_counts=False)  # a full queue counts the films waiting
+def _limits(max_per_session: int, max_queued: int, max_per_device: int) -> Limits:
+    # a full queue counts the films waiting; a device: one training and one waiting
+    return Limits(max_per_session, max_queued, running_counts=False, per_device=max_per_device)
 
 
 class FilmService(Service):
     def __init__(self, media_dir="media", cap_bytes: int = DEFAULT_CAP_BYTES, workers: int = 1,
                  max_per_session: int = 1, max_queued: int = 4, trainer: str | None = None,
-                 threads: int = THREADS, warm: bool = True):
+                 threads: int = THREADS, warm: bool = True, max_per_device: int = 2):
         """`trainer`: "module:function" trained with (default core.learn:train); `warm`: start the
         trainer processes now, not with the first film (torch takes a second or two to load)."""
         self.task = Films(media_dir, cap_bytes, trainer, threads)
-        self.queue = LocalQueue(self.task, _limits(max_per_session, max_queued), workers,
-                                remember=MAX_FINISHED_JOBS, warm=warm)
+        self.queue = LocalQueue(self.task, _limits(max_per_session, max_queued, max_per_device), workers,
+                                remember=MAX_FINISHED_JOBS, warm=warm, alive=session_check())
 
     store = property(lambda self: self.task.store)
 
@@ -69,7 +74,7 @@ class FilmService(Service):
     def seconds_per_step(self, seconds: float):
         self.queue.pace = seconds
 
-    def submit(self, settings: LearnSettings, session: str = "") -> FilmJob:
+    def submit(self, settings: LearnSettings, session: "Requester | str" = "") -> FilmJob:
         if not isinstance(settings, LearnSettings):
             raise TypeError("submit takes LearnSettings")
         return self.queue.submit(settings, session)
@@ -80,11 +85,12 @@ class FilmService(Service):
 
 class RQFilmService(FilmService):
     def __init__(self, redis_url: str, media_dir="media", cap_bytes: int = DEFAULT_CAP_BYTES,
-                 max_per_session: int = 1, max_queued: int = 4):
+                 max_per_session: int = 1, max_queued: int = 4, max_per_device: int = 2):
         from jobs.rq_queue import RQQueue
 
         self.task = Films(media_dir, cap_bytes)  # the workers save and evict; labs read
-        self.queue = RQQueue(redis_url, self.task, _limits(max_per_session, max_queued))
+        self.queue = RQQueue(redis_url, self.task, _limits(max_per_session, max_queued, max_per_device),
+                             alive=session_check())
 
 
 def make_film_service(environ=None) -> FilmService:

@@ -87,7 +87,10 @@ WORDS = Words(
     lost=LOST, gone="The film is no longer in the shared cache (it was removed to make room): try again.",
     timed_out=TIMED_OUT,
     other_version=("The training worker runs another version of the lab than the page that asked; restart the "
-                   "hall so that all its processes run the same code."))
+                   "hall so that all its processes run the same code."),
+    device_busy=("This device already has {limit} films training or waiting (one training and one waiting, "
+                 "whichever of its tabs asked); wait for one to finish."),
+    ready_in="Expected wait: {wait} (until the first of them is done).")
 
 
 class Curve:

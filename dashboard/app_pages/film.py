@@ -13,12 +13,11 @@ import streamlit as st
 from classroom.films.service import service
 from core import ConfigError
 from core.film import D_MODELS, MAX_HEADS, MAX_STEPS, TASKS, LearnSettings
-from dashboard import controls
+from dashboard import controls, devices
 from dashboard.charts import training
 from dashboard.charts.draw import draw
 from dashboard.lesson import rerun
 from dashboard.text import plain
-from dashboard.video import studio
 from jobs import QueueFull
 
 POLL_SECONDS = 0.5  # the live loss curve while a run trains
@@ -64,7 +63,7 @@ def settings_controls() -> LearnSettings:
 
 def _train(settings: LearnSettings):
     try:
-        service().submit(settings, studio.session_id())
+        service().submit(settings, devices.who())
     except QueueFull as err:
         st.session_state[_MESSAGE] = str(err)
 
@@ -97,8 +96,8 @@ def _progress(settings: LearnSettings, key: str):
     job = service().job(settings.key())
     if job is None or job.state not in ("queued", "running"):
         return True  # finished (or gone): the whole page draws the film, or the failure
+    ahead = service().waiting(job, devices.who())  # this tab waits for the job too: it is not cancelled meanwhile
     if job.state == "queued":
-        ahead = max(0, service().queue_length() - 1)
         st.progress(0.0, text="Waiting for the trainer" + (f" ({ahead} run{'s' * (ahead != 1)} ahead)" if ahead else "")
                     + "…")
         return

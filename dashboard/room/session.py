@@ -2,19 +2,17 @@
 
 One registry per server (`registry()`, whatever `make_registry` picks: this process's memory
 or Redis); pages never know which. What a session holds lives in `st.session_state` only:
-
 - a teacher: the `TeacherKey` (its secret never reaches the URL or the screen);
-- a student: the room's public code, whether they follow the teacher's lesson, and the
-  lesson version they last applied. No name is asked or kept: a random session id, their
-  seat. The seat never travels in the address (a student shares that): a reload or a hall
-  failover, which start a new Streamlit session, find it in a cookie of this browser
-  (`keep_seat`), so a student keeps their place and their vote and a link gives no one theirs.
+- a student: the room's public code, whether they follow the teacher's lesson, and the lesson version
+  they last applied. No name is asked or kept: a random session id, their seat. The seat never travels
+  in the address (a student shares that): a reload or a hall failover, which start a new Streamlit
+  session, find it in a cookie of this browser (`keep_seat`), so a student keeps their place and their
+  vote and a link gives no one theirs.
 - a client, for the registry's limits: the session, and the network address when known
   (`client_address`). The address is also the student's device: a seat is bound to the device it
   joined from, so a seat cookie copied to another address is no seat there; that browser gets a
   new seat of its own device instead (`join`; docs/classroom.md, Seats).
 - after closing: the closed room's answers, and kept sets opened with their PIN (answers.py).
-
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room
 that closed or a key that stopped working is forgotten, so the page stops polling it.
 """
@@ -22,7 +20,6 @@ that closed or a key that stopped working is forgotten, so the page stops pollin
 import functools
 import json
 import os
-import uuid
 
 import streamlit as st
 
@@ -42,7 +39,6 @@ REJOIN, FORGET, CARRIED = "room_rejoin_tried", "room_forget", "room_carried"  # 
 HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
-
 registry: Held[RoomRegistry] = Held(make_registry)  # not a Streamlit cache (dashboard/process.py)
 
 
@@ -52,8 +48,15 @@ def session_id() -> str:
     ss = st.session_state
     if SESSION not in ss:
         seat = cookie_seat()
-        ss[SESSION] = seat if valid_session(seat) else uuid.uuid4().hex
+        # Without a cookie, the session's own key: a clear_cache message empties st.session_state, and
+        # a new random seat then joined the same tab a second time ("2 joined").
+        ss[SESSION] = seat if valid_session(seat) else _session_key()
     return ss[SESSION]
+
+
+def _session_key() -> str:
+    from dashboard import devices  # it imports this module
+    return devices.session_key()
 
 
 def cookie_seat():
@@ -200,7 +203,7 @@ def join(code: str) -> bool:
         try:
             norm = registry().join(code, session_id(), client_address())
         except SeatElsewhere:
-            st.session_state[SESSION] = uuid.uuid4().hex
+            st.session_state[SESSION] = _session_key()  # this tab's own: a clear_cache then finds the same seat
             norm = registry().join(code, session_id(), client_address())
     except RoomError as err:
         say(str(err))
@@ -235,9 +238,8 @@ def student_view():
 
 
 def _hides(view) -> bool:
-    """A question is open (asked, not revealed). Whatever lesson this screen shows: one that differs
-    from the question's in a setting that changes nothing it asks about (the device, another seed for a
-    question about the mask) still shows what decides it."""
+    """A question is open (asked, not revealed), whatever lesson this screen shows: one differing in a
+    setting the question does not ask about (the device, the seed) still shows what decides it."""
     return view is not None and view.round > 0 and not view.revealed
 
 

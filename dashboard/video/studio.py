@@ -12,7 +12,6 @@ ATTENTION_LAB_CACHE_GB (cap, default 2), ATTENTION_LAB_RENDER_WORKERS (default c
 
 import functools
 import importlib.util
-import uuid
 from pathlib import Path
 
 import streamlit as st
@@ -29,6 +28,7 @@ from animations.catalog import (
 from animations.service import RenderService, make_service
 from animations.voice import DEFAULT_RATE, NARRATOR, Voice, missing
 from core import AttentionConfig, ConfigError
+from dashboard import devices
 from dashboard.lesson import rerun
 from dashboard.process import Held
 from dashboard.video import player
@@ -54,7 +54,8 @@ service: Held[RenderService] = Held(make_service)  # not a Streamlit cache (dash
 
 
 def session_id() -> str:
-    return st.session_state.setdefault("studio_session", uuid.uuid4().hex)
+    """This session's key (not kept in st.session_state, which a clear_cache message empties)."""
+    return devices.session_key()
 
 
 def chosen_voice() -> Voice | None:
@@ -83,7 +84,7 @@ def request(scene: str, cfg: AttentionConfig, slot: str, shared: bool = False, v
     `shared`: a render for everyone (the default lesson), not counted against this session.
     """
     try:
-        job = service().submit(scene, cfg, quality, session="" if shared else session_id(), voice=voice)
+        job = service().submit(scene, cfg, quality, session="" if shared else devices.who(), voice=voice)
     except (ConfigError, QueueFull, KeyError, ValueError) as err:
         st.session_state[f"studio_msg_{slot}"] = str(err).strip("'\"")
         return
@@ -173,7 +174,7 @@ def _progress(slot: str):
     job = st.session_state.get(f"studio_job_{slot}")
     if job is None or not job.active:
         return True  # finished: redraw the whole panel with the video or the error
-    waiting = service().waiting(job)  # also tells the service this page still waits for the job
+    waiting = service().waiting(job, devices.who())  # also tells the service this page still waits for the job
     text = ("Waiting for a free renderer" + (f" ({waiting} ahead)" if waiting > 0 else "") + "…"
             if job.state == "queued" else f"Rendering {job.scene} ({QUALITIES[job.quality].height}p, "
             f"{wait_text(job.scene, job.quality)} in all): {job.done}/{job.total or '?'} animations")

@@ -4,6 +4,7 @@ last test, where a real `python -m jobs.worker` trains a film (with the fake tra
 of tests/classroom/film_fakes.py) into the shared media folder."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -58,7 +59,8 @@ def test_limits_count_every_process_and_never_refuse_a_film_already_asked_for(tw
     a.submit(film(1), "s1")
     with pytest.raises(QueueFull) as refused:
         b.submit(film(2), "s1")
-    assert str(refused.value) == BUSY
+    assert re.fullmatch(re.escape(BUSY) + r" Expected wait: about \d+ (s|min) \(until the first of them is done\)\.",
+                        str(refused.value)), "the session's quota, and when its film should be done"
     b.submit(film(2), "s2")
     a.redis.set(a.queue.keys.pace, "0.5")  # as a worker measured
     with pytest.raises(QueueFull) as refused:

@@ -122,3 +122,20 @@ def no_exception(at: AppTest):
 def messages(at: AppTest) -> str:
     """The notices on the page, as the student reads them (not their Markdown source)."""
     return " ".join(shown(e.value) for e in [*at.error, *at.warning, *at.info])
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """start(renders, env) -> a real lab server with a room open and renders queued in it
+    (test_hostile_server.Lab, running lab_harness.py); each stopped at the end."""
+    from tests.dashboard.test_hostile_server import Lab
+
+    made = []
+
+    def start(renders: int, env: dict | None = None) -> Lab:
+        made.append(Lab(tmp_path, renders, env))
+        return made[-1]
+
+    yield start
+    for one in made:
+        one.stop()

@@ -10,8 +10,8 @@ test of the limit's wiring then needs a few sessions, not 31), LAB_TEST_PRESENT_
 seat stays present after its last poll: a test whose sessions end after one run sets it long).
 It opens a room with PIN 246810 and prints one JSON line {"code": ...} once set up. Each line "check"
 on stdin is answered with one JSON line: whether the room opened at start is still there and
-whether the render queue still refuses a 4th render of the session that asked for 3, and the room's
-seats: their device numbers, in the order they joined.
+whether the render queue still refuses a 4th render of the session that asked for 3, the room's
+seats (their device numbers, in the order they joined) and its members.
 """
 
 import json
@@ -41,8 +41,10 @@ def lessons():
 
 
 def check(key, made):
+    members = None
     try:
-        devices = [m.device for m in session.registry().teacher_view(key).roster]
+        view = session.registry().teacher_view(key)
+        devices, members = [m.device for m in view.roster], view.members
         room = "open"
     except Exception as err:  # what a page would say: the room is gone
         room, devices = f"gone: {err}", []
@@ -51,7 +53,7 @@ def check(key, made):
         limit = "broken: a 4th render of one session was queued"
     except Exception as err:
         limit = f"held: {err}"
-    return {"room": room, "limit": limit, "devices": devices}
+    return {"room": room, "limit": limit, "devices": devices, "members": members}
 
 
 def main():

@@ -76,19 +76,6 @@ class Lab:
                     pass
 
 
-@pytest.fixture
-def lab(tmp_path):
-    made = []
-
-    def start(renders: int, env: dict | None = None) -> Lab:
-        made.append(Lab(tmp_path, renders, env))
-        return made[-1]
-
-    yield start
-    for one in made:
-        one.stop()
-
-
 def wait_for(condition, what: str, limit: float = 60.0):
     """A hang guard, not a speed check."""
     end = time.monotonic() + limit
@@ -147,25 +134,28 @@ def room_page(port: int, query: str, address: str, device: str | None = None,
     header the lab reads for a connection from its own machine), or from the loopback address `device`
     itself (the connection's own address, as a phone on the network has): the warnings shown, and widget
     keys. `cookies`: the Cookie header a browser would send."""
-    said, keys = [], set()
     headers = {"X-Forwarded-For": address} if device is None else {}
     if cookies:
         headers["Cookie"] = cookies
     with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], additional_headers=headers,
                  **({} if device is None else {"source_address": (device, 0)})) as ws:
-        ws.send(BackMsg(rerun_script={"query_string": query, "page_script_hash": calc_hash("room")})
-                .SerializeToString())
-        for raw in ws:
-            msg = ForwardMsg()
-            msg.ParseFromString(raw)
-            if msg.WhichOneof("type") == "script_finished":
-                return said, keys
-            if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                el = msg.delta.new_element
-                if el.WhichOneof("type") == "alert" and el.alert.format == el.alert.WARNING:
-                    said.append(el.alert.body)
-                widget = getattr(el, el.WhichOneof("type"))
-                keys.add(getattr(widget, "id", "").rsplit("-", 1)[-1])
+        return one_run(ws, query, alerts=("WARNING",))
+
+
+def one_run(ws, query: str, page: str = "room", alerts=("WARNING", "ERROR")) -> tuple[list[str], set[str]]:
+    """One full run of `page` on the open websocket `ws`: the alerts of those kinds it showed, and widget keys."""
+    said, keys = [], set()
+    ws.send(BackMsg(rerun_script={"query_string": query, "page_script_hash": calc_hash(page)}).SerializeToString())
+    for raw in ws:
+        msg = ForwardMsg()
+        msg.ParseFromString(raw)
+        if msg.WhichOneof("type") == "script_finished":
+            return said, keys
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            el = msg.delta.new_element
+            if el.WhichOneof("type") == "alert" and el.alert.Format.Name(el.alert.format) in alerts:
+                said.append(el.alert.body)
+            keys.add(getattr(getattr(el, el.WhichOneof("type")), "id", "").rsplit("-", 1)[-1])
     raise AssertionError("the run never finished")
 
 

@@ -50,6 +50,7 @@ class NewProcessSession:
     request_rerun reads beyond its early checks raises Proceeded."""
 
     _state = AppSessionState.APP_NOT_RUNNING
+    id = "a-new-process-session"  # the rerun gate's (dashboard/devices.py) key: it lets a first run through
 
     def has_fragment(self, fragment_id: str) -> bool:
         return False

@@ -26,7 +26,7 @@ def request(name: str, steps: int = 3, step_s: float = 0.0, how: str = "ok", hol
 
 
 class Fake(Task):
-    name, words, paced, default_pace = "test-fake", WORDS, True, 1.0
+    name, words, paced, default_pace, retries = "test-fake", WORDS, True, 1.0, 1
 
     def __init__(self, root):
         self.root, self.gate, self.runs = Path(root), threading.Event(), []

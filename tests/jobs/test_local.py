@@ -108,3 +108,44 @@ def test_shutdown_ends_every_active_job_kills_the_runners_and_starts_nothing(que
     assert sorted(task.runs) == ["a", "b"] and all(job.error == "Shutting down." for job in jobs)
     with pytest.raises(QueueFull, match="Shutting down"):
         q.submit(request("d"))
+
+
+def test_one_device_holds_at_most_its_quota_whatever_its_sessions_and_the_teacher_goes_first(queue):
+    from jobs.job import Requester
+
+    q = queue(limits=Limits(per_requester=1, queued=9, per_device=2))
+    first = q.submit(request("d1", hold=True), Requester("tab1", "10.0.0.9"))
+    while first.state != "running":
+        threading.Event().wait(0.01)
+    q.submit(request("d2"), Requester("tab2", "10.0.0.9"))
+    with pytest.raises(QueueFull, match="^This device already has 2"):
+        q.submit(request("d3"), Requester("tab3", "10.0.0.9"))
+    other = q.submit(request("o1"), Requester("s", "10.0.0.7"))
+    teacher = q.submit(request("t1"), Requester("teacher", "", teacher=True))
+    assert [q.waiting(j) for j in (teacher, other)] == [1, 2], "the teacher's, then a device running nothing"
+    q.task.gate.set()
+    assert first.wait(10)
+    for job in list(q._jobs.values()):
+        assert job.wait(10)
+    assert q.task.runs == ["d1", "t1", "d2", "o1"]  # once d1 ended, its device runs nothing: first asked, first
+
+
+def test_a_job_whose_sessions_have_all_gone_is_stopped_and_a_polling_tab_keeps_it(queue):
+    there = {"a", "b", "watcher"}
+    q = queue(alive=lambda session: session in there, grace_s=0.0)
+    running = q.submit(request("run", steps=400, step_s=0.02), "a")
+    waiting = q.submit(request("wait"), "b")
+    shared = q.submit(request("shared", hold=True), "")
+    while running.done == 0:
+        threading.Event().wait(0.01)
+    q.waiting(running, "watcher")  # a reload's new tab follows the job: it waits for it too
+    there -= {"a", "b"}
+    q.sweep()
+    q.sweep()  # gone at the first look, stopped at the next (grace 0)
+    assert (waiting.state, waiting.error) == ("failed", "Nobody waited.")
+    assert running.active and not running.stop, "the watcher still waits"
+    there.discard("watcher")
+    q.sweep()
+    q.sweep()
+    assert running.wait(10) and running.state == "failed" and running.done < 400
+    assert shared.active, "a job for everyone is nobody's to cancel"

@@ -1,0 +1,92 @@
+"""The one-device flood of hostile_ws.py (issue 39): N tabs from one address beside the class.
+
+The tabs (each a Room page tab from the flooder's address) open one after another before the
+students join, then each polls its page's fragments as a browser does (`poll`) or runs the page
+again without pause (`rerun`, waiting 5 s at most for each run), in a process of their own. The lab
+admits a device's first ATTENTION_LAB_DEVICE_SESSIONS sessions and refuses the others, and paces
+a device's reruns (dashboard/devices.py); printed: what the tabs got, and the class's rerun medians
+(its polls' and its votes' own reruns) calm and beside the flood.
+"""
+
+import asyncio
+from collections import Counter
+
+import websockets
+
+REFUSED_TAB = "tabs of the lab open"  # dashboard/devices.py's refusal of a device's extra session
+
+
+async def one_device(port: int, sessions: int, does: str, got: Counter, until):
+    from hostile_ws import FLOODER, Tab  # it imports this module
+
+    quiet = {"errors": [], "stopping": True}
+    tabs = []
+    for k in range(sessions):
+        tab = Tab(port, 3000 + k, quiet, "", FLOODER)
+        try:
+            await asyncio.wait_for(tab.connect(), 60)
+        except (TimeoutError, OSError, websockets.WebSocketException):
+            got["tab: not opened within 60 s"] += 1
+            continue
+        got["tab: refused" if any(REFUSED_TAB in a for a in tab.alerts) else "tab: admitted"] += 1
+        tabs.append(tab)
+
+    async def drive(tab):
+        while not until():
+            if does == "poll":
+                await tab.poll(until, 1.0)
+                continue
+            try:
+                ran = await asyncio.wait_for(tab.rerun({}, auto=False), 5)
+                got["rerun: ran" if ran is not None else "rerun: failed"] += 1
+            except (TimeoutError, websockets.ConnectionClosed):
+                got["rerun: not run within 5 s (held back or dropped)"] += 1
+
+    await asyncio.gather(*(drive(tab) for tab in tabs))
+    for tab in tabs:
+        await tab.close()
+
+
+def one_device_process(port: int, sessions: int, does: str, stop_flood, out):
+    """The flood in a process of its own (as on its own machine); what it got goes to `out`."""
+    async def main():
+        got = Counter()
+        await one_device(port, sessions, does, got, stop_flood.is_set)
+        out.put(dict(got))
+
+    asyncio.run(main())
+
+
+async def start(spawn, port: int, sessions: int, does: str, stop_flood):
+    """The flood's process and queue, started (None without tabs) once its tabs are open."""
+    if not sessions:
+        return None
+    out = spawn.Queue()
+    proc = spawn.Process(target=one_device_process, args=(port, sessions, does, stop_flood, out))
+    proc.start()
+    await asyncio.sleep(max(5, sessions * 0.2))  # its tabs open one after another before the students join
+    return proc, out
+
+
+async def collect(started) -> dict:
+    """What the flood got, once `stop_flood` is set."""
+    if started is None:
+        return {}
+    proc, out = started
+    got = await asyncio.to_thread(out.get, timeout=120)
+    proc.join(30)
+    return got
+
+
+def median(xs) -> float:
+    t = sorted(xs)
+    return t[len(t) // 2] if t else float("nan")
+
+
+def report(calm: dict, hostile: dict, args, address: str):
+    if args.one_device:
+        print(f"one device ({args.one_device} tabs from {address}, {args.one_device_does}) got:",
+              "; ".join(f"{what}: {n}" for what, n in sorted(hostile.get("one device", {}).items())))
+    for key in ("poll rerun", "answer rerun"):
+        quiet, loud = median(calm.get(key, [])), median(hostile.get(key, []))
+        print(f"the class's {key} median: calm {quiet:.3f} s, beside the flood {loud:.3f} s: {loud / quiet:.2f}×")

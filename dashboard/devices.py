@@ -1,0 +1,214 @@
+"""One device is one student: who is asking, and how much of the server one device may hold.
+
+A device is what the server really knows of a machine: its network address (dashboard/room/session.py
+`client_address`: the connection's own, or HAProxy's X-Forwarded-For in a hall). A script has one
+device and as many sessions (tabs, cookies, websockets) as it likes, so the lab bounds per device:
+
+- sessions: a device holds at most `sessions_per_device` connected sessions (ATTENTION_LAB_DEVICE_SESSIONS,
+  default DEFAULT_SESSIONS: a student's phone or laptop with a few tabs). One more is refused at its
+  first run with a sentence, and its page runs nothing more (its reruns are dropped before a thread
+  starts); a session whose tab closed frees its place at once (the runtime's own word).
+- reruns: a device's sessions together run the whole page at most RUNS_PER_S a second and a part of
+  it (a fragment) PARTS_PER_S (each after a burst); a rerun past that waits its turn, the latest
+  replacing one still waiting (dashboard/serve.py, the rerun gate), so a script rerunning without
+  pause costs the class one device's share, not the server.
+- jobs (films, renders): `who()` is this session as the job queues see it: its session key, its
+  device, whether it holds a room's teacher key (jobs/policy.py: per-device quota, the teacher first).
+  Jobs whose sessions have all gone are cancelled: `alive(key)`, handed to jobs at import.
+
+The lab's own machine (no address: a screen or browser on the laptop that serves) is trusted and not
+bounded, as the room's limits trust it (classroom/rooms/clients.py); in a hall, every connection comes
+through HAProxy with the client's address, and each lab process bounds the sessions it serves (HAProxy
+keeps a browser on one process). The counts live here, in module state, not in a Streamlit cache: a
+`clear_cache` message empties those for everyone (dashboard/process.py).
+
+`session_key()` is this session's id for the lab (a job's requester, a room's seat without a cookie):
+derived from Streamlit's session id with a secret of this process, so it lasts as long as the session,
+clear_cache or not, and says nothing of Streamlit's id.
+"""
+
+import asyncio
+import hmac
+import logging
+import os
+import secrets
+import threading
+import time
+import uuid
+
+import streamlit as st
+
+import jobs
+from dashboard import serve
+from dashboard.room import session as room_session
+
+log = logging.getLogger(__name__)
+SESSIONS_ENV = "ATTENTION_LAB_DEVICE_SESSIONS"
+DEFAULT_SESSIONS = 6  # a phone or laptop with a few tabs of the lab; a reload's old session has gone by then
+# A device's reruns a second, all its sessions together, and how many at once before the rate holds:
+# the whole page (a sidebar change, a reload: a student makes a few a minute) and a part of it (a
+# fragment: a tab's timer polls once or twice a second, a control of the lesson view moves).
+RUNS_PER_S, BURST = 2.0, 10
+PARTS_PER_S, PART_BURST = 8.0, 24
+PRUNE_S = 30.0  # how often the sessions that have gone are forgotten
+LOOPBACK = ("127.0.0.1", "::1")  # the lab's own machine; other loopback addresses are devices (tests play them)
+_SECRET = secrets.token_bytes(32)
+REFUSED = ("This device already has {limit} tabs of the lab open. Close one of the others, then reload this "
+           "page. (A shared computer or tablet cart? The teacher can raise the limit: {env}.)")
+
+
+def sessions_per_device(environ=None) -> int:
+    try:
+        return max(1, int((os.environ if environ is None else environ).get(SESSIONS_ENV, DEFAULT_SESSIONS)))
+    except ValueError:
+        return DEFAULT_SESSIONS
+
+
+class Devices:
+    """The sessions of each device in this process, and each device's rerun budget (a token bucket)."""
+
+    def __init__(self, limit: int, alive=serve.session_alive, clock=time.monotonic, rate: float = RUNS_PER_S,
+                 burst: int = BURST, part_rate: float = PARTS_PER_S, part_burst: int = PART_BURST):
+        self.limit, self.alive, self.clock = limit, alive, clock
+        self.budgets = {True: (rate, burst), False: (part_rate, part_burst)}  # whole page? -> (rate, burst)
+        self._lock = threading.Lock()
+        self._device: dict[str, str] = {}  # Streamlit session id -> its device (admitted sessions)
+        self._refused: set[str] = set()
+        self._keys: dict[str, str | None] = {}  # session key -> Streamlit session id (None: no server runs)
+        self._pruned = clock()
+        self._gone: set[str] = set()  # keys of sessions found gone at the last prune or since
+        self._tokens: dict[tuple, tuple[float, float]] = {}  # (device, whole page?) -> (tokens, when counted)
+
+    def enter(self, session: str, device: str | None) -> bool:
+        """Whether `session` (Streamlit's id) may run; its first run decides, for its life."""
+        if self.clock() - self._pruned > PRUNE_S:
+            self._pruned = self.clock()
+            self.forget_gone()
+        with self._lock:
+            if session in self._device or device is None:
+                return True
+            if session in self._refused:
+                return False
+        mine = [s for s, d in list(self._device.items()) if d == device]
+        live = [s for s in mine if self.alive(s)]  # outside the lock: asks the runtime
+        with self._lock:
+            for gone in set(mine) - set(live):
+                self._device.pop(gone, None)
+            self._refused = {s for s in self._refused if s != session}
+            if len(live) >= self.limit:
+                self._refused.add(session)
+                return False
+            self._device[session] = device
+            return True
+
+    def gate(self, session: str, whole: bool = True) -> float | None:
+        """The rerun gate (dashboard/serve.py): None to run now, -1 to drop, else seconds to wait.
+        `whole`: a run of the whole page, else of a fragment (each has its own budget)."""
+        with self._lock:
+            if session in self._refused:
+                return -1.0
+            device = self._device.get(session)
+            if device is None:
+                return None  # the lab's own machine, or a session before its first run
+            rate, burst = self.budgets[whole]
+            tokens, then = self._tokens.get((device, whole), (float(burst), self.clock()))
+            now = self.clock()
+            tokens = min(float(burst), tokens + (now - then) * rate)
+            if tokens >= 1.0:
+                self._tokens[(device, whole)] = (tokens - 1.0, now)
+                return None
+            self._tokens[(device, whole)] = (tokens, now)
+            return (1.0 - tokens) / rate
+
+    def forget_gone(self):
+        """Drop the sessions that have gone, their keys and the budgets of devices left without a session."""
+        with self._lock:
+            sessions = set(self._device) | self._refused | {s for s in self._keys.values() if s is not None}
+        gone = {s for s in sessions if not self.alive(s)}  # outside the lock: asks the runtime
+        with self._lock:
+            for s in gone:
+                self._device.pop(s, None)
+            self._refused -= gone
+            # a gone session's key is remembered until the next prune (PRUNE_S: beyond its jobs' grace)
+            self._gone = {k for k, s in self._keys.items() if s in gone}
+            self._keys = {k: s for k, s in self._keys.items() if s not in gone}
+            self._tokens = {d: t for d, t in self._tokens.items() if d[0] in self._device.values()}
+
+    def key(self, session: str | None) -> str:
+        """The key of Streamlit's session `session`; None: a new key for a run outside a server, always alive."""
+        key = uuid.uuid4().hex if session is None else hmac.new(_SECRET, session.encode(), "sha256").hexdigest()[:32]
+        with self._lock:
+            self._keys[key] = session
+        return key
+
+    def key_alive(self, key: str) -> bool:
+        """Whether the session of this key is still connected. A key this process never made is not a
+        session's (a script's, a tool's: "greedy"), and is never gone."""
+        with self._lock:
+            if key not in self._keys:
+                return key not in self._gone
+            session = self._keys[key]
+        return session is None or self.alive(session)
+
+
+_pending: dict = {}  # session -> how to run its latest put-off rerun (used on the server's event loop only)
+
+
+def rerun_gate(session: str, later, whole: bool = True) -> bool:
+    """dashboard/serve.py's rerun gate: whether a rerun runs now; a refused session's is dropped, and one
+    past its device's rate is run when a token is there, the session's latest request replacing one
+    still waiting (what it loses: a button press in the replaced request)."""
+    try:
+        wait = DEVICES.gate(session, whole)
+    except Exception:  # a bug here must not stop the lab: the run goes ahead
+        log.exception("the rerun gate failed")
+        return True
+    if wait is None:
+        return True
+    if wait < 0:
+        return False
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # not on the server's loop: run it
+        return True
+    if session not in _pending:
+        loop.call_later(wait, lambda: _pending.pop(session, lambda: None)())
+    _pending[session] = later
+    return False
+
+
+DEVICES = Devices(sessions_per_device())
+serve.set_rerun_gate(rerun_gate)
+jobs.watch_sessions(DEVICES.key_alive)
+
+
+def session_key() -> str:
+    """This session's id for the lab (see the module's doc); a random one kept in the session where no
+    Streamlit session runs (a bare script)."""
+    session = serve.session_id()
+    if session is None:
+        if "devices_session" not in st.session_state:
+            st.session_state["devices_session"] = DEVICES.key(None)
+        return st.session_state["devices_session"]
+    return DEVICES.key(session)
+
+
+def device() -> str | None:
+    """This session's device: its network address; None for the lab's own machine (Streamlit gives no
+    address for 127.0.0.1 or ::1, and in a hall HAProxy forwards that address for a browser on it)."""
+    address = room_session.client_address()
+    return None if address in LOOPBACK else address
+
+
+def who() -> jobs.Requester:
+    """This session as the job queues see it."""
+    return jobs.Requester(session_key(), device() or "", teacher=room_session.teacher_key() is not None)
+
+
+def admit_session():
+    """At the top of every full run: a session past its device's bound is told so, and runs nothing more."""
+    session = serve.session_id()
+    if session is None or DEVICES.enter(session, device()):
+        return
+    st.error(REFUSED.format(limit=DEVICES.limit, env=f"{SESSIONS_ENV}=N make classroom"))
+    st.stop()

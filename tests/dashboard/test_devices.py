@@ -1,0 +1,178 @@
+"""One device is one student (dashboard/devices.py): its sessions and its reruns are bounded, and a
+clear_cache message neither resets what a session holds nor seats it twice.
+
+The bookkeeping on its own first (fast); then the real server (`dashboard.serve`, through
+tests/dashboard/lab_harness.py, with a room open), with devices played from distinct loopback
+addresses: on Linux all of 127.0.0.0/8 is this machine, so a client binds 127.0.0.9 as its source
+and the lab sees a second device.
+"""
+
+import asyncio
+import contextlib
+import socket
+import time
+
+import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from websockets.sync.client import connect
+
+from dashboard import devices, serve
+from dashboard.devices import REFUSED, Devices
+from tests.dashboard.test_hostile_server import one_run, wait_for
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_a_device_holds_its_bound_of_live_sessions_and_a_closed_one_frees_its_place():
+    live = set()
+    devices = Devices(2, alive=lambda s: s in live, clock=Clock())
+    for session in ("a1", "a2"):
+        live.add(session)
+        assert devices.enter(session, "10.0.0.9")
+    live.add("a3")
+    assert not devices.enter("a3", "10.0.0.9") and not devices.enter("a3", "10.0.0.9"), "refused for its life"
+    assert devices.gate("a3") == -1.0, "a refused session's reruns are dropped"
+    assert devices.enter("b1", "10.0.0.7"), "another device is not counted with it"
+    assert all(devices.enter(f"local{n}", None) for n in range(10)), "the lab's own machine is trusted"
+    live.discard("a1")  # its tab closed
+    live.add("a4")
+    assert devices.enter("a4", "10.0.0.9")
+    assert devices.enter("a2", "10.0.0.9"), "an admitted session stays admitted"
+
+
+def test_a_devices_reruns_pass_at_their_rate_after_a_burst_whichever_session_asks():
+    clock = Clock()
+    devices = Devices(5, alive=lambda s: True, clock=clock, rate=4.0, burst=3, part_rate=10.0, part_burst=1)
+    assert devices.enter("a1", "10.0.0.9") and devices.enter("a2", "10.0.0.9")
+    assert [devices.gate(s) for s in ("a1", "a2", "a1")] == [None, None, None]  # the burst
+    assert devices.gate("a2") == pytest.approx(0.25), "the next token comes at 4 a second"
+    clock.now += 0.25
+    assert devices.gate("a1") is None and devices.gate("a1") == pytest.approx(0.25)
+    assert devices.gate("not yet admitted") is None, "a session's first run is never held back"
+    assert devices.gate("a1", whole=False) is None and devices.gate("a2", whole=False) == pytest.approx(0.1), \
+        "a fragment's reruns have a budget of their own"
+
+
+def test_a_session_key_is_stable_secret_and_alive_only_while_its_session_is():
+    live = {"st-1"}
+    devices = Devices(2, alive=lambda s: s in live)
+    key = devices.key("st-1")
+    assert key == devices.key("st-1") and len(key) == 32 and "st-1" not in key
+    assert devices.key_alive(key) and devices.key_alive("greedy"), "a key no session has (a script's) never goes"
+    live.clear()
+    assert not devices.key_alive(key)
+    devices.forget_gone()
+    assert not devices.key_alive(key), "a gone session's key stays gone after its session is forgotten"
+
+
+def test_every_rerun_a_browser_asks_for_passes_the_gate_which_can_hold_it_back():
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.app_session import AppSession
+
+    serve.install()
+    seen = []
+
+    class Session:
+        id = "st-1"
+
+    serve.set_rerun_gate(lambda session, later, whole: seen.append((session, whole)) or False)
+    try:
+        assert AppSession.request_rerun(Session(), ClientState()) is None
+        assert AppSession.request_rerun(Session(), ClientState(fragment_id="lesson_view")) is None
+        assert seen == [("st-1", True), ("st-1", False)]
+    finally:
+        serve.set_rerun_gate(devices.rerun_gate)
+
+
+def test_a_rerun_past_the_rate_runs_when_its_turn_comes_and_the_latest_replaces_one_waiting(monkeypatch):
+    monkeypatch.setattr(devices, "DEVICES", Devices(5, alive=lambda s: True, rate=10.0, burst=1))  # whole runs
+    assert devices.DEVICES.enter("st-1", "10.0.0.9")
+    ran = []
+
+    async def main():
+        assert devices.rerun_gate("st-1", lambda: ran.append("first")) is True  # the burst
+        assert devices.rerun_gate("st-1", lambda: ran.append("second")) is False
+        assert devices.rerun_gate("st-1", lambda: ran.append("third")) is False
+        await asyncio.sleep(0.3)
+
+    asyncio.run(main())
+    assert ran == ["third"], "one run when the token came, of the latest request"
+
+
+# -- the real server -----------------------------------------------------------------------------------
+def from_address(port: int, address: str) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(address, 0))
+
+
+class Tab:
+    """A browser session on the lab, from `address` (a loopback source address: the lab's device)."""
+
+    def __init__(self, port: int, address: str, query: str = "", page: str = "room"):
+        self.ws = contextlib.ExitStack().enter_context(connect(
+            f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], sock=from_address(port, address),
+            open_timeout=30))
+        self.query, self.page = query, page
+
+    def run(self, *before: bytes) -> tuple[list[str], set[str]]:
+        """Messages sent first, then one full run: its error and warning boxes and widget keys."""
+        for raw in before:
+            self.ws.send(raw)
+        return one_run(self.ws, self.query, self.page)
+
+    def close(self):
+        self.ws.close()
+
+
+@pytest.mark.slow
+def test_one_device_gets_its_bound_of_sessions_another_device_still_gets_in(lab):
+    server = lab(renders=0, env={"ATTENTION_LAB_DEVICE_SESSIONS": "3"})
+    tabs = [Tab(server.port, "127.0.0.9") for _ in range(3)]
+    try:
+        for tab in tabs:
+            said, keys = tab.run()
+            assert not any("tabs of the lab open" in s for s in said) and keys, said
+        extra = Tab(server.port, "127.0.0.9")
+        said, keys = extra.run()
+        assert said == [REFUSED.format(limit=3, env="ATTENTION_LAB_DEVICE_SESSIONS=N make classroom")], said
+        other = Tab(server.port, "127.0.0.10")
+        said, _ = other.run()
+        assert not any("tabs of the lab open" in s for s in said), "another device is not counted with the first"
+        tabs.pop().close()  # one of the first device's tabs closes: its place is free
+
+        def another_gets_in() -> bool:
+            tab = Tab(server.port, "127.0.0.9")
+            tabs.append(tab)
+            return not any("tabs of the lab open" in s for s in tab.run()[0])
+
+        wait_for(another_gets_in, "a new tab of the first device got in after one closed", 20)
+    finally:
+        for tab in tabs:
+            tab.close()
+
+
+@pytest.mark.slow
+def test_clear_cache_does_not_seat_a_tab_twice(lab):
+    """A student's tab joins the room (no cookie: a script), then sends Streamlit's clear_cache ([40, 1]),
+    which empties its st.session_state, and runs again: still one member. Its seat is the session's key
+    (devices.session_key, which clear_cache does not change), the key its films and renders count against."""
+    server = lab(renders=3)
+    tab = Tab(server.port, "127.0.0.9", f"code={server.code}")
+    try:
+        said, keys = tab.run()
+        assert "room_leave" in keys, said
+        assert server.check()["members"] == 1
+        attack = BackMsg(clear_cache=True).SerializeToString()
+        assert attack == bytes([40, 1])
+        said, keys = tab.run(attack, attack)
+        time.sleep(0.5)
+        after = server.check()
+        assert after["members"] == 1, "clear_cache seated the same tab a second time"
+        assert after["room"] == "open" and after["limit"].startswith("held"), after
+    finally:
+        tab.close()
