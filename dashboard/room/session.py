@@ -8,10 +8,9 @@ or Redis); pages never know which. What a session holds lives in `st.session_sta
   in the address (a student shares that): a reload or a hall failover, which start a new Streamlit
   session, find it in a cookie of this browser (`keep_seat`), so a student keeps their place and their
   vote and a link gives no one theirs.
-- a client, for the registry's limits: the session, and the network address when known
-  (`client_address`). The address is also the student's device: a seat is bound to the device it
-  joined from, so a seat cookie copied to another address is no seat there; that browser gets a
-  new seat of its own device instead (`join`; docs/classroom.md, Seats).
+- a client, for the registry's limits: the session, and the network address when known (`client_address`),
+  which is also the student's device: a seat is bound to the device it joined from, so a seat cookie copied
+  to another address is no seat there; that browser gets a new seat of its own device (`join`; Seats).
 - after closing: the closed room's answers, and kept sets opened with their PIN (answers.py).
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room
 that closed or a key that stopped working is forgotten, so the page stops polling it.
