@@ -122,8 +122,18 @@ def page_css(look: sizing.Look) -> str:
     rules.append('[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}')
     if look.scale != 1:
         rules += _projector_css(look)
-    rules += QUESTION_BAR_CSS
+    rules += QUESTION_BAR_CSS + PRESENT_CSS
     return "<style>" + "\n".join(rules) + PHONE_CSS + "</style>"
+
+
+# A presented deck (dashboard/present/): the quiet "n / N" marker in the bottom corner, and the buttons
+# that only bind PageDown, PageUp and Space hidden. Keyed classes: no other page has these elements.
+PRESENT_CSS = [
+    "div.st-key-present_marker {position: fixed !important; right: 1.5rem !important; left: auto !important; "
+    "bottom: 0.4rem !important; width: auto !important; z-index: 999990; opacity: 0.75;}",
+    "div.st-key-present_marker p {font-size: 1rem;}",
+    'div[class*="st-key-present_key_"] {display: none !important;}',
+]
 
 
 QUESTION_BAR = "room_question_bar"  # the key of a room's question bar (room/student.py)

@@ -17,7 +17,7 @@ from classroom.question import QuestionError
 from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
-from dashboard.present.projector import KEYS_CSS, LINK_NOTICE, keys
+from dashboard.present.projector import LINK_NOTICE, keys
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
 from dashboard.text import plain
@@ -73,7 +73,6 @@ def view(deck: Deck, linked: int | None):
     if key is not None and ss.get(room_session.CARRIED) != _place(deck, number):
         go(deck, number)  # a room opened (or taken back) since the last step: tell its projector
     screen, last = deck.screens[number - 1], len(deck.screens)
-    st.html(KEYS_CSS)
     st.markdown(f"**Presenting:** {plain(deck.title)}")
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
         keys(deck, number, go, "presenter", visible=True)

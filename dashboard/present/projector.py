@@ -38,12 +38,6 @@ POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a st
 APP = Path(navigation.__file__).resolve().parent  # page files are named relative to the app
 # The keys that step a deck: → and ← (a keyboard), PageDown and PageUp (what a clicker sends), Space.
 FORWARD, BACK = ("Right", "PageDown", "Space"), ("Left", "PageUp")
-KEYS_CSS = """<style>
-div.st-key-present_marker {position: fixed !important; right: 1.5rem !important; left: auto !important;
-  bottom: 0.4rem !important; width: auto !important; z-index: 999990; opacity: 0.75;}
-div.st-key-present_marker p {font-size: 1rem;}
-div[class*="st-key-present_key_"] {display: none !important;}
-</style>"""
 
 
 def arrive(deck: Deck, number: int):
@@ -97,7 +91,6 @@ def show(deck: Deck):
         arrive(deck, st.session_state.get(NUMBER, 1))
     number = st.session_state[NUMBER]
     screen = deck.screens[number - 1]
-    st.html(KEYS_CSS)
     DRAW[screen.kind](screen, view)
     with st.container(key="present_marker", horizontal=True, vertical_alignment="center", width="content"):
         if following:

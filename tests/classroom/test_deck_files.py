@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 
 from classroom.deck_file import MAX_DECK_BYTES
 from classroom.decks import MAX_SCREENS, DeckError, load_deck, parse_deck
+from core.film import LearnSettings
 
 HEAD = 'title = "A deck"\n'
+STEPS = LearnSettings().steps  # a deck film's steps when it names none
 PAGE = 'kind = "page"\ntitle = "Masking"\nminutes = 2\npage = "masking"\n'
 
 
@@ -72,7 +74,8 @@ BAD = {
                                        'film = { layers = 1 }'), 1, "film.layers", "needs 2 layers"),
     "a bad film setting": (deck('kind = "film"\ntitle = "F"\nminutes = 1\nfilm = { layers = 3 }'), 1, "film.layers",
                            "The number of layers must be between 1 and 2, got 3."),
-    "a step after the film": (deck('kind = "film"\ntitle = "F"\nminutes = 1\nat = 301'), 1, "at", "from 0 to 300"),
+    "a step after the film": (deck(f'kind = "film"\ntitle = "F"\nminutes = 1\nat = {STEPS + 1}'), 1, "at",
+                              f"from 0 to {STEPS}"),
     "no screens": (HEAD, 0, "screen", "[[screen]]"),
     "screens as a number": (HEAD + "screen = 3\n", 0, "screen", "[[screen]]"),
     "no title": (deck(PAGE).replace(HEAD, ""), 0, "title", "missing"),

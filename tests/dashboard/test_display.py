@@ -64,7 +64,7 @@ def test_the_page_css_is_built_from_constants(look):
     assert display.PHONE_CSS in css  # a constant, as the question bar's rules (checked as such below)
     css = css.replace(display.PHONE_CSS, "")
     rules = [r for r in css.removeprefix("<style>").removesuffix("</style>").splitlines()
-             if r not in display.QUESTION_BAR_CSS]
+             if r not in display.QUESTION_BAR_CSS + display.PRESENT_CSS]  # constants
     width = r'(\d+px|min\(\d+px, [\d.]+vh, [\d.]+vw\))'  # projector mode: a share of the window
     allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(> \[class\*="st-key-lab_w\d+_"\]\) '
                          rf'\{{flex: 1 1 {width}; min-width: min\({width}, 100%\);\}}'
