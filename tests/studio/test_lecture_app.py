@@ -62,15 +62,18 @@ def test_a_failed_render_says_so_and_offers_a_retry(studio_app):
     assert "ValueError: no frames" in at.get("code")[0].value
 
 
-def test_lecture_page_plays_the_default_lesson_with_captions_beneath(studio_app):
+@needs_model
+def test_lecture_page_plays_every_scene_trained_and_induction_included_with_captions_beneath(studio_app):
     at = studio_app(render_fn=fake_render())
     at.switch_page("app_pages/lecture.py").run()
-    run_until(at, lambda a: len(_videos(a)) == 4)
+    run_until(at, lambda a: len(_videos(a)) == 6)
     _no_exception(at)
-    assert [s.value for s in at.main.subheader] == ["Scores", "Masking", "Multihead", "Scaling"]
+    assert [s.value for s in at.main.subheader] == ["Scores", "Masking", "Multihead", "Scaling", "Trained",
+                                                     "Induction"]
     assert all(not v.proto.subtitles for v in _videos(at))  # no subtitle track over the picture
     shown = bands(at)
-    assert [b["heading"] for b in shown] == ["lab-scores", "lab-masking", "lab-multihead", "lab-scaling"]
+    assert [b["heading"] for b in shown] == ["lab-scores", "lab-masking", "lab-multihead", "lab-scaling",
+                                             "lab-trained", "lab-induction"]
     assert shown[0]["cues"] == [[0.0, 2.0, "First, project."], [2.0, 3.5, "Then, the scores."]]
 
 
