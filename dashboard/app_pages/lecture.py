@@ -36,8 +36,9 @@ presenting = st.toggle("Presenter mode: step through one scene", key="lecture_pr
 
 
 def lesson_of(scene: str):
-    """The lesson `scene` draws here: yours, if it can draw it, else the class's (`make lecture` makes those)."""
-    if mine is not None:
+    """The lesson `scene` draws here: yours, if it can draw it, else the class's (`make lecture` makes those);
+    a film's scene draws its recorded run whatever the lesson."""
+    if mine is not None and scene not in FILMS:
         try:
             check_scene(scene, mine)
             return mine

@@ -93,13 +93,20 @@ def test_presenter_steps_with_next_and_back(studio_app):
     _no_exception(at)
 
 
+@needs_model
 def test_my_settings_on_the_lecture_page_render_on_request(studio_app):
+    """Your lesson's videos render when asked; the trained and the induction video, which cannot draw a
+    random lesson, play the class's and say so."""
     at = studio_app(render_fn=fake_render(), query=url_params(__import__("core").PRESETS["padding"]))
     at.switch_page("app_pages/lecture.py").run()
     at.segmented_control(key="lecture_lesson").set_value("my settings").run()
-    assert not _videos(at)
+    run_until(at, lambda a: len(_videos(a)) == 2)  # the class's trained and induction videos, made for all
+    assert [b["heading"] for b in bands(at)] == ["lab-trained", "lab-induction"]
+    notes = [c.value for c in at.main.caption if "not your lesson" in c.value]
+    assert notes == ["This video draws the trained model reading the example sentence, not your lesson.",
+                     "This video draws the default training run, not your lesson."]
     at.button(key="lecture_render_masking").click().run()
-    run_until(at, lambda a: len(_videos(a)) == 1)
+    run_until(at, lambda a: len(_videos(a)) == 3)
     _no_exception(at)
 
 
@@ -144,6 +151,7 @@ def test_class_quality_from_the_sidebar_with_its_wait(studio_app):
     assert any("Video of:" in t.value and "1080p" in t.value for t in at.get("text"))
 
 
+@needs_model
 def test_lecture_page_at_class_quality_plays_what_is_made_and_offers_the_rest(studio_app, tmp_path):
     from animations.render import checked_request
     from core import PRESETS
@@ -159,7 +167,7 @@ def test_lecture_page_at_class_quality_plays_what_is_made_and_offers_the_rest(st
     classy = lambda: [s for s in seen if s[1] == "class"]  # noqa: E731 (the fast ones render on first visit)
     assert len(_videos(at)) == 1 and classy() == []  # the one made already plays; nothing renders unasked
     offered = [b.label for b in at.button if b.key and b.key.startswith("lecture_render_")]
-    assert len(offered) == 3 and all("class (1080p, 30 fps): about" in label for label in offered)
+    assert len(offered) == 5 and all("class (1080p, 30 fps): about" in label for label in offered)
     at.button(key="lecture_render_scaling").click().run()
     run_until(at, lambda a: len(_videos(a)) == 2)
     assert classy() == [("scaling", "class")]
