@@ -57,7 +57,10 @@ def test_a_trained_question_of_a_random_lesson_says_where_to_ask_it():
         kinds.suggest(PRESETS["default"], "trained")
 
 
-def film_with(layers: int, best: float, loss: float, settings=LearnSettings()) -> Film:
+CLASS_RUN = LearnSettings()
+
+
+def film_with(layers: int, best: float, loss: float, settings=CLASS_RUN) -> Film:
     """A run whose last snapshot's highest induction score is `best` and whose loss ends at `loss`."""
     scores = np.zeros((2, layers, 4), np.float32)
     scores[-1, -1, 2] = best
