@@ -130,7 +130,7 @@ def prepare(deck: Deck, quality: str, voice, media: Path, out: Path | None, say=
             render_one=render, timeout: float = RENDER_TIMEOUT) -> list[str]:
     """Train the deck's runs, render its videos (films first: the induction scene then draws the class's
     run instead of training its own), and return each screen's readiness."""
-    from animations.__main__ import export
+    from animations.__main__ import _bar, export
 
     store = FilmStore(media)
     for settings in films(deck):
@@ -141,11 +141,17 @@ def prepare(deck: Deck, quality: str, voice, media: Path, out: Path | None, say=
             from core.learn import train
         store.save(train(settings))
     for scene, cfg in videos(deck):
+        made = movie_of(scene, cfg, quality, media, speaking(voice)).is_file()
+        if not made:
+            say(f"rendering {scene} at {quality} quality …")
         try:
-            movie = render_one(scene, cfg, quality, timeout=timeout, media_dir=media, voice=voice)
+            movie = render_one(scene, cfg, quality, timeout=timeout, media_dir=media, voice=voice,
+                               on_progress=None if made else _bar(scene))
         except (RenderError, OSError) as err:
-            say(f"{scene}: could not be rendered: {str(err).splitlines()[0]}")
+            say(f"\n{scene}: could not be rendered: {str(err).splitlines()[0]}")
             continue
+        if not made:
+            sys.stderr.write("\n")  # after the progress bar
         if out is not None:
             export(movie, out, scene if cfg == lecture_lesson_or_none(scene) else f"{scene}-{cfg.key()[:8]}")
     return readiness(deck, quality, speaking(voice), media, store)
