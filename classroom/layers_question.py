@@ -22,6 +22,7 @@ from core.film import ALPHABET, INDUCTION_THRESHOLD, Film, LearnSettings
 
 RUNS = (1, 2)  # the layers of the two runs, in the order of the choices and of `numbers`
 CHOICES = ("Only the one-layer model", "Only the two-layer model", "Both models", "Neither model")
+FORMED = ((True, False), (False, True), (True, True), (False, False))  # per choice: (one layer, two layers) formed one
 LAST_STEPS = 10  # the final loss is the mean over these last steps (one step's loss is noisy)
 CHANCE = float(np.log(len(ALPHABET)))  # the loss of a uniform guess among the symbols
 
@@ -49,7 +50,7 @@ def second_layer_question(one: Film, two: Film) -> Question:
     best = [float(f.induction[-1].max()) for f in (one, two)]  # each run's highest final induction score
     loss = [final_loss(f) for f in (one, two)]
     formed = [b >= INDUCTION_THRESHOLD for b in best]
-    answer = {(False, True): 1, (True, False): 0, (True, True): 2, (False, False): 3}[tuple(formed)]
+    answer = FORMED.index(tuple(formed))
     said = {True: "reached", False: "did not reach"}
     reason = (f"the one-layer model {said[formed[0]]} an induction score of {INDUCTION_THRESHOLD:g} (highest "
               f"{best[0]:.2f}) and the two-layer model {said[formed[1]]} it (highest {best[1]:.2f}); their loss ended "

@@ -18,6 +18,7 @@ import pandas as pd
 
 from animations import style
 from classroom import kinds
+from classroom.layers_question import FORMED
 from core.film import INDUCTION_THRESHOLD
 from core.trace import token_labels
 from dashboard.charts.heatmaps import FONT
@@ -130,8 +131,8 @@ def film_bars(question) -> alt.Chart:
 def layers_bars(question) -> alt.Chart:
     """A "layers" question's numbers: each run's highest final induction score (one layer, two layers),
     the threshold marked; a run is coloured where the answer says it formed an induction head."""
-    right = {0: (True, False), 1: (False, True), 2: (True, True), 3: (False, False)}[question.answer[0]]
-    return _induction_bars(["one layer", "two layers"], question.numbers[:2], right, "reveal-layers")
+    return _induction_bars(["one layer", "two layers"], question.numbers[:2], FORMED[question.answer[0]],
+                           "reveal-layers")
 
 
 def _induction_bars(rows: list, scores, right, lab: str) -> alt.Chart:
