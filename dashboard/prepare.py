@@ -152,9 +152,18 @@ def prepare(deck: Deck, quality: str, voice, media: Path, out: Path | None, say=
             continue
         if not made:
             sys.stderr.write("\n")  # after the progress bar
-        if out is not None:
-            export(movie, out, scene if cfg == lecture_lesson_or_none(scene) else f"{scene}-{cfg.key()[:8]}")
+        name = scene if cfg == lecture_lesson_or_none(scene) else f"{scene}-{cfg.key()[:8]}"
+        if out is not None and not _copied(movie, out / f"{name}.mp4"):
+            export(movie, out, name)
     return readiness(deck, quality, speaking(voice), media, store)
+
+
+def _copied(movie: Path, copy: Path) -> bool:
+    """`copy` is already this render's copy (a warm run copies no class-quality video again)."""
+    try:
+        return copy.stat().st_size == movie.stat().st_size and copy.stat().st_mtime >= movie.stat().st_mtime
+    except OSError:
+        return False
 
 
 def lecture_lesson_or_none(scene: str):
