@@ -60,9 +60,10 @@ film = { steps = 20, d_model = 16, heads = 2 }
 
 [[screen]]
 kind = "question"
+question = "focus"  # a lesson's question: made live, always ready
+seed = 0
 title = "Where does it look?"
 minutes = 2
-question = "focus"
 """
 
 
