@@ -66,12 +66,14 @@ classroom: $(STAMP)
 hall: $(STAMP)
 	$(PY) -m hall $(if $(WORKERS),--workers $(WORKERS)) $(if $(RENDER_WORKERS),--render-workers $(RENDER_WORKERS))
 
-# The default lesson's lecture videos, narrated: class quality (1080p, 30 fps: sharp on a projector;
-# start it the night before, see the README) unless QUALITY=low (480p, 15 fps, minutes). The renders
-# also land in the dashboard's cache (media/renders), so its Lecture page plays them at once.
+# Prepare a class, offline (dashboard/prepare.py): every scene narrated at class quality (1080p, 30 fps: sharp
+# on a projector; start it the night before, see the README) unless QUALITY=low (480p, 15 fps, minutes), the
+# training runs the default deck uses, the trained model checked; then a line per screen of the deck: ready,
+# or why not. Renders and films land in the lab's caches (media/renders, media/films): its pages play them at
+# once. A second run only checks. DECK=path prepares another deck.
 QUALITY ?= class
 lecture: $(STAMP)
-	$(PY) -m animations lecture --quality $(QUALITY) --out media/lecture
+	$(PY) -m dashboard.prepare --quality $(QUALITY) --out media/lecture $(if $(DECK),--deck $(DECK))
 
 # The students' handout of a deck (DECK=path; the lab's own deck when none is given) into media/handout.html:
 # one HTML file that opens offline. DECK reaches the command through the environment, never as shell text.

@@ -4,6 +4,10 @@
     python -m animations render --scene scores --config lesson.json --quality medium --out DIR
     python -m animations lecture --quality class --out media/lecture [--voice none] [--rate 0.8]
 
+`lecture` renders every scene of the catalogue with the lesson a class sees (the trained scene reads
+the example sentence; the induction scene its training run). `make lecture` does more: it prepares a
+deck's whole class (dashboard/prepare.py).
+
 Narrated by default (Piper's "joe" voice, a little slower than his own pace); `--voice none`
 makes silent videos.
 """
@@ -13,7 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from animations.catalog import LECTURE, QUALITIES, SCENES
+from animations.catalog import QUALITIES, SCENES, lecture_lesson
 from animations.render import DEFAULT_MEDIA, RenderError, outputs, render
 from animations.voice import DEFAULT_RATE, DEFAULT_VOICE, MAX_RATE, MIN_RATE, VOICES, voice_from
 from core import PRESETS, AttentionConfig, ConfigError
@@ -68,7 +72,8 @@ def main(argv=None) -> int:
     source = one.add_mutually_exclusive_group()
     source.add_argument("--preset", default="default", choices=sorted(PRESETS))
     source.add_argument("--config", help="a JSON file of lesson settings (AttentionConfig.to_json)")
-    lecture = sub.add_parser("lecture", help="render every scene with the default lesson")
+    lecture = sub.add_parser("lecture", help="render every scene with the lesson a class sees (make lecture also "
+                             "trains the films and checks the deck: python -m dashboard.prepare)")
     for p in (one, lecture):
         p.add_argument("--quality", default="low", choices=list(QUALITIES),
                        help="; ".join(f"{name}: {q.label}" for name, q in QUALITIES.items()))
@@ -88,8 +93,8 @@ def main(argv=None) -> int:
         if args.command == "render":
             print(_render_one(args.scene, _config(args), args))
         else:
-            for name in LECTURE:
-                print(_render_one(name, PRESETS["default"], args))
+            for name in SCENES:
+                print(_render_one(name, lecture_lesson(name), args))
     except ConfigError as err:
         parser.exit(2, f"Bad lesson settings: {err}\n")
     except (RenderError, OSError) as err:

@@ -3,7 +3,9 @@ the dashboard reads this."""
 
 from typing import NamedTuple
 
+from core.config import AttentionConfig
 from core.errors import ConfigError
+from core.presets import PRESETS
 
 # name -> (module, class); the lecture plays them in this order
 SCENES: dict[str, tuple[str, str]] = {
@@ -20,8 +22,10 @@ TRAINED = ("trained",)
 # Scenes drawn from a recorded training film (core.film, the default LearnSettings), not from a
 # lesson: a render of one accepts any lesson and ignores it (render caches it under the default one).
 FILMS = ("induction",)
-# The lecture (`make lecture`, the Lecture page): the random-weight scenes, played with one lesson.
+# The random-weight scenes, played with one lesson (the sidebar's "Render with my settings" offers these).
 LECTURE = tuple(name for name in SCENES if name not in TRAINED + FILMS)
+# What the trained scenes read in a class (`make lecture`, the Lecture page): the Trained heads page's example.
+TRAINED_SENTENCE = "The cat sat on the mat because it was tired."
 DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "scores": "Tokens become Q, K and V; each query meets every key; ÷√d_k; softmax; the weights mix V.",
     "masking": "A mask blocks keys: −∞ before the softmax, weight 0 after; causal, padding, window.",
@@ -76,6 +80,13 @@ QUALITIES = {  # "low" is the quick default; "class" is for a projector
     "medium": Quality(1280, 720, 30, "medium (720p, 30 fps)"),
     "high": Quality(1920, 1080, 60, "high (1080p, 60 fps)"),
 }
+
+
+def lecture_lesson(name: str) -> AttentionConfig:
+    """The lesson the class's video of scene `name` draws: the trained model reading the example
+    sentence for a trained scene (ConfigError, with the install hint, where the model is missing), the
+    default lesson for any other (a film's scene ignores it)."""
+    return AttentionConfig.trained(TRAINED_SENTENCE) if name in TRAINED else PRESETS["default"]
 
 
 def scene_name(name: str) -> str:

@@ -12,6 +12,7 @@ import random
 from classroom.changes import apply_change
 from classroom.question import Question, QuestionError
 from classroom.questions import blocked_question, fair_change_question, fair_focus_question
+from classroom.trained_question import trained_head_question
 from core.config import MASKS, AttentionConfig
 from core.errors import quote
 
@@ -59,6 +60,17 @@ class Focus(Kind):
     @staticmethod
     def quote(question, i):
         return f"“{question.choices[i]}” ({question.numbers[i]:.3f})"  # with the key's weight
+
+
+class Trained(Focus):
+    """In layer L, head h of a trained model reading a sentence, which piece does one piece attend to most?
+    A focus question whose answer the model learned (classroom/trained_question.py): trained lessons only."""
+
+    name, label = "trained", "Which piece does a trained head attend to most?"
+
+    @classmethod
+    def suggest(cls, cfg, rng, head, change, mask):
+        return trained_head_question(cfg, head, rng, cls.name)
 
 
 class Change(Kind):
@@ -113,7 +125,14 @@ class Film(Kind):
         return ()
 
 
-KINDS = {kind.name: kind for kind in (Focus, Change, Blocked, Film)}
+class Layers(Film):
+    """What a second layer buys: of a one-layer and a two-layer run, which forms an induction head? Made
+    from the two films (classroom/layers_question.py), whose measurements are its reveal: it has no lesson."""
+
+    name, label = "layers", "What does a second layer buy?"
+
+
+KINDS = {kind.name: kind for kind in (Focus, Change, Blocked, Film, Trained, Layers)}
 LESSON_KINDS = tuple(name for name, kind in KINDS.items() if kind.from_lesson)  # what a lesson can be asked
 
 

@@ -1,11 +1,12 @@
-"""Page 8: the lecture videos, and a presenter mode that steps through one scene."""
+"""Page 8: every lecture video (the trained heads and the induction film included), and a presenter mode
+that steps through one scene."""
 
 import streamlit as st
 
-from animations.catalog import DESCRIPTIONS, LECTURE, QUALITIES
+from animations.catalog import DESCRIPTIONS, FILMS, QUALITIES, SCENES, TRAINED, check_scene, lecture_lesson
 from animations.sections import steps
 from animations.voice import missing as voice_missing
-from core import PRESETS
+from core import ConfigError
 from dashboard.lesson import state
 from dashboard.video import player, studio
 
@@ -24,17 +25,38 @@ if missing:
 if voice_missing():
     st.info(voice_missing() + " The videos are silent, with captions.")
 
-LESSONS = {"the default lesson": PRESETS["default"], "my settings": None}
-lesson_name = st.segmented_control("Lesson", list(LESSONS), default="the default lesson", key="lecture_lesson")
-lesson = LESSONS.get(lesson_name) or state.lesson()
+lesson_name = st.segmented_control("Lesson", ["the default lesson", "my settings"], default="the default lesson",
+                                   key="lecture_lesson") or "the default lesson"
+mine = state.lesson() if lesson_name == "my settings" else None
+OWN = {**dict.fromkeys(TRAINED, "the trained model reading the example sentence"),
+       **dict.fromkeys(FILMS, "the default training run")}  # what a scene draws when it cannot draw your lesson
 quality = st.radio("Quality", studio.CHOICES, key="lecture_quality", horizontal=True,
                    format_func=lambda q: QUALITIES[q].label)
 presenting = st.toggle("Presenter mode: step through one scene", key="lecture_presenter")
 
 
+def lesson_of(scene: str):
+    """The lesson `scene` draws here: yours, if it can draw it, else the class's (`make lecture` makes those);
+    a film's scene draws its recorded run whatever the lesson."""
+    if mine is not None and scene not in FILMS:
+        try:
+            check_scene(scene, mine)
+            return mine
+        except ConfigError:
+            pass
+    return lecture_lesson(scene)
+
+
 def _video_of(scene: str):
     """The finished video of `scene` for the chosen lesson and quality, or None while it is being made."""
-    shared = lesson_name == "the default lesson"
+    try:
+        lesson = lesson_of(scene)
+    except ConfigError as err:  # the trained model is not installed: its hint
+        st.info(str(err))
+        return None
+    shared = lesson is not mine  # the class's lesson: one video for everyone, narrated by the lab's voice
+    if shared and mine is not None:
+        st.caption(f"This video draws {OWN.get(scene, 'the default lesson')}, not your lesson.")
     voice = studio.NARRATOR if shared else studio.chosen_voice()
     slot = f"lecture_{scene}_{lesson.key()}_{quality}_{voice.tag() if voice else 'silent'}"
     job = st.session_state.get(f"studio_job_{slot}")
@@ -74,11 +96,11 @@ def _presenter(scene: str):
 
 
 if presenting:
-    scene = st.selectbox("Scene", LECTURE, key="presenter_scene", format_func=lambda s: f"{s}: {DESCRIPTIONS[s]}")
+    scene = st.selectbox("Scene", SCENES, key="presenter_scene", format_func=lambda s: f"{s}: {DESCRIPTIONS[s]}")
     st.caption("← and → step back and forward (click the page first, outside any field).")
     _presenter(scene)
 else:
-    for scene in LECTURE:
+    for scene in SCENES:
         st.subheader(scene.capitalize(), anchor=f"lab-{scene}")
         st.caption(DESCRIPTIONS[scene])
         movie = _video_of(scene)

@@ -6,7 +6,8 @@
   drawing the numbers that decide the answer from the traces of the lessons its kind's
   `reveal_lessons` names: `focus_bars` (the row's weights), `change_bars` (the row before and
   after the change), `blocked_bars` (how many keys each query row may attend to), `film_bars` (each
-  layer's highest induction score, for the Watch it learn question: no lesson);
+  layer's highest induction score, for the Watch it learn question: no lesson), `layers_bars` (the
+  same for a one-layer and a two-layer run);
 - `answers_histogram`: a room's answers per choice, the right ones marked only once revealed.
 
 Each chart carries `usermeta={"lab": name}` (tests read them back) and its table as data.
@@ -19,6 +20,7 @@ import pandas as pd
 
 from animations import style
 from classroom import kinds
+from classroom.layers_question import FORMED
 from core.film import INDUCTION_THRESHOLD
 from core.trace import token_labels
 from dashboard.charts.heatmaps import FONT
@@ -131,10 +133,21 @@ def film_bars(question) -> alt.Chart:
     """A "film" question's numbers: the highest final induction score in each layer, the threshold
     that names an induction head marked."""
     layers = [f"layer {i + 1}" for i in range(len(question.numbers) - 1)]  # the last number is "no head"'s
-    df = pd.DataFrame({"layer": layers, "score": list(question.numbers[:-1]),
-                       "right": [i in question.answer for i in range(len(layers))]})
+    return _induction_bars(layers, question.numbers[:-1], [i in question.answer for i in range(len(layers))],
+                           "reveal-film")
+
+
+def layers_bars(question) -> alt.Chart:
+    """A "layers" question's numbers: each run's highest final induction score (one layer, two layers),
+    the threshold marked; a run is coloured where the answer says it formed an induction head."""
+    return _induction_bars(["one layer", "two layers"], question.numbers[:2], FORMED[question.answer[0]],
+                           "reveal-layers")
+
+
+def _induction_bars(rows: list, scores, right, lab: str) -> alt.Chart:
+    df = pd.DataFrame({"layer": rows, "score": [float(x) for x in scores], "right": list(right)})
     bars = alt.Chart().mark_bar().encode(
-        y=alt.Y("layer:N", sort=layers, axis=_axis(None, len(layers))),
+        y=alt.Y("layer:N", sort=rows, axis=_axis(None, len(rows))),
         x=alt.X("score:Q", title="highest induction score at the end", scale=alt.Scale(domain=[0, 1])),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)), tooltip=["layer:N", "score:Q"])
     text = bars.mark_text(align="left", dx=4, font=FONT).encode(text=alt.Text("score:Q", format=".2f"),
@@ -142,10 +155,11 @@ def film_bars(question) -> alt.Chart:
     rule = alt.Chart().transform_aggregate(rows="count()").mark_rule(color=style.MASKED, strokeDash=[6, 4]).encode(
         x=alt.datum(INDUCTION_THRESHOLD))
     title = f"an induction head: a score of {INDUCTION_THRESHOLD:g} or more"
-    return _finish(alt.layer(bars, text, rule, data=df), title, "reveal-film", 70)
+    return _finish(alt.layer(bars, text, rule, data=df), title, lab, 70)
 
 
-REVEALS = {kinds.Focus: focus_bars, kinds.Change: change_bars, kinds.Blocked: blocked_bars, kinds.Film: film_bars}
+REVEALS = {kinds.Focus: focus_bars, kinds.Change: change_bars, kinds.Blocked: blocked_bars, kinds.Film: film_bars,
+           kinds.Trained: focus_bars, kinds.Layers: layers_bars}
 
 
 def reveal(question, traces):

@@ -11,7 +11,7 @@ import pytest
 
 import animations.render as render_module
 from animations.__main__ import main as cli
-from animations.catalog import LECTURE, SCENES
+from animations.catalog import LECTURE, SCENES, lecture_lesson
 from animations.render import RenderError, outputs, render
 from animations.voice import NARRATOR, Voice
 from core import PRESETS, ConfigError
@@ -134,7 +134,7 @@ def test_lecture_exports_every_scene_with_a_progress_bar(monkeypatch, tmp_path, 
     voices = []
 
     def fake_render(name, cfg, quality, on_progress=None, timeout=None, media_dir=None, voice=None):
-        assert cfg == PRESETS["default"] and quality == "low"
+        assert cfg == lecture_lesson(name) and quality == "low"  # the trained scene reads the example sentence
         voices.append(voice)
         folder = tmp_path / "cache" / name
         (folder / "sections").mkdir(parents=True, exist_ok=True)
@@ -147,13 +147,13 @@ def test_lecture_exports_every_scene_with_a_progress_bar(monkeypatch, tmp_path, 
     monkeypatch.setattr(main_module, "render", fake_render)
     out = tmp_path / "lecture"
     assert cli(["lecture", "--quality", "low", "--out", str(out)]) == 0
-    for name in LECTURE:
+    for name in SCENES:  # every scene, the trained one and the induction film included
         assert (out / f"{name}.mp4").read_bytes() == name.encode()
         assert (out / f"{name}.srt").is_file() and (out / f"{name}_sections" / f"{name}.json").is_file()
-    assert capsys.readouterr().err.count("2/2") == len(LECTURE)
-    assert voices == [NARRATOR] * len(LECTURE)  # narrated unless asked otherwise
+    assert capsys.readouterr().err.count("2/2") == len(SCENES)
+    assert voices == [NARRATOR] * len(SCENES)  # narrated unless asked otherwise
     assert cli(["lecture", "--voice", "none", "--out", str(out)]) == 0
-    assert voices[len(LECTURE):] == [None] * len(LECTURE)
+    assert voices[len(SCENES):] == [None] * len(SCENES)
     assert cli(["lecture", "--rate", "0.75", "--out", str(out)]) == 0
     assert voices[-1] == Voice(rate=0.75)
 

@@ -63,10 +63,10 @@ def test_a_change_question_reveals_the_lesson_before_and_after_the_change():
 
 
 def test_each_kind_is_one_class_named_as_it_is_stored_with_a_label():
-    assert list(KINDS) == ["focus", "change", "blocked", "film"]
+    assert list(KINDS) == ["focus", "change", "blocked", "film", "trained", "layers"]
     for name, kind in KINDS.items():
         assert issubclass(kind, kinds.Kind) and kind.name == name and kind.label.endswith("?")
-    assert LESSON_KINDS == ("focus", "change", "blocked")
+    assert LESSON_KINDS == ("focus", "change", "blocked", "trained")
 
 
 def test_an_unknown_kind_is_refused_in_words():

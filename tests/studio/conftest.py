@@ -94,12 +94,12 @@ def _srt(cues) -> str:
 
 
 def lecture_media(media: Path, quality: str = "low") -> Path:
-    """Every scene of the default lesson as a finished render in `media` (what `make lecture`
+    """Every scene with its class lesson as a finished render in `media` (what `make lecture`
     leaves): a real 4-second 16:9 mp4 (ffmpeg's test picture), two captions, two section clips."""
-    from animations.catalog import LECTURE, QUALITIES
+    from animations.catalog import QUALITIES, SCENES, lecture_lesson
     from animations.render import checked_request
     from animations.voice import NARRATOR
-    from core import PRESETS
+    from core import ConfigError
 
     q = QUALITIES[quality]
     source = media / "source.mp4"
@@ -107,8 +107,11 @@ def lecture_media(media: Path, quality: str = "low") -> Path:
     subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
                     f"testsrc=size={q.width}x{q.height}:rate={q.fps}:duration=4", "-pix_fmt", "yuv420p",
                     str(source)], check=True, timeout=120)
-    for scene in LECTURE:
-        name, cfg, voice = checked_request(scene, PRESETS["default"], quality, NARRATOR)
+    for scene in SCENES:  # each with the lesson the Lecture page shows (the trained one: if the model is there)
+        try:
+            name, cfg, voice = checked_request(scene, lecture_lesson(scene), quality, NARRATOR)
+        except ConfigError:
+            continue
         folder = cache_dir(name, cfg, quality, media, voice)
         (folder / "sections").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, folder / f"{name}.mp4")

@@ -62,15 +62,18 @@ def test_a_failed_render_says_so_and_offers_a_retry(studio_app):
     assert "ValueError: no frames" in at.get("code")[0].value
 
 
-def test_lecture_page_plays_the_default_lesson_with_captions_beneath(studio_app):
+@needs_model
+def test_lecture_page_plays_every_scene_trained_and_induction_included_with_captions_beneath(studio_app):
     at = studio_app(render_fn=fake_render())
     at.switch_page("app_pages/lecture.py").run()
-    run_until(at, lambda a: len(_videos(a)) == 4)
+    run_until(at, lambda a: len(_videos(a)) == 6)
     _no_exception(at)
-    assert [s.value for s in at.main.subheader] == ["Scores", "Masking", "Multihead", "Scaling"]
+    assert [s.value for s in at.main.subheader] == ["Scores", "Masking", "Multihead", "Scaling", "Trained",
+                                                     "Induction"]
     assert all(not v.proto.subtitles for v in _videos(at))  # no subtitle track over the picture
     shown = bands(at)
-    assert [b["heading"] for b in shown] == ["lab-scores", "lab-masking", "lab-multihead", "lab-scaling"]
+    assert [b["heading"] for b in shown] == ["lab-scores", "lab-masking", "lab-multihead", "lab-scaling",
+                                             "lab-trained", "lab-induction"]
     assert shown[0]["cues"] == [[0.0, 2.0, "First, project."], [2.0, 3.5, "Then, the scores."]]
 
 
@@ -90,13 +93,20 @@ def test_presenter_steps_with_next_and_back(studio_app):
     _no_exception(at)
 
 
+@needs_model
 def test_my_settings_on_the_lecture_page_render_on_request(studio_app):
+    """Your lesson's videos render when asked; the trained and the induction video, which cannot draw a
+    random lesson, play the class's and say so."""
     at = studio_app(render_fn=fake_render(), query=url_params(__import__("core").PRESETS["padding"]))
     at.switch_page("app_pages/lecture.py").run()
     at.segmented_control(key="lecture_lesson").set_value("my settings").run()
-    assert not _videos(at)
+    run_until(at, lambda a: len(_videos(a)) == 2)  # the class's trained and induction videos, made for all
+    assert [b["heading"] for b in bands(at)] == ["lab-trained", "lab-induction"]
+    notes = [c.value for c in at.main.caption if "not your lesson" in c.value]
+    assert notes == ["This video draws the trained model reading the example sentence, not your lesson.",
+                     "This video draws the default training run, not your lesson."]
     at.button(key="lecture_render_masking").click().run()
-    run_until(at, lambda a: len(_videos(a)) == 1)
+    run_until(at, lambda a: len(_videos(a)) == 3)
     _no_exception(at)
 
 
@@ -141,6 +151,7 @@ def test_class_quality_from_the_sidebar_with_its_wait(studio_app):
     assert any("Video of:" in t.value and "1080p" in t.value for t in at.get("text"))
 
 
+@needs_model
 def test_lecture_page_at_class_quality_plays_what_is_made_and_offers_the_rest(studio_app, tmp_path):
     from animations.render import checked_request
     from core import PRESETS
@@ -156,7 +167,7 @@ def test_lecture_page_at_class_quality_plays_what_is_made_and_offers_the_rest(st
     classy = lambda: [s for s in seen if s[1] == "class"]  # noqa: E731 (the fast ones render on first visit)
     assert len(_videos(at)) == 1 and classy() == []  # the one made already plays; nothing renders unasked
     offered = [b.label for b in at.button if b.key and b.key.startswith("lecture_render_")]
-    assert len(offered) == 3 and all("class (1080p, 30 fps): about" in label for label in offered)
+    assert len(offered) == 5 and all("class (1080p, 30 fps): about" in label for label in offered)
     at.button(key="lecture_render_scaling").click().run()
     run_until(at, lambda a: len(_videos(a)) == 2)
     assert classy() == [("scaling", "class")]
