@@ -47,7 +47,7 @@ SCENES = {
     "scaling": (("scale",), ("saturation",)), "trained": (("norm",), ()), "induction": ((), ()),
 }
 QUESTIONS = {"focus": (("softmax",), ("weights",)), "change": ((), ("weights",)), "blocked": (("mask",), ("masked",)),
-             "film": ((), ())}
+             "film": ((), ()), "trained": (("attention",), ()), "layers": ((), ())}
 CAPTIONS = {"scaled": "Scores ÷ √d_k (÷ temperature)", "masked": "Scores after the mask (−∞ = blocked)",
             "weights": "Weights (each row sums to 1)", "mixed": "Output of the head: weights · V"}
 DECIMALS = 3

@@ -66,7 +66,8 @@ def film_with(layers: int, best: float, loss: float, settings=CLASS_RUN) -> Film
     scores[-1, -1, 2] = best
     T = 4
     return Film(settings=settings.replace(layers=layers), loss=np.full(20, loss, np.float32),
-                accuracy=np.zeros(20, np.float32), probe=np.zeros(T, np.int64), snapshots=np.array([0, 20]),
+                accuracy=np.zeros(20, np.float32), baseline=np.full(20, 3.0, np.float32),
+                held_out=np.zeros(1, np.float32), probe=np.zeros(T, np.int64), snapshots=np.array([0, 20]),
                 weights=np.zeros((2, layers, 4, T, T), np.float32), previous_token=scores.copy(), induction=scores)
 
 
