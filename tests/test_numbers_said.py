@@ -59,7 +59,8 @@ LISTED = {
                                           "test_layer_6_head_12_picks_one_word_not_the_subject"},
     "classroom/decks/default.toml": {
         "diag 10": FORMULA, "10, 20": FORMULA, "itself 0.670": ARTICLE, "other 0.330": ARTICLE,
-        "Step 2": NAME, "Step 3": NAME, "Step 0": NAME, "page 1": NAME, "head 3": NAME},
+        "Step 2": NAME, "Step 3": NAME, "Step 0": NAME, "page 1": NAME, "head 3": NAME, "layer 1": NAME,
+        "Layer 4": NAME, "head 2": NAME},
 }
 YEAR = re.compile(r"(?:al\.|Wallace|Pinter|in|The|and) (19|20)\d\d")  # "Kobayashi et al. 2020": a citation's year
 
