@@ -47,7 +47,7 @@ test: $(STAMP) $(NODE_STAMP) lint
 # test (a trained film, a fresh Python process).
 check: $(STAMP) lint
 	$(PY) -m pytest -n 2 --dist loadgroup -m "not (browser or render or hall or slow)" \
-		tests/core tests/jobs tests/classroom tests/test_layout.py tests/dashboard/test_pages.py \
+		tests/core tests/jobs tests/classroom tests/test_layout.py tests/test_numbers_said.py tests/dashboard/test_pages.py \
 		tests/dashboard/test_recipe.py tests/dashboard/test_rerun_policy.py
 
 # The lab on this machine only (loopback).
