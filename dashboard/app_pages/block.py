@@ -37,11 +37,19 @@ if PART in (None, "formulas"):
                 "its two layers: ReLU in the lab's random block, GELU in the trained MiniLM.")
     st.latex(r"\mathrm{FFN}(x) = \varphi(x W_1 + b_1)\, W_2 + b_2, \qquad "
              r"\mathrm{ReLU}(z) = \max(0, z), \quad \mathrm{GELU}(z) = z\,\Phi(z)")
+
+
+def about_the_numbers():
+    """Where the block's numbers come from: under the formulas on the page, above the numbers on a part's slide."""
     untrained_note()
     st.caption("The attention here is this lesson's own (its weights, mask, ÷√d_k, temperature and positions), "
                "the same as on the other pages; the feed-forward weights are random too, drawn from the seed. Like "
                "the lesson's attention, this block has no biases: b₁ = b₂ = 0 and β = 0, and γ = 1. For the trained "
                "model, the block is its own layer (post-LN, GELU, with its learned biases, γ and β).")
+
+
+if PART is None:
+    about_the_numbers()
 
 
 def parameters(cfg):
@@ -85,6 +93,8 @@ def one_stage(cfg):
 def the_block(cfg):
     if PART == "formulas":
         return
+    if PART is not None:
+        about_the_numbers()
     try:
         if PART in (None, "parameters"):
             parameters(cfg)
