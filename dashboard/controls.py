@@ -73,6 +73,16 @@ def projector() -> bool:
     return bool(_opened_with(PROJECTOR, _on_off, False))
 
 
+def part(parts: tuple[str, ...]) -> str | None:
+    """The one part of a long page that a link asks the projector to show (`part=grid`: a deck's screen about
+    that part, sized to fit the screen), or None: the whole page. Projector mode only: a laptop or a phone
+    shows the whole page, which scrolls."""
+    key = state_key("part")
+    _from_link(key, "part", _in(parts), "the part", None)
+    state.view_param("part", st.session_state[key], None)
+    return st.session_state[key] if projector() else None
+
+
 def by_row() -> bool:
     return _opened_with(WEIGHTS, _in(SCALES), "fixed") == "row"
 

@@ -35,14 +35,14 @@ class Slide(NamedTuple):
 def header() -> Slide | None:
     """The title; in projector mode with the switch that shows the open head alone: a slide, whose
     controls share the title's rows so that its step and caption fit the window (None while off)."""
-    if not controls.projector():
+    label = "Show the open head alone"  # a part's slide yields to it once a thumbnail opens a head: off goes back
+    if not controls.projector() or (PART is not None and not controls.flag_before(label, "alone")):
         st.title("Trained heads")
         return None
     top = st.container(horizontal=True, vertical_alignment="bottom", gap="large")
     top.title("Trained heads", width="content")
     second = st.container(horizontal=True, vertical_alignment="center", gap="large")
     steps_box = second.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
-    label = "Show the open head alone"  # on a slide the title's row holds the layer and the head: not the switch
     with second if controls.flag_before(label, "alone") else top:
         alone = controls.flag(label, "alone",
                               help="The open head's step fills the screen; ← and → move between its steps.")
@@ -50,8 +50,10 @@ def header() -> Slide | None:
 
 
 trained_model.current()
+# On the projector a deck's screen may show one part: every head at once, or the open head's norm view.
+PART = controls.part(("grid", "norms"))
 SLIDE = header()
-if SLIDE is None:
+if SLIDE is None and PART is None:
     trained_model.picker(trained.model_changed)
     trained_model.introduction()
 
@@ -86,9 +88,11 @@ def pieces(tokens) -> int | None:
     return picked
 
 
-def grid(text, tokens, weights, measured):
-    st.subheader("Every head at once")
-    left, right = st.columns([3, 2])
+def grid(text, tokens, weights, measured, side=None):
+    """Every head's thumbnail; `side` (a part's slide): a column beside the grid for its title and controls."""
+    side = side or st.container()
+    side.subheader("Every head at once")
+    left, right = side.columns([3, 2])
     measures = trained_model.measures()
     with left:
         pattern = controls.choice(st.selectbox, "Highlight the heads whose", ["none", *measures], "pattern", "none",
@@ -98,15 +102,15 @@ def grid(text, tokens, weights, measured):
                                     disabled=pattern == "none")  # a select box: a slider slows every redraw
     if pattern == "none":
         highlight = np.ones(weights.shape[:2], dtype=bool)
-        st.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
-                   "0..1 scale). **Click a thumbnail to open that head below the grid.**")
+        side.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
+                     "0..1 scale). **Click a thumbnail to open that head below the grid.**")
     else:
         highlight = trained.passing(measured[pattern], threshold)
         found = [f"layer {la + 1} head {h + 1}" for la, h in zip(*highlight.nonzero(), strict=True)]
-        st.caption(f"Highlighted: {len(found)} of {highlight.size} heads, those whose "
-                   f"{trained_model.described()[pattern]} is at "
-                   f"least {threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}. "
-                   "**Click a thumbnail to open that head below the grid.**")
+        side.caption(f"Highlighted: {len(found)} of {highlight.size} heads, those whose "
+                     f"{trained_model.described()[pattern]} is at "
+                     f"least {threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}. "
+                     "**Click a thumbnail to open that head below the grid.**")
     key = f"trained_grid_{st.session_state.get('trained_grid_n', 0)}"
     draw(model_view(weights, highlight), key, on_select=partial(_picked, key))
 
@@ -176,6 +180,15 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
         trained_norms.norm_view(text, layer, head)
 
 
+def norms(text: str):
+    """Projector mode, part=norms: the open head's norm view, without its steps."""
+    with controls.row():
+        layer, head = _which()
+    if trained_model.builtin():  # the norm view reads MiniLM's value and output projections
+        with draw_slide():  # its two maps sized so that they fit the screen below the controls
+            trained_norms.norm_view(text, layer, head)
+
+
 def _which() -> tuple[int, int]:
     """The layer and the head (projector mode): rows of numbered buttons, large targets, where the heads fit."""
     info = trained_model.info()
@@ -234,22 +247,28 @@ def video(text: str):
 
 
 def slide():
-    """Projector mode, the open head alone: no sentence box (the page's sentence stays in use)."""
+    """Projector mode, the open head alone or one part: no sentence box (the page's sentence stays in use)."""
     text = trained.sentence()
     if st.session_state.get(trained.ERROR):
         st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
     try:
         measured = trained.patterns(text)
+        whole = trained.trace(text) if PART == "grid" and SLIDE is None else None
     except ConfigError as err:
         if err.field != "model":
             raise
         st.error(plain(str(err)), icon="📦")
         return
-    one_head(text, measured, None, SLIDE)  # whole runs: the slide is the page, and its controls are in the title's rows
+    if SLIDE is not None:  # whole runs: the slide is the page, and its controls are in the title's rows
+        return one_head(text, measured, None, SLIDE)
+    if PART == "grid":  # narrower, so that its six layers fit; a thumbnail clicked opens its head alone
+        with (columns := st.columns([2, 1], gap="large"))[0]:  # the grid's title and controls beside it
+            return grid(text, whole.tokens, whole.weights, measured, columns[1])
+    rerun.part(norms, text)  # the layer and the head rerun it alone
 
 
 def page():
-    if SLIDE is not None:
+    if SLIDE is not None or PART is not None:
         slide()
         return
     try:

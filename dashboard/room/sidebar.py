@@ -10,6 +10,7 @@ import streamlit as st
 from classroom.rooms import format_code
 from core.limits import MAX_FIELD_CHARS
 from dashboard import navigation
+from dashboard.display import PRESENT_PAGE
 from dashboard.room import session as room_session
 from dashboard.room import student as room_student
 
@@ -38,7 +39,8 @@ def block(on_room_page: bool):
         else:
             return  # nothing drawn: no divider under the page list
         st.divider()
-    if code is not None and key is None and not on_room_page:
+    # Not on a presented deck: its projector window is a room member, and the bar's poll raced its own
+    if code is not None and key is None and not on_room_page and not navigation.is_open(PRESENT_PAGE):
         room_student.question_bar()  # on the page, above its title; the CSS fixes it at the screen's bottom
 
 

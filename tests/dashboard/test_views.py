@@ -9,7 +9,7 @@ from core.config import MASKS
 from dashboard.app_pages.steps import STEPS
 from dashboard.lesson.state import url_params
 
-from .conftest import chart, messages, no_exception
+from .conftest import chart, chart_data, messages, no_exception
 
 
 @pytest.mark.parametrize("preset", ["default", "padding"])
@@ -174,3 +174,31 @@ def test_page_5_says_the_learned_table_is_random_and_the_longer_one(make_app):
     angles = torch.arange(T)[:, None] / 10000 ** (torch.arange(0, d, 2) / d)
     pe = torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)
     assert (pe ** 2).mean().item() == pytest.approx(0.5) and pe.var().item() < 0.4
+
+
+def labs(at) -> set[str]:
+    return {meta.get("lab") for meta, _ in chart_data(at)}
+
+
+def test_a_long_page_shows_only_the_part_a_link_names_on_the_projector(make_app):
+    """`part=...` (a deck's screen about one part): the block's formulas, then its two layouts without their
+    tables, on the projector; the whole page elsewhere; a part the page lacks is said, and the page is whole."""
+    formulas = make_app(query={"projector": "1", "part": "formulas"}, page="block")
+    assert len(formulas.main.latex) == 3 and not chart_data(formulas) and not formulas.main.subheader
+    layouts = make_app(query={"projector": "1", "part": "layouts"}, page="block")
+    assert not layouts.main.latex and not layouts.main.dataframe
+    assert [s.value for s in layouts.main.subheader] == ["post-LN", "pre-LN"]
+    assert labs(layouts) == {"norms-post-LN", "norms-pre-LN"}
+    for whole in (make_app(query={"part": "layouts"}, page="block"),
+                  make_app(query={"projector": "1", "part": "feet"}, page="block")):
+        no_exception(whole)
+        assert len(whole.main.latex) == 3 and len(whole.main.dataframe) == 3 and "Look inside one stage" in [
+            s.value for s in whole.main.subheader]
+    assert "asks for the part 'feet'" in messages(whole)
+
+
+def test_the_worked_examples_weights_part_leaves_out_its_inputs_and_listings(make_app):
+    at = make_app(query={"projector": "1", "part": "weights"}, page="worked-example")
+    no_exception(at)
+    assert "article-qkv" not in labs(at) and {"article-output"} <= labs(at) and not at.main.subheader
+    assert "0.670 / 0.330" in " ".join(s.value for s in at.success)
