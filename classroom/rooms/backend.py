@@ -99,6 +99,10 @@ class RoomBackend(ABC):
     def _read(self, code, session, now) -> RawRoom | None: ...  # None: no room, or not a member; heartbeat
 
     @abstractmethod
+    def _view(self, code, session, device, now) -> tuple: ...
+    # ("ok", RawRoom: its last round, no answers) | ("removed", None) | ("gone", None); no seat taken
+
+    @abstractmethod
     def _answer(self, code, session, number, answer_json, now) -> str: ...  # ... | "device:<seats>"
 
     @abstractmethod

@@ -39,7 +39,7 @@ from classroom.rooms.records import (
     TeacherKey,
     TeacherView,
 )
-from classroom.rooms.tally import load_question, tally
+from classroom.rooms.tally import gone_seats, load_question, student_view_of, tally
 
 STALE = "The teacher has moved on to another question."
 REVEALED = "The answer has been revealed: this question takes no more answers."
@@ -141,7 +141,7 @@ class RoomRegistry(RoomBackend):
         raw = self._teacher_raw(key, now)[2]
         here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
         answered = raw.rounds[-1].answers if raw.rounds else {}
-        gone = _gone(raw)
+        gone = gone_seats(raw)
         numbers: dict = {}  # device -> 1, 2, ... in the order first seen: which seats share one, no address shown
         roster = tuple(Member(member_tag(s), max(0.0, now - seen), s in here, s in answered,
                               numbers.setdefault(raw.devices.get(s, s), len(numbers) + 1))
@@ -158,7 +158,7 @@ class RoomRegistry(RoomBackend):
         goes too, with their answers. `tag` is the whole tag the screen lists (no prefix of it)."""
         code, digest, raw = self._teacher_raw(key)
         tag = tag.strip().upper() if isinstance(tag, str) else ""
-        listed = [*raw.members, *_gone(raw)]  # seats that left are listed too: their answers still count
+        listed = [*raw.members, *gone_seats(raw)]  # seats that left are listed too: their answers still count
         sessions = [s for s in listed if member_tag(s) == tag] if len(tag) == clients.TAG_HEX else []
         if len(sessions) != 1:  # two seats with one tag would be a 2^-64 event: remove neither
             raise RoomError("No student in the room has that tag: type all 16 digits of it, as listed.")
@@ -238,16 +238,21 @@ class RoomRegistry(RoomBackend):
     def student_view(self, code: str, session: str) -> StudentView:
         """What this student sees now; also their heartbeat ("present"). Poll it every 1-2 s."""
         norm, raw = self._read_student(code, session)
-        view = StudentView(code=norm, lesson_version=raw.version, lesson_json=raw.lesson, round=0)
-        if not raw.rounds:
-            return view
-        r = raw.rounds[-1]
-        q = load_question(r.question)
-        mine = r.answers.get(session)
-        return StudentView(code=norm, lesson_version=raw.version, lesson_json=raw.lesson, round=r.number,
-                           kind=q.kind, prompt=q.prompt, choices=q.choices, multiple=q.multiple,
-                           my_answer=None if mine is None else tuple(json.loads(mine)), revealed=r.revealed,
-                           question=q if r.revealed else None)
+        return student_view_of(norm, raw, session)
+
+    def view(self, code: str, session: str, address: str | None = None) -> StudentView:
+        """What a viewer sees (a projector's window): what a student sees, less their own answer. A viewer
+        holds no seat, so it is not counted and cannot answer; a seat that reads here stays a seat (this is its
+        heartbeat). A seat or device the teacher took out views nothing; wrong codes count as a join's do."""
+        session, address, now = self._session(session), clients.clean_address(address), self._clock()
+        self._guard_codes(session, address, now)
+        norm = normalise_code(code)
+        status, raw = self._view(norm, session, clients.device(session, address), now) if norm else ("gone", None)
+        if status == "removed":
+            raise RoomError("The teacher has taken this browser out of the room.")
+        if status != "ok":
+            self._wrong_code(session, address, now)
+        return student_view_of(norm, raw, None)
 
     def answer(self, code: str, session: str, round_no: int, choice) -> None:
         """This student's answer to round `round_no`; answering again replaces it, until the reveal."""
@@ -280,12 +285,3 @@ class RoomRegistry(RoomBackend):
             raise NotInRoom(NOT_IN_ROOM)
         return norm, raw
 
-
-def _gone(raw: RawRoom) -> dict:
-    """Seats that left the room but whose answers still count in a kept round: session -> device."""
-    gone: dict = {}
-    for r in raw.rounds:
-        for s in r.answers:
-            if s not in raw.members:
-                gone.setdefault(s, r.devices.get(s, s))
-    return gone

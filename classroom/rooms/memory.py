@@ -164,6 +164,21 @@ class MemoryRooms(RoomRegistry):
                 rounds = (RawRound(room.last_round, r.question, r.revealed, r.again_of, mine),)
             return RawRoom(room.version, room.lesson, rounds)
 
+    def _view(self, code, session, device, now):
+        with self._lock:
+            room = self._live(code, now)
+            if room is None:
+                return "gone", None
+            if session in room.removed or device in room.barred:
+                return "removed", None
+            if session in room.members:  # a seat that reads as a viewer is still a seat: its heartbeat
+                room.members[session] = room.active = now
+            rounds = ()
+            if room.rounds:
+                r = room.rounds[room.last_round]
+                rounds = (RawRound(room.last_round, r.question, r.revealed, r.again_of, {}),)
+            return "ok", RawRoom(room.version, room.lesson, rounds)
+
     def _answer(self, code, session, number, answer_json, now):
         with self._lock:
             room = self._live(code, now)

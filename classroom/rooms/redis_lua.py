@@ -172,6 +172,22 @@ local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, '
 return {v, lesson, n, q, rev or '0', again, redis.call('HGET', answers(n), ARGV[6])}
 """
 
+# ARGV 6 session, 7 device -> {'ok', version, lesson, round, question, revealed, again} | {'removed'} | {'gone'}
+VIEW = PRELUDE + """
+if not alive() then return {'gone'} end
+if redis.call('SISMEMBER', removed, ARGV[6]) == 1 or redis.call('SISMEMBER', barred, ARGV[7]) == 1 then
+  return {'removed'}
+end
+if redis.call('HEXISTS', members, ARGV[6]) == 1 then  -- a seat that reads as a viewer is still a seat
+  redis.call('HSET', members, ARGV[6], ARGV[3])
+  touch()
+end
+local v, lesson, n = unpack(redis.call('HMGET', room, 'version', 'lesson', 'round'))
+if n == '0' then return {'ok', v, lesson, n} end
+local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n))
+return {'ok', v, lesson, n, q, rev or '0', again}
+"""
+
 # ARGV 6 session, 7 round, 8 answer JSON, 9 max answers
 ANSWER = PRELUDE + """
 if not alive() or redis.call('HEXISTS', members, ARGV[6]) == 0 then return 'gone' end

@@ -30,7 +30,7 @@ class RedisRooms(RoomRegistry):
         if kwargs.get("kept") is None:  # answer sets kept after closing: in the hall's Redis, like the rooms
             self.kept = RedisKept(client, prefix, self.limits.max_kept, self._call)
         self._scripts = {name: client.register_script(getattr(lua, name)) for name in
-                         ("CREATE", "JOIN", "LEAVE", "REMOVE", "SETTING", "READ", "ANSWER", "READ_TEACHER",
+                         ("CREATE", "JOIN", "LEAVE", "REMOVE", "SETTING", "READ", "VIEW", "ANSWER", "READ_TEACHER",
                           "SET_LESSON", "ASK", "REVEAL", "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
 
     @classmethod
@@ -78,6 +78,16 @@ class RedisRooms(RoomRegistry):
         question, revealed, again, mine = out[3:7]
         answers = {} if mine is None else {session: mine}
         return RawRoom(version, lesson, (RawRound(number, question, revealed == "1", int(again), answers),))
+
+    def _view(self, code, session, device, now):
+        out = self._run("VIEW", code, now, session, device)
+        if out[0] != "ok":
+            return out[0], None
+        version, lesson, number = int(out[1]), out[2], int(out[3])
+        if number == 0:
+            return "ok", RawRoom(version, lesson, ())
+        question, revealed, again = out[4:7]
+        return "ok", RawRoom(version, lesson, (RawRound(number, question, revealed == "1", int(again), {}),))
 
     def _answer(self, code, session, number, answer_json, now):
         return self._run("ANSWER", code, now, session, number, answer_json, self.limits.max_members)

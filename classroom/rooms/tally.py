@@ -1,10 +1,11 @@
-"""A round's answers counted for the teacher's histogram, from what a backend stored."""
+"""What a backend stored, read for a screen: a round's answers counted for the teacher's histogram, the seats
+that left with answers that count, and what a student (or a viewer) sees."""
 
 import json
 from functools import lru_cache
 
 from classroom.question import Question
-from classroom.rooms.records import RawRound, Tally
+from classroom.rooms.records import RawRoom, RawRound, StudentView, Tally
 
 
 @lru_cache(maxsize=64)
@@ -27,3 +28,28 @@ def tally(raw: RawRound, present: frozenset = frozenset()) -> Tally:
                  answered_present=sum(s in present for s in raw.answers),
                  revealed=raw.revealed, correct=correct if raw.revealed else None, again_of=raw.again_of)
 
+
+
+def gone_seats(raw: RawRoom) -> dict:
+    """Seats that left the room but whose answers still count in a kept round: session -> device."""
+    gone: dict = {}
+    for r in raw.rounds:
+        for s in r.answers:
+            if s not in raw.members:
+                gone.setdefault(s, r.devices.get(s, s))
+    return gone
+
+
+def student_view_of(code: str, raw: RawRoom, session: str | None) -> StudentView:
+    """The room's last round as a student sees it: the question's answer only once revealed; `session`'s
+    own answer (None: a viewer's, which has none)."""
+    view = StudentView(code=code, lesson_version=raw.version, lesson_json=raw.lesson, round=0)
+    if not raw.rounds:
+        return view
+    r = raw.rounds[-1]
+    q = load_question(r.question)
+    mine = r.answers.get(session) if session is not None else None
+    return StudentView(code=code, lesson_version=raw.version, lesson_json=raw.lesson, round=r.number,
+                       kind=q.kind, prompt=q.prompt, choices=q.choices, multiple=q.multiple,
+                       my_answer=None if mine is None else tuple(json.loads(mine)), revealed=r.revealed,
+                       question=q if r.revealed else None)

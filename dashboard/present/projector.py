@@ -2,8 +2,9 @@
 the teacher's notes (they are drawn by presenter.py alone, never here).
 
 The window steps itself with the keys a clicker sends (→ ← PageDown PageUp Space), or it follows a
-presenter: it then sits in the teacher's room as a member that does not follow the room's lesson, and
-polls the room for where the deck stands (dashboard/present/deck.py's place, carried with the lesson).
+presenter: it then sits in the teacher's room as a viewer (no seat, not counted) that does not follow the
+room's lesson, and polls the room for where the deck stands (dashboard/present/deck.py's place, carried
+with the lesson).
 A page screen runs that page's own file, at the screen's lesson and view, as if its link had opened it.
 """
 
@@ -207,10 +208,9 @@ DRAW = {"page": _page, "scene": _scene, "video": _video, "film": _film, "questio
 
 
 def join(code: str):
-    """A projector window opened with the room's code: a member of the room that does not follow its lesson
-    (its lesson is the deck's screen's)."""
+    """A projector window opened with the room's code: a viewer of the room, with no seat, so the teacher's
+    count of students leaves it out; it does not follow the room's lesson (its lesson is the deck's screen's)."""
     norm = normalise_code(code)
     if norm is not None and norm in (room_session.student_code(), getattr(room_session.teacher_key(), "code", None)):
         return
-    if room_session.join(code):
-        room_session.set_following(False)
+    room_session.join(code, viewer=True)

@@ -1,19 +1,18 @@
 """This browser session's place in a classroom room: teacher, student, or neither.
 
-One registry per server (`registry()`, whatever `make_registry` picks: this process's memory
-or Redis); pages never know which. What a session holds lives in `st.session_state` only:
+One registry per server (`registry()`, whatever `make_registry` picks: this process's memory or Redis); pages
+never know which. What a session holds lives in `st.session_state` only:
 - a teacher: the `TeacherKey` (its secret never reaches the URL or the screen);
-- a student: the room's public code, whether they follow the teacher's lesson, and the lesson version
-  they last applied. No name is asked or kept: a random session id, their seat. The seat never travels
-  in the address (a student shares that): a reload or a hall failover, which start a new Streamlit
-  session, find it in a cookie of this browser (`keep_seat`), so a student keeps their place and their
-  vote and a link gives no one theirs.
+- a student: the room's public code, whether they follow the teacher's lesson, and the lesson version they
+  last applied. No name is asked or kept: a random session id, their seat. The seat never travels in the
+  address (a student shares that): a reload or a hall failover, which start a new Streamlit session, find it in
+  a cookie of this browser (`keep_seat`), so a student keeps their place and their vote and a link gives no one
+  theirs. A viewer (a projector's window) has the code and no seat: not counted, no vote (`join`).
 - a client, for the registry's limits: the session, and the network address when known (`client_address`),
-  which is also the student's device: a seat is bound to the device it joined from, so a seat cookie copied
-  to another address is no seat there; that browser gets a new seat of its own device (`join`; Seats).
+  also the student's device: a seat cookie copied to another address is no seat there (`join`; Seats).
 - after closing: the closed room's answers, and kept sets opened with their PIN (answers.py).
-Every action returns nothing and leaves a message (`say`) when it could not be done; a room
-that closed or a key that stopped working is forgotten, so the page stops polling it.
+Every action returns nothing and leaves a message (`say`) when it could not be done; a room that closed or a
+key that stopped working is forgotten, so the page stops polling it.
 """
 
 import functools
@@ -33,7 +32,7 @@ from dashboard.process import Held
 
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
-SEAT_COOKIE, ROOM_COOKIE, HIDING = "attention_lab_seat", "attention_lab_room", "room_hiding"
+SEAT_COOKIE, ROOM_COOKIE, HIDING, VIEWER = "attention_lab_seat", "attention_lab_room", "room_hiding", "room_viewer"
 REJOIN, FORGET, CARRIED = "room_rejoin_tried", "room_forget", "room_carried"  # CARRIED: see push_lesson
 HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
@@ -70,8 +69,8 @@ def keep_seat():
     """A joined student's seat and room in cookies of this browser (SameSite, never in a link), so a
     reload on any page finds both (`rejoin`). On every full run: an element that leaves the page on a
     later run would be a cookie written or not by chance."""
-    code = student_code()
-    if valid_session(session_id()) and normalise_code(code) == code:
+    code = student_code()  # a viewer has no seat: the teacher's browser must not rejoin as a student
+    if valid_session(session_id()) and normalise_code(code) == code and not st.session_state.get(VIEWER):
         _cookies(**{SEAT_COOKIE: session_id(), ROOM_COOKIE: code})
 
 
@@ -195,21 +194,22 @@ def teacher_view():
 
 
 # -- a student ------------------------------------------------------------------------------
-def join(code: str) -> bool:
+def join(code: str, viewer: bool = False) -> bool:
     """Join the room `code` in this browser's seat (`session_id`). A seat (its cookie) that joined from
-    another address is no seat here: this browser takes a new seat, one of its own device's."""
+    another address is no seat here: this browser takes a new seat, one of its own device's. `viewer` (a
+    projector's window): no seat, so not counted and no vote (RoomRegistry.view), and no lesson followed."""
     try:
         try:
-            norm = registry().join(code, session_id(), client_address())
-        except SeatElsewhere:
+            got = (registry().view if viewer else registry().join)(code, session_id(), client_address())
+        except SeatElsewhere:  # a join's only
             st.session_state[SESSION] = _session_key()  # this tab's own: a clear_cache then finds the same seat
-            norm = registry().join(code, session_id(), client_address())
+            got = registry().join(code, session_id(), client_address())
     except RoomError as err:
         say(str(err))
         return False
     ss = st.session_state
     ss.pop(TEACHER, None)
-    ss[CODE], ss[FOLLOW], ss[APPLIED] = norm, True, None
+    ss[CODE], ss[FOLLOW], ss[APPLIED], ss[VIEWER] = got.code if viewer else got, not viewer, None, viewer
     return True
 
 
@@ -226,7 +226,8 @@ def student_view():
     if not code:
         return None
     try:
-        return registry().student_view(code, session_id())
+        return (registry().view(code, session_id(), client_address()) if st.session_state.get(VIEWER)
+                else registry().student_view(code, session_id()))
     except NotInRoom as err:
         st.session_state.pop(CODE, None)
         st.session_state[FORGET] = True

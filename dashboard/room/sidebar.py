@@ -10,7 +10,6 @@ import streamlit as st
 from classroom.rooms import format_code
 from core.limits import MAX_FIELD_CHARS
 from dashboard import navigation
-from dashboard.display import PRESENT_PAGE
 from dashboard.room import session as room_session
 from dashboard.room import student as room_student
 
@@ -21,10 +20,13 @@ def block(on_room_page: bool):
     with st.sidebar:
         room_session.rejoin()
         key, code = room_session.teacher_key(), room_session.student_code()
+        viewer = code is not None and st.session_state.get(room_session.VIEWER)
         if key is not None:
             st.markdown(f"**Your room: {format_code(key.code)}**")
             if not on_room_page:
                 st.page_link(navigation.page(ROOM_PAGE), label="Show the room's code and answers", icon="📣")
+        elif viewer:  # a projector's window: no seat, so nothing of a student's (no bar, no polls of its own)
+            st.markdown(f"**Room {format_code(code)}**: this window shows it (no seat).")
         elif code is not None:
             room_session.keep_seat()  # joined from this sidebar, on any page: a reload keeps the place
             room_session.hides_the_answer()  # before the poll below, which compares with this full run's
@@ -39,8 +41,7 @@ def block(on_room_page: bool):
         else:
             return  # nothing drawn: no divider under the page list
         st.divider()
-    # Not on a presented deck: its projector window is a room member, and the bar's poll raced its own
-    if code is not None and key is None and not on_room_page and not navigation.is_open(PRESENT_PAGE):
+    if code is not None and key is None and not viewer and not on_room_page:
         room_student.question_bar()  # on the page, above its title; the CSS fixes it at the screen's bottom
 
 
