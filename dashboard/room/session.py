@@ -78,8 +78,7 @@ def rejoin():
     """Once per session, at the top of every full run: a browser that was in a room (a reload, a failover)
     is back in it, in its seat. A room that has gone, or took this browser out, is forgotten quietly."""
     ss = st.session_state
-    if ss.get(FORGET):
-        ss.pop(FORGET)
+    if ss.pop(FORGET, None):
         _cookies(**{ROOM_COOKIE: None})
     if ss.get(REJOIN) or student_code() or teacher_key() is not None:
         return
