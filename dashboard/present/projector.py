@@ -39,6 +39,7 @@ POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a st
 APP = Path(navigation.__file__).resolve().parent  # page files are named relative to the app
 # The keys that step a deck: → and ← (a keyboard), PageDown and PageUp (what a clicker sends), Space.
 FORWARD, BACK = ("Right", "PageDown", "Space"), ("Left", "PageUp")
+CHOICES_IN_ONE, CHOICE_COLUMNS = 7, 3  # a question with more choices lists them in columns
 
 
 def arrive(deck: Deck, number: int):
@@ -194,8 +195,12 @@ def _question(screen: Screen, view: StudentView | None):
     words, qr = st.columns([3, 1])
     with words:
         st.markdown(f"### {plain(question.prompt)}")
+        # many choices (a sentence's word pieces) in columns: one per line ran below a 1080p screen
+        per = -(-len(question.choices) // CHOICE_COLUMNS) if len(question.choices) > CHOICES_IN_ONE else None
+        columns = st.columns(CHOICE_COLUMNS) if per else [st.container()]
         for i, choice in enumerate(question.choices):
-            st.markdown(f"**{chr(65 + i)}.** {plain(choice)}")
+            with columns[i // per if per else 0]:
+                st.markdown(f"**{chr(65 + i)}.** {plain(choice)}")
     code = room_session.student_code()
     if code is not None:
         with qr:
