@@ -25,6 +25,7 @@ from dashboard.text import plain
 AT = "present_at"  # the screen the presenter stands on (1 = the first)
 STARTED = "present_started"  # when the clock started (time.time(): a hall's processes share no monotonic clock)
 CLOCK_SECONDS = 2.0
+HANDOUT = "present_handout_made"  # (deck name, the handout made for it): kept for the download button
 
 
 def go(deck: Deck, number: int):
@@ -85,11 +86,7 @@ def view(deck: Deck, linked: int | None):
         nxt = deck.screens[number] if number < last else None
         st.markdown(f"**Next:** {plain(nxt.title)} ({nxt.kind})" if nxt else "**Next:** the end of the deck.")
         clock(deck, number)
-        # Deferred: the handout is made (seconds: every lesson's numbers and charts) only when clicked.
-        st.download_button("Students' handout (HTML)", data=lambda: build_handout(deck),
-                           file_name=f"{decks.name_of(deck)}-handout.html", mime="text/html", on_click="ignore",
-                           help="One HTML file that opens offline: the screens, their numbers, the formulas, the "
-                           "charts, the notes meant for students and a reading list. Never the teacher's notes.")
+        handout(deck)
     room_session.messages()
     if key is None:
         st.info("Open a room to steer a projector window and ask the deck's questions on students' phones; "
@@ -124,3 +121,18 @@ def clock(deck: Deck, number: int):
                 f"{_minutes(60 * deck.minutes)} in all · **{pace}**")
     st.button("Restart the clock", key="present_clock_restart",
               on_click=lambda: st.session_state.update({STARTED: time.time()}))
+
+
+def handout(deck: Deck):
+    """The students' handout: made on a click (seconds: every lesson's numbers and charts), then offered as a
+    plain download. Not a deferred download: its file must outlive the clock's reruns while it is made."""
+    name = decks.name_of(deck)
+    if st.button("Make the students' handout", key="present_handout_make",
+                 help="One HTML file that opens offline: the screens, their numbers, the formulas, the charts, "
+                 "the notes meant for students and a reading list. Never the teacher's notes."):
+        with st.spinner("Making the handout…"):
+            st.session_state[HANDOUT] = (name, build_handout(deck))
+    made = st.session_state.get(HANDOUT)
+    if made and made[0] == name:
+        st.download_button("Students' handout (HTML)", made[1], file_name=f"{name}-handout.html", mime="text/html",
+                           on_click="ignore", key="present_handout")

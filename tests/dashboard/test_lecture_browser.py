@@ -185,7 +185,10 @@ def test_a_lecture_start_to_finish_with_a_projector_and_three_phones(lab_server,
         assert len(asked) >= 6, (asked, why_not)
 
         # The handout, from the presenter view (built when clicked: seconds).
-        handout = download(presenter, presenter.get_by_role("button", name="Students' handout (HTML)"), lost, 120_000)
+        presenter.get_by_role("button", name="Make the students' handout").click()
+        made = presenter.get_by_role("button", name="Students' handout (HTML)")
+        made.wait_for(timeout=120_000)
+        handout = download(presenter, made, lost, 30_000)
         assert handout.lstrip().lower().startswith("<!doctype html") and DECK.title in handout
 
         # After the deck: the answers as CSV, from the room panel (the sidebar's link to the Room page).
