@@ -30,6 +30,10 @@ def _sup(base: str, power: str) -> str:
     return f"<msup>{base}{power}</msup>"
 
 
+def _subsup(base: str, index: str, power: str) -> str:
+    return f"<msubsup>{base}{index}{power}</msubsup>"
+
+
 def _frac(top: str, bottom: str) -> str:
     return f"<mfrac>{top}{bottom}</mfrac>"
 
@@ -111,10 +115,13 @@ FORMULAS = {
                    _o("&#x2003;"), _word("pre-LN:"), _i("h"), _o("="), _i("x"), _o("+"), _word("MHA"),
                    _paren(_word("LN"), _paren(_i("x"))), _o(","), _i("y"), _o("="), _i("h"), _o("+"),
                    _word("FFN"), _paren(_word("LN"), _paren(_i("h")))),
-    "norm": _math("‖α_ij f(x_j)‖, with f(x) = x W_V W_O: what key j passes on to query i (Kobayashi et al. 2020)",
-                  _o("‖"), _sub(_i("α"), _row(_i("i"), _i("j"))), _i("f"), _paren(_sub(_i("x"), _i("j"))), _o("‖"),
-                  _o(","), _o("&#x2003;"), _i("f"), _paren(_i("x")), _o("="), _i("x"), _sub(_i("W"), _i("V")),
-                  _sub(_i("W"), _i("O"))),
+    "norm": _math("‖α_ij f^h(x_j)‖, with f^h(x) = (x W_V^h + b_V^h) W_O^h (W_O^h: head h's rows of W_O): what key j "
+                  "passes on to query i through head h (Kobayashi et al. 2020)",
+                  _o("‖"), _sub(_i("α"), _row(_i("i"), _i("j"))), _sup(_i("f"), _i("h")),
+                  _paren(_sub(_i("x"), _i("j"))), _o("‖"), _o(","), _o("&#x2003;"), _sup(_i("f"), _i("h")),
+                  _paren(_i("x")), _o("="),
+                  _paren(_i("x"), _subsup(_i("W"), _i("V"), _i("h")), _o("+"), _subsup(_i("b"), _i("V"), _i("h"))),
+                  _subsup(_i("W"), _i("O"), _i("h"))),
 }
 
 # The reading list: (authors, year, title, where, link). Links are the only addresses the handout holds,

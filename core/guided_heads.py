@@ -175,8 +175,8 @@ HEADS_WORTH_A_LOOK = (
              f"({_said(5, 6, 'cls_share', 'What is it?')}; {_said(5, 6, 'cls_share', 'It.')}, where [CLS] "
              f"supplies most of what the head passes on), though not on all ({_said(5, 6, 'cls_share', 'We won!')}).",
              _CLS,
-             caveat="Kobayashi et al. (2020, “Attention is not only a weight”) measured the same for BERT's "
-                    "[CLS], [SEP] and punctuation: large weights, short transformed values."),
+             caveat="Kobayashi et al. (2020, “Attention is not only a weight”) measured the same for [CLS], "
+                    "[SEP] and punctuation in BERT: large weights, short transformed values."),
     HeadNote(6, 12, "One word for every row",
              "On most sentences, at least half of the word pieces, “it” among them, put their largest weight "
              "(of the word pieces) on the same one, usually a noun: every row picks “cat” in “" + EXAMPLE + "”. "

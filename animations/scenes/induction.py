@@ -189,8 +189,9 @@ class InductionScene(LessonScene):
         return (f"Of all heads, layer {layer}, head {head} scores highest as {ARTICLE[kind]} {NAMES[kind]}. Its "
                 f"score is the mean weight {what}, on {EVAL_SEQUENCES} other sequences. Here, that is {where}. The "
                 f"score {'rises' if values == sorted(values) else 'goes'} from {start} before training, to {now} at "
-                f"step {F}, and {end} at the end. {found} of the {f.settings.layers * f.settings.heads} heads end at "
-                f"{pct(threshold)} or more. Shown: {ROWS[kind]}, against all {len(self.tokens)}.")
+                f"step {F}, and {end} at the end. {found} of the {f.settings.layers * f.settings.heads} "
+                f"heads end{'s' if found == 1 else ''} at {pct(threshold)} or more. Shown: {ROWS[kind]}, against "
+                f"all {len(self.tokens)}.")
 
     def head(self, kind: str):
         (layer, head), (r0, r1) = self.heads[kind], self.rows[kind]
@@ -250,21 +251,47 @@ class InductionScene(LessonScene):
         return [(i - r0, i - back) for i in range(r0, r1)]
 
     # -- 5. the circuit ----------------------------------------------------------------------
+    def circuit_at(self, probs) -> int:
+        """The place i of the copy where the circuit is told, from `probs` (T, V), the trained model's
+        next-token probabilities on the probe: the first i where the top previous-token head's row of
+        the first copy's token i + 1 peaks on token i, the top induction head's row of the second
+        copy's token i peaks on the first copy's token i + 1, and the model's likeliest next token is
+        that one (what the narration says); without such a place, the one where the model gives that
+        token most. At the copy's first token a model that needs more than one matching token before
+        it copies gives the copied one little."""
+        (l1, h1), (l2, h2) = self.heads["previous"], self.heads["induction"]
+        w, ids = self.film.weights[-1], self.film.probe
+
+        def told(i: int) -> tuple[bool, float]:
+            a, b, query = self.first + i, self.first + i + 1, self.second + i
+            heads = w[l1 - 1, h1 - 1, b].argmax() == a and w[l2 - 1, h2 - 1, query].argmax() == b
+            return bool(heads and probs[query].argmax() == ids[b]), float(probs[query, ids[b]])
+
+        scored = [told(i) for i in range(self.length - 1)]
+        right = [i for i, (ok, _) in enumerate(scored) if ok]
+        return right[0] if right else max(range(len(scored)), key=lambda i: scored[i][1])
+
     def whole_circuit(self):
         from core.learn import run
 
         (l1, h1), (l2, h2) = self.heads["previous"], self.heads["induction"]
-        a, b = self.tokens[self.first], self.tokens[self.first + 1]
         _, probs = run(self.film, self.film.probe)  # (T, V): the trained model's next-token probabilities
-        chance = pct(probs[self.second, self.film.probe[self.first + 1]])
+        i = self.at = self.circuit_at(probs)
+        a, b = self.tokens[self.first + i], self.tokens[self.first + i + 1]
+        query, copied = self.second + i, int(self.film.probe[self.first + i + 1])
+        found = self.tokens[int(self.film.weights[-1, l2 - 1, h2 - 1, query].argmax())]
+        chance, likeliest = pct(probs[query, copied]), int(probs[query].argmax()) == copied
+        finds = (f"It finds the character {tok(b)}, and passes it on" if found == b else
+                 f"Its largest weight falls on the character {tok(found)}")
+        gives = (f"the trained model gives the character {tok(b)} {chance} there" if likeliest else
+                 f"yet the trained model gives the character {tok(b)} only {chance} there")
         self.step("the-circuit", f"Together, the top previous-token head and the top induction head make a "
-                  f"circuit. Layer {l1}, head {h1} copies into a token what came before it: the character {tok(b)} "
-                  f"now also carries the character {tok(a)}. At the second character {tok(a)}, layer {l2}, head "
-                  f"{h2} looks for the token that came after the earlier one. It finds the character {tok(b)}, and "
-                  f"passes it on: the trained model gives the character {tok(b)} {chance} there. Elhage and "
-                  "colleagues described this circuit in 2021, in “A Mathematical Framework for Transformer "
-                  "Circuits”; Olsson and colleagues studied how it forms, in 2022, in “In-context Learning and "
-                  "Induction Heads”.",
+                  f"circuit. Layer {l1}, head {h1} copies into a token what came before it: the character "
+                  f"{tok(b)} now also carries the character {tok(a)}. At the second copy's character {tok(a)}, "
+                  f"layer {l2}, head {h2} looks for the token that came after the earlier one. {finds}: {gives}. "
+                  "Elhage and colleagues described this circuit in 2021, in “A Mathematical Framework for "
+                  "Transformer Circuits”; Olsson and colleagues studied how it forms, in 2022, in “In-context "
+                  "Learning and Induction Heads”.",
                   "… a b … a → b", self.model_note())
         self.clear_stage()
         picture = parts.circuit(a, b, (f"layer {l1}, head {h1}: {NAMES['previous']}",

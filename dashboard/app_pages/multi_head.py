@@ -44,8 +44,8 @@ st.markdown(
     f"most {LITTLE:g} of what they pass on from [CLS]: their weight on [CLS] is parked there (Trained heads "
     "page, “Weight is not contribution”). Not all of them: "
     f"layer {CLS_MOST[0]}, head {CLS_MOST[1]} puts {CLS_MOST[2]:.2f} of its "
-    f"weight on [CLS], and [CLS] gives {CLS_MOST[3]:.2f} of what it passes on. Neither is the same as a head "
-    "being removable."
+    f"weight on [CLS], and {CLS_MOST[3]:.2f} of what that head passes on comes from [CLS]. Neither is the same as a "
+    "head being removable."
 )
 untrained_note(lesson_page=True)
 
