@@ -256,9 +256,10 @@ class InductionScene(LessonScene):
         next-token probabilities on the probe: the first i where the top previous-token head's row of
         the first copy's token i + 1 peaks on token i, the top induction head's row of the second
         copy's token i peaks on the first copy's token i + 1, and the model's likeliest next token is
-        that one (what the narration says); without such a place, the one where the model gives that
-        token most. At the copy's first token a model that needs more than one matching token before
-        it copies gives the copied one little."""
+        that one (what the narration says), both tokens letters where such a place has them (a narrator
+        says a letter, not a mark); without such a place, the one where the model gives that token most.
+        At the copy's first token a model that needs more than one matching token before it copies
+        gives the copied one little."""
         (l1, h1), (l2, h2) = self.heads["previous"], self.heads["induction"]
         w, ids = self.film.weights[-1], self.film.probe
 
@@ -269,7 +270,8 @@ class InductionScene(LessonScene):
 
         scored = [told(i) for i in range(self.length - 1)]
         right = [i for i, (ok, _) in enumerate(scored) if ok]
-        return right[0] if right else max(range(len(scored)), key=lambda i: scored[i][1])
+        letters = [i for i in right if all(self.tokens[self.first + j].isalpha() for j in (i, i + 1))]
+        return (letters or right or [max(range(len(scored)), key=lambda i: scored[i][1])])[0]
 
     def whole_circuit(self):
         from core.learn import run
@@ -280,7 +282,8 @@ class InductionScene(LessonScene):
         a, b = self.tokens[self.first + i], self.tokens[self.first + i + 1]
         query, copied = self.second + i, int(self.film.probe[self.first + i + 1])
         found = self.tokens[int(self.film.weights[-1, l2 - 1, h2 - 1, query].argmax())]
-        chance, likeliest = pct(probs[query, copied]), int(probs[query].argmax()) == copied
+        p = float(probs[query, copied])
+        chance, likeliest = pct(p) if p < 0.995 else "over 99%", int(probs[query].argmax()) == copied
         finds = (f"It finds the character {tok(b)}, and passes it on" if found == b else
                  f"Its largest weight falls on the character {tok(found)}")
         gives = (f"the trained model gives the character {tok(b)} {chance} there" if likeliest else

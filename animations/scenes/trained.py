@@ -202,7 +202,7 @@ class TrainedScene(LessonScene):
         i = self.example_row()
         w = measure_text(tr.weights[n.head - 1, i, i - 1])
         value = measure_text(self.measured["previous"])
-        first = " (its previous piece is [CLS])" if self.tokens[i - 1] in SPECIAL else ""
+        first = ", its previous piece" if self.tokens[i - 1] in SPECIAL else ""  # one word: before it is [CLS]
         return (f"{self.named(n)} Averaged over {AVERAGED}, the weight a row puts on the piece just before it is "
                 f"{value} (at least {n.threshold:g} on every sentence the lab's tests try): the piece "
                 f"{piece(self.tokens[i])} puts {w} on {piece(self.tokens[i - 1])}{first}. "

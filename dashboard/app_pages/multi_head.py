@@ -11,7 +11,7 @@ from dashboard.lesson import rerun
 
 CLS_HEADS = 15  # measured with core.head_patterns; tests/core/test_page_claims.py recomputes it with transformers
 CLS_RANGE = (1, 16)  # the same count on the lab's test sentences of six words or more (ditto)
-CLS_SHORT = 47  # ... and on "Hi!", the most of the shorter ones
+CLS_SHORT = 47  # ... and on "Hi!", one of the shorter ones
 # Of the CLS_HEADS, how many pass on at most 0.3 of what they pass on from [CLS] (the norm view,
 # core.value_norms), and the one that passes on the most: (layer, head, weight on [CLS], [CLS]'s share).
 # tests/core/test_page_claims.py recomputes both with transformers.
