@@ -251,51 +251,15 @@ class InductionScene(LessonScene):
         return [(i - r0, i - back) for i in range(r0, r1)]
 
     # -- 5. the circuit ----------------------------------------------------------------------
-    def circuit_at(self, probs) -> int:
-        """The place i of the copy where the circuit is told, from `probs` (T, V), the trained model's
-        next-token probabilities on the probe: the first i where the top previous-token head's row of
-        the first copy's token i + 1 peaks on token i, the top induction head's row of the second
-        copy's token i peaks on the first copy's token i + 1, and the model's likeliest next token is
-        that one (what the narration says), both tokens letters where such a place has them (a narrator
-        says a letter, not a mark); without such a place, the one where the model gives that token most.
-        At the copy's first token a model that needs more than one matching token before it copies
-        gives the copied one little."""
-        (l1, h1), (l2, h2) = self.heads["previous"], self.heads["induction"]
-        w, ids = self.film.weights[-1], self.film.probe
-
-        def told(i: int) -> tuple[bool, float]:
-            a, b, query = self.first + i, self.first + i + 1, self.second + i
-            heads = w[l1 - 1, h1 - 1, b].argmax() == a and w[l2 - 1, h2 - 1, query].argmax() == b
-            return bool(heads and probs[query].argmax() == ids[b]), float(probs[query, ids[b]])
-
-        scored = [told(i) for i in range(self.length - 1)]
-        right = [i for i, (ok, _) in enumerate(scored) if ok]
-        letters = [i for i in right if all(self.tokens[self.first + j].isalpha() for j in (i, i + 1))]
-        return (letters or right or [max(range(len(scored)), key=lambda i: scored[i][1])])[0]
-
     def whole_circuit(self):
         from core.learn import run
 
         (l1, h1), (l2, h2) = self.heads["previous"], self.heads["induction"]
         _, probs = run(self.film, self.film.probe)  # (T, V): the trained model's next-token probabilities
-        i = self.at = self.circuit_at(probs)
+        i = self.at = parts.circuit_at(self.film, self.heads, (self.first, self.second, self.length), probs)
         a, b = self.tokens[self.first + i], self.tokens[self.first + i + 1]
-        query, copied = self.second + i, int(self.film.probe[self.first + i + 1])
-        found = self.tokens[int(self.film.weights[-1, l2 - 1, h2 - 1, query].argmax())]
-        p = float(probs[query, copied])
-        chance, likeliest = pct(p) if p < 0.995 else "over 99%", int(probs[query].argmax()) == copied
-        finds = (f"It finds the character {tok(b)}, and passes it on" if found == b else
-                 f"Its largest weight falls on the character {tok(found)}")
-        gives = (f"the trained model gives the character {tok(b)} {chance} there" if likeliest else
-                 f"yet the trained model gives the character {tok(b)} only {chance} there")
-        self.step("the-circuit", f"Together, the top previous-token head and the top induction head make a "
-                  f"circuit. Layer {l1}, head {h1} copies into a token what came before it: the character "
-                  f"{tok(b)} now also carries the character {tok(a)}. At the second copy's character {tok(a)}, "
-                  f"layer {l2}, head {h2} looks for the token that came after the earlier one. {finds}: {gives}. "
-                  "Elhage and colleagues described this circuit in 2021, in “A Mathematical Framework for "
-                  "Transformer Circuits”; Olsson and colleagues studied how it forms, in 2022, in “In-context "
-                  "Learning and Induction Heads”.",
-                  "… a b … a → b", self.model_note())
+        caption, chance = parts.circuit_caption(self.film, self.heads, (self.first, self.second), i, probs)
+        self.step("the-circuit", caption, "… a b … a → b", self.model_note())
         self.clear_stage()
         picture = parts.circuit(a, b, (f"layer {l1}, head {h1}: {NAMES['previous']}",
                                        f"layer {l2}, head {h2}: {NAMES['induction']}"),

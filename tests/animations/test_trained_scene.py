@@ -107,11 +107,9 @@ def test_measured_pattern_is_the_mean_of_the_drawn_head(scene):
     for pattern, mob in scene.measure_labels:
         assert _within(mob.text, hand[pattern]), (pattern, mob.text, hand[pattern])
         step = scene.captions[scene.section_names.index(f"layer-{_note(pattern).layer}-head-{_note(pattern).head}")]
-        said = (f"the weight a row puts on the piece just before it is {mob.text} (" if pattern == "previous" else
-                f"{mob.text} of a row's weight")
-        assert said in step  # the caption says the number drawn
-    if len(model.tokens) == 4:  # one word and its mark ("Hi!"): the word's row is said, and before it is [CLS]
-        assert "on [CLS], its previous piece." in scene.captions[scene.section_names.index("layer-1-head-3")]
+        assert (f"the weight a row puts on the piece just before it is {mob.text} (" if pattern == "previous" else
+                f"{mob.text} of a row's weight") in step  # the caption says the number drawn
+    assert ("on [CLS], its previous piece." in scene.captions[scene.section_names.index("layer-1-head-3")]) == (T == 4)
 
 
 @needs_model
@@ -128,9 +126,8 @@ def test_what_the_cls_head_passes_on_is_measured_against_bert_modules(cat):
     assert _within(drawn.text, share) and share < 0.3 < 0.7 < cat.measured["cls"]
     said = dict(zip(cat.section_names, cat.captions, strict=True))["passed-on"]
     assert f"{shorter:.0f} times shorter" in said
-    assert f"here the value of [CLS] is {shorter:.0f} times shorter" in said  # said as "the value of", not "'s"
-    assert f"Add up the weighted values' lengths: the share of [CLS] is only {drawn.text}, that of the word " \
-        "pieces " in said
+    assert f"here the value of [CLS] is {shorter:.0f} times shorter" in said
+    assert f"lengths: the share of [CLS] is only {drawn.text}, that of the word pieces " in said
     assert "The weight is parked on [CLS]; the other pieces supply the rest." in said
 
 
@@ -151,12 +148,10 @@ def test_on_short_sentences_the_cls_head_is_not_said_to_pass_on_little(text, man
     cls, words, sep = shares[0], shares[1:-1].sum(), shares[-1]
     with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media)}):
         said = TrainedScene(AttentionConfig.trained(text)).passed_on_caption()
-    assert cls > 0.3 and f"the share of [CLS] is {cls:.2f}, that of the word pieces {words:.2f} and that of " \
-        f"[SEP] {sep:.2f}." in said
+    assert cls > 0.3 and f"[CLS] is {cls:.2f}, that of the word pieces {words:.2f} and that of [SEP] {sep:.2f}." in said
     assert "parked" not in said and "supply the rest" not in said and "only" not in said.split("Kobayashi")[0]
     assert "not on this one, nor on most sentences of 4 word pieces or fewer." in said
     assert ("Here [CLS] supplies most of what the head passes on." in said) == (cls > 0.5)
-    # Kobayashi et al. found short values, not a large share: their finding is not said to be "the same"
     assert KOBAYASHI_HERE in said and n.caveat not in said and "measured the same" not in said
 
 
