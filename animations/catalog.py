@@ -33,9 +33,9 @@ DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "scaling": "Why divide by √d_k: without it, softmax saturates into one-hot as d_k grows.",
     "trained": "A trained, distilled model (all-MiniLM-L6-v2) reads a sentence: a head that looks one piece back, "
                "one that parks its weight on [CLS] yet, on most sentences, takes little from it.",
-    "induction": "A tiny Transformer learns to continue repeated characters: its loss drops suddenly as a "
-                 "previous-token and induction heads form; removing them shows they share the work (a recorded "
-                 "training run).",
+    "induction": "A tiny Transformer learns to continue repeated characters: its loss drops suddenly as "
+                 "previous-token and induction heads form; removing heads shows how they share the work (a "
+                 "recorded training run).",
 }
 
 

@@ -9,7 +9,7 @@ It speaks for a lecture hall, where a listener cannot see the quotes or read the
   two", "0.50" -> "zero point five", "16.7%" -> "about 17 percent";
 - no code identifier is spoken: "F.scaled_dot_product_attention" is "PyTorch's attention function";
 - a formula is said one way only: "diag(p) − p·pᵀ" -> "the diagonal matrix with p on its diagonal,
-  minus p times p transposed".
+  minus the outer product of p with itself".
 The result uses only SPEAKABLE characters. No manim, no Piper here.
 """
 

@@ -76,7 +76,7 @@ def step_ratio(steps: int, rounds: int) -> tuple[float, float]:
     ours, ref = [], []
     for _ in range(rounds):
         start = time.perf_counter()
-        train(settings)
+        train(settings, threads=torch.get_num_threads())
         ours.append((time.perf_counter() - start) / steps)
         ref.append(plain_loop(settings, steps) / steps)
     return statistics.median(ours) / statistics.median(ref), statistics.median(ours)
@@ -96,7 +96,7 @@ def time_to_induction(settings: LearnSettings):
         cpu.append(time.process_time() - cpu_start)
         return False
 
-    film = train(settings, should_stop=clock)
+    film = train(settings, should_stop=clock, threads=torch.get_num_threads())
     ended.append(film.seconds)
     cpu.append(time.process_time() - cpu_start)
     step = film.formed_at()
@@ -135,7 +135,7 @@ def main():
     for _ in range(args.largest):
         settings = LearnSettings(d_model=128, heads=8, layers=2, steps=MAX_STEPS)
         cpu_start = time.process_time()
-        film = train(settings)
+        film = train(settings, threads=torch.get_num_threads())
         print(f"largest film ({MAX_STEPS} steps, d_model 128, 8 heads, 2 layers): {film.seconds:.1f} s, "
               f"CPU {time.process_time() - cpu_start:.1f} s, fresh accuracy {film.final_accuracy:.3f} ({load()})",
               flush=True)

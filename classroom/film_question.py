@@ -23,9 +23,9 @@ TRAINED_ON = {"induction": "on sequences of random symbols in which a stretch re
 
 def prompt(task: str) -> str:
     """The question as the room reads it: what the run was trained on follows its task."""
-    return (f"A tiny Transformer of 2 layers of attention is trained {TRAINED_ON[task]}. Which head will become an "
-            "induction head: one that, in the second copy, looks at the letter that came just after the earlier "
-            "copy of the current letter?")
+    return (f"A tiny Transformer of 2 layers of attention is trained {TRAINED_ON[task]}. In which layer will an "
+            "induction head form: a head that, in the second copy, looks at the letter that came just after the "
+            "earlier copy of the current letter?")
 
 
 def which_layer_question(film: Film) -> Question:

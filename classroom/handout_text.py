@@ -30,6 +30,10 @@ def _sup(base: str, power: str) -> str:
     return f"<msup>{base}{power}</msup>"
 
 
+def _subsup(base: str, index: str, power: str) -> str:
+    return f"<msubsup>{base}{index}{power}</msubsup>"
+
+
 def _frac(top: str, bottom: str) -> str:
     return f"<mfrac>{top}{bottom}</mfrac>"
 
@@ -111,10 +115,13 @@ FORMULAS = {
                    _o("&#x2003;"), _word("pre-LN:"), _i("h"), _o("="), _i("x"), _o("+"), _word("MHA"),
                    _paren(_word("LN"), _paren(_i("x"))), _o(","), _i("y"), _o("="), _i("h"), _o("+"),
                    _word("FFN"), _paren(_word("LN"), _paren(_i("h")))),
-    "norm": _math("‖α_ij f(x_j)‖, with f(x) = x W_V W_O: what key j passes on to query i (Kobayashi et al. 2020)",
-                  _o("‖"), _sub(_i("α"), _row(_i("i"), _i("j"))), _i("f"), _paren(_sub(_i("x"), _i("j"))), _o("‖"),
-                  _o(","), _o("&#x2003;"), _i("f"), _paren(_i("x")), _o("="), _i("x"), _sub(_i("W"), _i("V")),
-                  _sub(_i("W"), _i("O"))),
+    "norm": _math("‖α_ij f^h(x_j)‖, with f^h(x) = (x W_V^h + b_V^h) W_O^h (W_O^h: head h's rows of W_O): what key j "
+                  "passes on to query i through head h (Kobayashi et al. 2020)",
+                  _o("‖"), _sub(_i("α"), _row(_i("i"), _i("j"))), _sup(_i("f"), _i("h")),
+                  _paren(_sub(_i("x"), _i("j"))), _o("‖"), _o(","), _o("&#x2003;"), _sup(_i("f"), _i("h")),
+                  _paren(_i("x")), _o("="),
+                  _paren(_i("x"), _subsup(_i("W"), _i("V"), _i("h")), _o("+"), _subsup(_i("b"), _i("V"), _i("h"))),
+                  _subsup(_i("W"), _i("O"), _i("h"))),
 }
 
 # The reading list: (authors, year, title, where, link). Links are the only addresses the handout holds,
@@ -142,6 +149,22 @@ READING = (
     ("Sarthak Jain, Byron C. Wallace", "2019", "Attention is not Explanation",
      "Proceedings of the 2019 Conference of the North American Chapter of the Association for Computational "
      "Linguistics (NAACL-HLT), pages 3543–3556.", "https://arxiv.org/abs/1902.10186"),
+    ("Sarah Wiegreffe, Yuval Pinter", "2019", "Attention is not not Explanation",
+     "Proceedings of the 2019 Conference on Empirical Methods in Natural Language Processing and the 9th "
+     "International Joint Conference on Natural Language Processing (EMNLP-IJCNLP), pages 11–20.",
+     "https://arxiv.org/abs/1908.04626"),
+    ("Paul Michel, Omer Levy, Graham Neubig", "2019", "Are Sixteen Heads Really Better than One?",
+     "Advances in Neural Information Processing Systems 32 (NeurIPS 2019).", "https://arxiv.org/abs/1905.10650"),
+    ("Elena Voita, David Talbot, Fedor Moiseev, Rico Sennrich, Ivan Titov", "2019",
+     "Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy Lifting, the Rest Can Be Pruned",
+     "Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics (ACL 2019), "
+     "pages 5797–5808.", "https://arxiv.org/abs/1905.09418"),
+    ("Wenhui Wang, Furu Wei, Li Dong, Hangbo Bao, Nan Yang, Ming Zhou", "2020",
+     "MiniLM: Deep Self-Attention Distillation for Task-Agnostic Compression of Pre-Trained Transformers",
+     "Advances in Neural Information Processing Systems 33 (NeurIPS 2020).", "https://arxiv.org/abs/2002.10957"),
+    ("Jianlin Su, Yu Lu, Shengfeng Pan, Ahmed Murtadha, Bo Wen, Yunfeng Liu", "2021",
+     "RoFormer: Enhanced Transformer with Rotary Position Embedding", "arXiv preprint 2104.09864 (the rotary "
+     "encoding, RoPE).", "https://arxiv.org/abs/2104.09864"),
 )
 
 # Nothing is loaded from anywhere: no script, no font, no image but data: URIs (the browser enforces it).

@@ -121,7 +121,8 @@ def _shared_vectors(labels, keys, tied) -> str:
     if not same:
         return ""
     parts = "; ".join(join_words([f"“{labels[i]}”" for i in g]) for g in same)
-    return f" ({parts} have the same key vector in this head, so every query gives them the same weight)"
+    return (f" ({parts} have the same key vector in this head, so every query that may see both gives them the same "
+            "weight)")
 
 
 def change_bucket(delta: float) -> int:

@@ -25,6 +25,7 @@ TASKS = ("induction", "text")  # repeated random segments | next character of an
 SEQ_LEN = 48  # tokens per training sequence (and the probe's length)
 SEGMENT = (6, 19)  # the induction task's repeated segment: 6 to 19 tokens, at a random place
 BATCH = 64
+THREADS = 2  # torch threads of every training (core.learn.train): one count, one film; a laptop has 2 cores
 LEARNING_RATE = 1e-2  # AdamW's, up to d_model 64; wider models take less (`learning_rate`)
 MAX_LAYERS, MAX_HEADS = 2, 8
 D_MODELS = (16, 32, 64, 128)

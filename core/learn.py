@@ -10,8 +10,9 @@ scores per head (Olsson et al. 2022):
 
 Both are measured on the same fixed sequences for every film (`learn_tasks.eval_batch`), so a
 head's name is a measurement, never a guess from its index. The run is deterministic: the same
-settings give the same film, bit for bit, in a process with the same number of torch threads
-(the thread count changes how float sums are split; this module never changes it).
+settings give the same film, bit for bit, on every machine of one CPU kind, since `train` trains
+with THREADS torch threads whatever the process has (the thread count changes how float sums are
+split, and so the film).
 """
 
 import math
@@ -22,12 +23,12 @@ import torch
 import torch.nn.functional as F
 
 from .errors import ConfigError
-from .film import BATCH, SEQ_LEN, Film, LearnSettings, learning_rate
+from .film import BATCH, SEQ_LEN, THREADS, Film, LearnSettings, learning_rate
 from .learn_tasks import VOCAB, counts_loss, eval_batch, held_out, probe, task_batch
 from .tiny_model import TinyTransformer
 
 __all__ = ["Stopped", "ablated", "accuracy_on", "copy_right", "induction_score", "previous_token_score", "probe",
-           "repeat_start", "run", "train"]
+           "repeat_start", "run", "train", "THREADS"]
 
 EVERY = 25  # a snapshot every EVERY steps (a multiple of it in long runs: see `_every`)...
 DENSE = 5  # ...and every DENSE steps while the loss is falling:
@@ -143,12 +144,23 @@ class _Recorder:
                     previous_token=previous, induction=induction, params=params, seconds=seconds)
 
 
-def train(settings: LearnSettings, progress=None, should_stop=None) -> Film:
+def train(settings: LearnSettings, progress=None, should_stop=None, threads: int = THREADS) -> Film:
     """Train a fresh model on `settings` and return its film.
 
     `progress(step, total, loss, accuracy)` is called every 10 steps and at the last one; `should_stop()`
-    is asked before every step, and True ends the run with `Stopped`.
+    is asked before every step, and True ends the run with `Stopped`. It trains with `threads` torch
+    threads (the process's count is restored after): the default, THREADS, gives every machine the
+    film a class sees; another count gives another film (benchmarks time other counts).
     """
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _train(settings, progress, should_stop)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _train(settings: LearnSettings, progress, should_stop) -> Film:
     start = time.perf_counter()
     g = torch.Generator().manual_seed(settings.seed)  # the model's first weights, then every batch
     model = TinyTransformer.seeded(g, **_shape(settings))

@@ -5,25 +5,16 @@ worker. Sharing changes no number: the same settings record the same film, bit f
 (test_the_same_settings_record_the_same_film trains twice to prove it). Tests read these films and
 never change them.
 
-They are trained with the torch threads a lab's trainer uses (classroom.films.task.THREADS), not
-the one thread of every test process (tests/conftest.py): float sums split otherwise give another
-film, and the tests check the film a class sees, whose figures the docs and the page state.
+`train` trains with core.film.THREADS torch threads whatever the process has (a test process has
+one: tests/conftest.py), so these are the films a class sees, whose figures the docs and the page state.
 """
 
 import functools
 
-import torch
-
-from classroom.films.task import THREADS
 from core.film import Film, LearnSettings
 from core.learn import train
 
 
 @functools.cache
 def trained(settings: LearnSettings) -> Film:
-    before = torch.get_num_threads()
-    torch.set_num_threads(THREADS)
-    try:
-        return train(settings)
-    finally:
-        torch.set_num_threads(before)
+    return train(settings)

@@ -54,6 +54,8 @@ LISTED = {
                                 "6.70, 6.60", "[[ 0.670", "[[0.670, 0.330", "[ 0.330", "[0.330, 0.670")}},
     "animations/scenes/multihead.py": {"head 1": NAME, "head 2": NAME, "head<sub> 1": NAME, "heads 1": NAME},
     "animations/scenes/trained.py": {"a 12": CITED},
+    "animations/scenes/induction_parts.py": {
+        "over 99%": "tests/animations/test_induction_scene.py::test_the_prediction_shown_is_the_trained_models"},
     "animations/catalog.py": {"480p, 15": NAME, "1080p, 30": NAME, "720p, 30": NAME, "1080p, 60": NAME},
     "core/guided_heads.py": {"under 0.1": "tests/core/test_guided_heads.py::"
                                           "test_layer_6_head_12_picks_one_word_not_the_subject"},

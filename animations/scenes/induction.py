@@ -189,8 +189,9 @@ class InductionScene(LessonScene):
         return (f"Of all heads, layer {layer}, head {head} scores highest as {ARTICLE[kind]} {NAMES[kind]}. Its "
                 f"score is the mean weight {what}, on {EVAL_SEQUENCES} other sequences. Here, that is {where}. The "
                 f"score {'rises' if values == sorted(values) else 'goes'} from {start} before training, to {now} at "
-                f"step {F}, and {end} at the end. {found} of the {f.settings.layers * f.settings.heads} heads end at "
-                f"{pct(threshold)} or more. Shown: {ROWS[kind]}, against all {len(self.tokens)}.")
+                f"step {F}, and {end} at the end. {found} of the {f.settings.layers * f.settings.heads} "
+                f"heads end{'s' if found == 1 else ''} at {pct(threshold)} or more. Shown: {ROWS[kind]}, against "
+                f"all {len(self.tokens)}.")
 
     def head(self, kind: str):
         (layer, head), (r0, r1) = self.heads[kind], self.rows[kind]
@@ -254,18 +255,11 @@ class InductionScene(LessonScene):
         from core.learn import run
 
         (l1, h1), (l2, h2) = self.heads["previous"], self.heads["induction"]
-        a, b = self.tokens[self.first], self.tokens[self.first + 1]
         _, probs = run(self.film, self.film.probe)  # (T, V): the trained model's next-token probabilities
-        chance = pct(probs[self.second, self.film.probe[self.first + 1]])
-        self.step("the-circuit", f"Together, the top previous-token head and the top induction head make a "
-                  f"circuit. Layer {l1}, head {h1} copies into a token what came before it: the character {tok(b)} "
-                  f"now also carries the character {tok(a)}. At the second character {tok(a)}, layer {l2}, head "
-                  f"{h2} looks for the token that came after the earlier one. It finds the character {tok(b)}, and "
-                  f"passes it on: the trained model gives the character {tok(b)} {chance} there. Elhage and "
-                  "colleagues described this circuit in 2021, in “A Mathematical Framework for Transformer "
-                  "Circuits”; Olsson and colleagues studied how it forms, in 2022, in “In-context Learning and "
-                  "Induction Heads”.",
-                  "… a b … a → b", self.model_note())
+        i = self.at = parts.circuit_at(self.film, self.heads, (self.first, self.second, self.length), probs)
+        a, b = self.tokens[self.first + i], self.tokens[self.first + i + 1]
+        caption, chance = parts.circuit_caption(self.film, self.heads, (self.first, self.second), i, probs)
+        self.step("the-circuit", caption, "… a b … a → b", self.model_note())
         self.clear_stage()
         picture = parts.circuit(a, b, (f"layer {l1}, head {h1}: {NAMES['previous']}",
                                        f"layer {l2}, head {h2}: {NAMES['induction']}"),

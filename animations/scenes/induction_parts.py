@@ -137,6 +137,52 @@ def circuit(a: str, b: str, heads: tuple[str, str], predicted: str) -> VGroup:
     return group
 
 
+def circuit_at(film, heads: dict, repeat_at: tuple[int, int, int], probs) -> int:
+    """The place i of the copy where the circuit is told, from `probs` (T, V), the trained model's
+    next-token probabilities on the probe; `repeat_at`: (first, second, length) of the probe's repeat.
+    The first i where the top previous-token head's row of the first copy's token i + 1 peaks on
+    token i, the top induction head's row of the second copy's token i peaks on the first copy's
+    token i + 1, and the model's likeliest next token is that one (what the narration says), both
+    tokens letters where such a place has them (a narrator says a letter, not a mark); without such
+    a place, the one where the model gives that token most. At the copy's first token a model that
+    needs more than one matching token before it copies gives the copied one little."""
+    (l1, h1), (l2, h2) = heads["previous"], heads["induction"]
+    first, second, length = repeat_at
+    w, ids, labels = film.weights[-1], film.probe, film.probe_labels
+
+    def told(i: int) -> tuple[bool, float]:
+        a, b, query = first + i, first + i + 1, second + i
+        ok = w[l1 - 1, h1 - 1, b].argmax() == a and w[l2 - 1, h2 - 1, query].argmax() == b
+        return bool(ok and probs[query].argmax() == ids[b]), float(probs[query, ids[b]])
+
+    scored = [told(i) for i in range(length - 1)]
+    right = [i for i, (ok, _) in enumerate(scored) if ok]
+    letters = [i for i in right if labels[first + i].isalpha() and labels[first + i + 1].isalpha()]
+    return (letters or right or [max(range(len(scored)), key=lambda i: scored[i][1])])[0]
+
+
+def circuit_caption(film, heads: dict, copies: tuple[int, int], i: int, probs) -> tuple[str, str]:
+    """The circuit step's caption told at place i of the copy (`circuit_at`), and the model's
+    probability of the copied token there as said ("over 99%", never 100% for less than all)."""
+    (l1, h1), (l2, h2) = heads["previous"], heads["induction"]
+    (first, second), labels = copies, film.probe_labels
+    a, b = labels[first + i], labels[first + i + 1]
+    query, copied = second + i, int(film.probe[first + i + 1])
+    found = labels[int(film.weights[-1, l2 - 1, h2 - 1, query].argmax())]
+    p = float(probs[query, copied])
+    chance, likeliest = pct(p) if p < 0.995 else "over 99%", int(probs[query].argmax()) == copied
+    finds = (f"It finds the character ‘{b}’, and passes it on" if found == b else
+             f"Its largest weight falls on the character ‘{found}’")
+    gives = (f"the trained model gives the character ‘{b}’ {chance} there" if likeliest else
+             f"yet the trained model gives the character ‘{b}’ only {chance} there")
+    return (f"Together, the top previous-token head and the top induction head make a circuit. Layer {l1}, head "
+            f"{h1} copies into a token what came before it: the character ‘{b}’ now also carries the character "
+            f"‘{a}’. At the second copy's character ‘{a}’, layer {l2}, head {h2} looks for the token that came after "
+            f"the earlier one. {finds}: {gives}. Elhage and colleagues described this circuit in 2021, in “A "
+            "Mathematical Framework for Transformer Circuits”; Olsson and colleagues studied how it forms, in 2022, "
+            "in “In-context Learning and Induction Heads”.", chance)
+
+
 def repeat(probe) -> tuple[int, int, int]:
     """(first, second, length) of the probe's repeat: the longest stretch of tokens that occurs
     twice without overlapping itself, at its earliest places."""

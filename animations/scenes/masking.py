@@ -128,7 +128,8 @@ class MaskingScene(LessonScene):
     def renormalise_caption(self, i, partly) -> str:
         before, after = self.traces["unmasked"].weights[self.head, i], self.traces["masked"].weights[self.head, i]
         if not partly:
-            return f"Row {tok(self.tokens[i])} before and after the mask: this mask blocks no row only in part."
+            return (f"Row {tok(self.tokens[i])} before and after the mask: this mask blocks whole rows or "
+                    "nothing, so no row's weights are shared out again.")
         j = int(after.argmax())
         return (f"Row {tok(self.tokens[i])} before and after the mask: the blocked weights go to 0 and the others "
                 f"grow, so the row still adds up to 1. The weight on {tok(self.trace.tokens[j])} goes from "

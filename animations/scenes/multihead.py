@@ -62,7 +62,7 @@ class MultiHeadScene(LessonScene):
                    f"token, and head 1 takes the first {d_k} of them, head 2 the next {d_k}, and so on: {h} heads")
         rotary = " Rotary positions then turn each head's queries and keys." if self.cfg.positional == "rotary" else ""
         own = " So each head has its own slice of W_Q, W_K and W_V." if h > 1 and self.cfg.source != "manual" else ""
-        self.step("split", f"{how}{f' of d_k = {d_k}' if h > 1 else ''}.{own}{rotary}" + citation(self.cfg),
+        self.step("split", f"{how}{f', each with d_k = {d_k}' if h > 1 else ''}.{own}{rotary}" + citation(self.cfg),
                   f"Q = x·W<sub>Q</sub>:  {D} = {h} × {d_k}", self.footnote())
         x = self.matrix("x", tr.x[: self.n], room=3.6, row_labels=self.tokens, show_numbers=False,
                         columns=self.columns)
@@ -133,9 +133,9 @@ class MultiHeadScene(LessonScene):
 
     def concatenate(self, tr):
         D, h, d_k = tr.x.shape[1], tr.num_heads, tr.d_k
-        together = (f"Put side by side, the {h} heads give back one vector of d_model = {D} numbers per token"
-                    if h > 1 else f"With one head, that is already d_model = {D} numbers per token")
-        self.step("concat", f"Each head outputs d_k = {d_k} numbers per token. {together}.",
+        together = (f"Put side by side, the {h} heads give back one vector of d_model, here {D}, numbers per token"
+                    if h > 1 else f"With one head, that is already d_model, here {D}, numbers per token")
+        self.step("concat", f"Each head outputs d_k, here {d_k}, numbers per token. {together}.",
                   "Concat(head<sub>1</sub>, …, head<sub>h</sub>)")
         self.clear_stage()
         parts = VGroup()

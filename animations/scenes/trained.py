@@ -26,6 +26,10 @@ SENTENCE_CHARS = 60  # characters of the sentence written on screen; a longer on
 MEASURED = {"previous": "mean weight on the previous piece", "cls": "mean weight on [CLS]"}
 AVERAGED = "the rows of the sentence's own pieces ([CLS] and [SEP] left out)"
 CITED = "Jain and Wallace 2019; Wiegreffe and Pinter 2019"  # "attention is not (not) explanation"
+# said instead of the note's caveat where the share of [CLS] is large: Kobayashi et al. found short values, not that
+KOBAYASHI_HERE = ("The value of [CLS] is still short, as Kobayashi et al. (2020, “Attention is not only a weight”) "
+                  "found for [CLS], [SEP] and punctuation in BERT; here the weight on it is large enough to outweigh "
+                  "that.")
 FORMULA = {"previous": "mean<sub>i</sub> w<sub>i, i−1</sub>", "cls": "mean<sub>i</sub> w<sub>i, 0</sub>"}
 
 
@@ -102,9 +106,9 @@ class TrainedScene(LessonScene):
         m = MINILM
         self.step("trained-model", f"Unlike the lecture videos, whose weights are random, this one shows a model "
                   f"trained on real text: {m.name}, a BERT encoder of {m.layers} layers with {m.heads} heads each, "
-                  f"d_model = {m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a 12-layer student to "
-                  "match only a larger teacher's last-layer self-attention, its weights and value relations; this "
-                  "one keeps every second layer. Then it was fine-tuned "
+                  f"d_model {m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a 12-layer student to "
+                  "match only a larger teacher's last-layer self-attention, its attention weights and value "
+                  "relations; this one keeps every second layer. Then it was fine-tuned "
                   "so that sentences of similar meaning get nearby vectors. The lab's own attention code computes "
                   "every number shown from its weights.",
                   "softmax(Q·K<sup>T</sup> / √d<sub>k</sub>), trained W",
@@ -198,9 +202,10 @@ class TrainedScene(LessonScene):
         i = self.example_row()
         w = measure_text(tr.weights[n.head - 1, i, i - 1])
         value = measure_text(self.measured["previous"])
-        return (f"{self.named(n)} Averaged over {AVERAGED}, {value} of a row's weight goes to the piece just "
-                f"before it (at least {n.threshold:g} on every sentence the lab's tests try): the piece "
-                f"{piece(self.tokens[i])} gives {w} of its attention to {piece(self.tokens[i - 1])}. "
+        first = ", its previous piece" if self.tokens[i - 1] in SPECIAL else ""  # one word: before it is [CLS]
+        return (f"{self.named(n)} Averaged over {AVERAGED}, the weight a row puts on the piece just before it is "
+                f"{value} (at least {n.threshold:g} on every sentence the lab's tests try): the piece "
+                f"{piece(self.tokens[i])} puts {w} on {piece(self.tokens[i - 1])}{first}. "
                 "This pattern was learned, not built in.")
 
     @staticmethod
@@ -244,19 +249,20 @@ class TrainedScene(LessonScene):
         claim = next(c for c in n.claims if c.measure == "cls_share")
         share, sep, shorter = (self.passed_on[k] for k in ("cls_share", "sep_share", "cls_shorter"))
         words = 1 - share - sep  # the shares of a row add up to 1: [CLS], the word pieces, [SEP]
-        said = ("But weight is not what a head passes on. Each key passes on its value, through W_V and this head's "
-                f"part of W_O, and here [CLS]'s is {shorter:.0f} times shorter than a word piece's on average. Add "
-                "up the weighted values' lengths: ")
-        said += (f"[CLS]'s share is {'only ' * claim.holds(share)}{measure_text(share)}, the word pieces' "
-                 f"{measure_text(words)} and [SEP]'s {measure_text(sep)}. ")
+        said = ("But weight is not what a head passes on. Each key passes on its value, through W_V and this "
+                f"head's part of W_O, and here the value of [CLS] is {shorter:.0f} times shorter than a word piece's "
+                "on average. Add up the weighted values' lengths: ")
+        said += (f"the share of [CLS] is {'only ' * claim.holds(share)}{measure_text(share)}, that of the word "
+                 f"pieces {measure_text(words)} and that of [SEP] {measure_text(sep)}. ")
         if claim.holds(share):
             said += "The weight is parked on [CLS]; the other pieces supply the rest."
         else:
             short = len(self.model.tokens) - 2 <= claim.fails_within[1]
-            said += (f"On most sentences the lab's tests try, [CLS]'s share is {claim.says()}; not on this one"
-                     + (f", nor on most {claim.fails_on()}" if short else "") + "."
+            said += (f"On most sentences the lab's tests try, the share of [CLS] is {claim.says()}; not on this "
+                     "one" + (f", nor on most {claim.fails_on()}" if short else "") + "."
                      + (" Here [CLS] supplies most of what the head passes on." if share > 0.5 else ""))
-        return (f"{said} {n.caveat} Even so, weights show where a head looks; whether they explain a decision has "
+        caveat = n.caveat if claim.holds(share) else KOBAYASHI_HERE
+        return (f"{said} {caveat} Even so, weights show where a head looks; whether they explain a decision has "
                 f"to be tested, not assumed ({CITED}).")
 
     def caveat(self, value):

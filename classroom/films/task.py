@@ -19,7 +19,7 @@ import os
 import time
 
 from classroom.films.store import DEFAULT_CAP_BYTES, FilmStore
-from core.film import Film, LearnSettings
+from core.film import THREADS, Film, LearnSettings
 from jobs import Failed, Job, Task, Words, media_dir
 from jobs.job import resolve
 
@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TRAINER = "core.learn:train"
 TEST_TRAINER_ENV = "ATTENTION_LAB_TEST_TRAIN"  # tests only: module:function trains instead
-THREADS = 2  # torch threads for one training: the lab's machine has 2 cores
 TIMEOUT_S = 900  # a training still running after this is stopped (the largest film takes far less)
 MAX_POINTS = 400  # points of a live loss curve (the film itself keeps every step)
 DEFAULT_STEP_S = 0.01  # seconds per training step, for the wait a full queue states, until one is timed

@@ -11,7 +11,7 @@ from dashboard.lesson import rerun
 
 CLS_HEADS = 15  # measured with core.head_patterns; tests/core/test_page_claims.py recomputes it with transformers
 CLS_RANGE = (1, 16)  # the same count on the lab's test sentences of six words or more (ditto)
-CLS_SHORT = 47  # ... and on "Hi!", the most of the shorter ones
+CLS_SHORT = 47  # ... and on "Hi!", one of the shorter ones
 # Of the CLS_HEADS, how many pass on at most 0.3 of what they pass on from [CLS] (the norm view,
 # core.value_norms), and the one that passes on the most: (layer, head, weight on [CLS], [CLS]'s share).
 # tests/core/test_page_claims.py recomputes both with transformers.
@@ -44,8 +44,8 @@ st.markdown(
     f"most {LITTLE:g} of what they pass on from [CLS]: their weight on [CLS] is parked there (Trained heads "
     "page, “Weight is not contribution”). Not all of them: "
     f"layer {CLS_MOST[0]}, head {CLS_MOST[1]} puts {CLS_MOST[2]:.2f} of its "
-    f"weight on [CLS], and [CLS] gives {CLS_MOST[3]:.2f} of what it passes on. Neither is the same as a head "
-    "being removable."
+    f"weight on [CLS], and {CLS_MOST[3]:.2f} of what that head passes on comes from [CLS]. Neither is the same as a "
+    "head being removable."
 )
 untrained_note(lesson_page=True)
 

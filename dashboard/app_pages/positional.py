@@ -20,9 +20,10 @@ st.markdown(
     "position vector to each token's embedding. Rotary encoding (RoPE) instead **rotates** each head's q and k, "
     "one pair of dimensions at a time, by an angle proportional to the token's position (v and the embedding "
     "are left alone), so q·k depends on the two positions only through their offset.\n\n"
-    "Here the “learned” table is random, drawn from the seed, as a learned table is before training: its entries "
-    "are drawn with variance 1, so their squares average about 1, while the sinusoidal entries' squares average "
-    "exactly 0.5 (each sine and cosine pair gives sin² + cos² = 1). So the learned vectors are the longer ones, "
+    "Here the “learned” table is random, drawn from the seed, as PyTorch's nn.Embedding draws one before "
+    "training: its entries are drawn with variance 1 (BERT and GPT-2 start theirs far smaller), so their squares "
+    "average about 1, while the sinusoidal entries' squares average exactly 0.5 (each sine and cosine pair gives "
+    "sin² + cos² = 1). So the learned vectors are the longer ones, "
     "about √2 times as long: bear that in mind when the tables below compare encodings."
 )
 untrained_note()

@@ -129,7 +129,9 @@ def guided(text):
                "to refute them (passives, “it” that refers to the object, subjects that are not the first noun, "
                "questions, lists, long clauses, sentences of one or two words, sentences of 40 word pieces or "
                "more), with transformers' own BERT; a claim that fails on some says “on most sentences” and names "
-               "the kind of sentence it fails on. Under each note: its claims measured on your sentence.")
+               "the kind of sentence it fails on. Heads like these (one piece back or forward, broad, parked on [CLS] "
+               "or [SEP]) were first catalogued in BERT by Clark et al. (2019, “What Does BERT Look At?”). Under each "
+               "note: its claims measured on your sentence.")
     st.caption(trained_norms.NOT_EXPLANATION)
     for note in HEADS_WORTH_A_LOOK:
         with st.container(border=True):

@@ -35,9 +35,11 @@ st.markdown(
 def what_to_watch():
     """Shown with the film only: it names the layers, the answer of the question asked before it."""
     st.caption(
-        "What to watch for (Olsson et al. 2022, “In-context Learning and Induction Heads”): the loss sits near chance "
-        "for a while, then drops, as two heads form together: a **previous-token head** in layer 1 and an **induction "
-        "head** in layer 2. With the default settings a second, smaller drop follows, after which the model predicts "
+        "What to watch for: the loss sits near chance for a while, then drops suddenly, as heads of two kinds form "
+        "together: **previous-token heads** in layer 1 and **induction heads** in layer 2 (the summary under the "
+        "film says how many of each this run formed). Olsson et al. (2022, “In-context Learning and Induction "
+        "Heads”) saw the same phase change in language models, as a bump in the loss curve when induction heads "
+        "appear. With the default settings a second, smaller drop follows, after which the model predicts "
         "nearly all of a second copy (its copy accuracy, measured on sequences it never trained on, is under the "
         "summary). Heads are named here by measuring what their weights do, never by their number. Every chart is "
         "a recording (a film) of one training run: the same settings and seed give every student the same film."
@@ -112,8 +114,9 @@ def counting_note(film) -> str:
     if film.counting_loss is None:
         return ""
     return (f"Dashed green: **counting**, which predicts each letter by how often it has appeared so far in the "
-            f"sequence, on the same training sequences: a loss of {film.counting_loss:.2f}. A model that knows "
-            "which letters came before, but not where, can get that far. ")
+            f"sequence, on the same training sequences: a loss of {film.counting_loss:.2f}. Knowing which "
+            "letters came before, but not where, gets about that far (a model can weigh them a little better than "
+            "counts do, without copying); only well below it is the model copying. ")
 
 
 def open_head(film, k: int):

@@ -35,8 +35,8 @@ introduction(
     "Why divide by √d_k",
     "If the entries of q and k are independent, with mean 0 and variance 1, their dot product "
     "q·k, a sum of d_k products qᵢkᵢ, has mean 0 and variance d_k: a spread (standard deviation) of √d_k. Without the "
-    "scale the scores grow with d_k and the softmax **saturates**: one key takes almost all the weight. Dividing by "
-    "√d_k brings the spread back to 1 for every d_k.",
+    "scale the scores spread wider as d_k grows and the softmax **saturates**: one key takes almost all the weight. "
+    "Dividing by √d_k brings the spread back to 1 for every d_k.",
     untrained=False,
     more=_gradients,
 )

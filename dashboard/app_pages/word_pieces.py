@@ -31,8 +31,8 @@ NOTES = {
              "This model's file keeps a pooler, but sentence-transformers does not use it: its sentence vector is "
              "the mean of every piece's last-layer vector, [CLS] and [SEP] included, scaled to length 1 (its "
              "pooling setting).",
-    "[SEP]": "**[SEP]** (“separator”) ends every input; BERT was pre-trained on pairs of sentences, and [SEP] "
-             "marks where each one ends.",
+    "[SEP]": "**[SEP]** (“separator”) ends every input; BERT was pre-trained on pairs of text segments, and "
+             "[SEP] marks where each one ends.",
     "[UNK]": "**[UNK]** (“unknown”) replaces a whole word that the vocabulary's pieces cannot spell: “cat🐱” "
              "becomes one [UNK].",
     "##": "**##** marks a piece that continues the word before it: a word missing from the model's vocabulary "

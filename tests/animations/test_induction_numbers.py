@@ -56,7 +56,8 @@ def test_the_work_is_shared_as_a_hand_ablation_measures_it(scene, film):
     expected = {"none": predicted([]), "top": predicted([top]), "all": predicted(ind)}
     assert dict(scene.ablation_drawn) == expected if len(ind) > 1 else {k: expected[k] for k in ("none", "top")}
     shared = said(scene)["shared-work"]
-    assert f"This run names {len(prev)} previous-token heads and {len(ind)} induction heads" in shared
+    heads = "head" if len(prev) == 1 else "heads"  # the default film names one
+    assert f"This run names {len(prev)} previous-token {heads} and {len(ind)} induction heads" in shared
     assert f"predicts {expected['none']} of a second copy's characters" in shared
     assert f"Remove layer {top[0]}, head {top[1]} alone, and it still predicts {expected['top']}" in shared
     assert f"remove all {len(ind)} induction heads, and {expected['all']}" in shared

@@ -13,7 +13,7 @@ from animations.__main__ import main as cli
 from animations.catalog import FILMS, LECTURE, SCENES, TRAINED, check_scene, scenes_for
 from animations.legibility import MIN_CONTRAST, MIN_NUMBER_HEIGHT, MIN_TEXT_HEIGHT, contrast
 from animations.render import render
-from animations.scenes.trained import PIECES_SHOWN
+from animations.scenes.trained import KOBAYASHI_HERE, PIECES_SHOWN
 from animations.scenes.words import RANDOM_WEIGHTS
 from core import HEADS_WORTH_A_LOOK, PRESETS, AttentionConfig, ConfigError, run_trace, trained_trace
 from core.minilm import INSTALL_HINT
@@ -107,7 +107,9 @@ def test_measured_pattern_is_the_mean_of_the_drawn_head(scene):
     for pattern, mob in scene.measure_labels:
         assert _within(mob.text, hand[pattern]), (pattern, mob.text, hand[pattern])
         step = scene.captions[scene.section_names.index(f"layer-{_note(pattern).layer}-head-{_note(pattern).head}")]
-        assert f"{mob.text} of a row's weight" in step  # the caption says the number drawn
+        assert (f"the weight a row puts on the piece just before it is {mob.text} (" if pattern == "previous" else
+                f"{mob.text} of a row's weight") in step  # the caption says the number drawn
+    assert ("on [CLS], its previous piece." in scene.captions[scene.section_names.index("layer-1-head-3")]) == (T == 4)
 
 
 @needs_model
@@ -124,7 +126,8 @@ def test_what_the_cls_head_passes_on_is_measured_against_bert_modules(cat):
     assert _within(drawn.text, share) and share < 0.3 < 0.7 < cat.measured["cls"]
     said = dict(zip(cat.section_names, cat.captions, strict=True))["passed-on"]
     assert f"{shorter:.0f} times shorter" in said
-    assert f"Add up the weighted values' lengths: [CLS]'s share is only {drawn.text}, the word pieces' " in said
+    assert f"here the value of [CLS] is {shorter:.0f} times shorter" in said
+    assert f"lengths: the share of [CLS] is only {drawn.text}, that of the word pieces " in said
     assert "The weight is parked on [CLS]; the other pieces supply the rest." in said
 
 
@@ -145,10 +148,11 @@ def test_on_short_sentences_the_cls_head_is_not_said_to_pass_on_little(text, man
     cls, words, sep = shares[0], shares[1:-1].sum(), shares[-1]
     with tempconfig({"dry_run": True, "disable_caching": True, "media_dir": str(manim_media)}):
         said = TrainedScene(AttentionConfig.trained(text)).passed_on_caption()
-    assert cls > 0.3 and f"[CLS]'s share is {cls:.2f}, the word pieces' {words:.2f} and [SEP]'s {sep:.2f}." in said
+    assert cls > 0.3 and f"[CLS] is {cls:.2f}, that of the word pieces {words:.2f} and that of [SEP] {sep:.2f}." in said
     assert "parked" not in said and "supply the rest" not in said and "only" not in said.split("Kobayashi")[0]
     assert "not on this one, nor on most sentences of 4 word pieces or fewer." in said
     assert ("Here [CLS] supplies most of what the head passes on." in said) == (cls > 0.5)
+    assert KOBAYASHI_HERE in said and n.caveat not in said and "measured the same" not in said
 
 
 @needs_model
@@ -208,10 +212,10 @@ def test_it_says_trained_not_random_and_what_the_model_reads(cat):
     assert f"layer {n.layer}, head {n.head} “{n.name}”" in said
     assert n.caveat in cat.captions[-1] and "Kobayashi" in n.caveat
     assert "distilled: MiniLM (Wang et al. 2020)" in cat.captions[0] and "fine-tuned" in cat.captions[0]
-    assert "match only a larger teacher's last-layer self-attention, its weights and value relations" \
+    assert "match only a larger teacher's last-layer self-attention, its attention weights and value relations" \
         in cat.captions[0]
     assert "Jain and Wallace 2019" in cat.captions[-1]
-    assert "the piece ‘cat’ gives 0.9999 of its attention to ‘the’" in said  # the row of 'cat', rounded to 4 places
+    assert "the piece ‘cat’ puts 0.9999 on ‘the’." in said  # the row of 'cat', rounded to 4 places
     w = trained_trace(SENTENCE).weights[0, 2, 2, 1]
     assert 0.99985 <= w < 0.99995
 

@@ -49,7 +49,7 @@ def test_a_one_layer_run_is_not_asked_about():
 
 
 @pytest.mark.parametrize("task, trained_on", [("induction", "trained on sequences of random symbols in which a "
-                                                              "stretch repeats. Which head"),
+                                                              "stretch repeats. In which layer"),
                                                ("text", "trained to predict the next letter of an English text; its "
                                                         "heads are then measured on sequences of random symbols")])
 def test_the_prompt_says_what_the_run_was_trained_on(task, trained_on):

@@ -76,7 +76,8 @@ def test_the_page_says_what_the_model_is_and_what_weights_do_not_show(make_app):
     assert "for one unpadded sentence its attention mask blocks nothing" in said
     assert "the trained model's attention mask blocks nothing" in said  # step 3
     assert "no mask" not in said and "blocks no key" not in said
-    assert "mean weight on the next piece 0.63 (at least 0.5: holds; at most 0.95: holds)" in said  # one value
+    assert "mean weight on the next piece 0.63 (at least 0.5: holds; at most 0.95, a claim for most sentences: " \
+           "holds)" in said  # one value
     assert "mean weight on the previous piece 0.9996 (at least 0.99: holds)" in said  # not 1.00
     assert "Jain & Wallace 2019" in said and "Wiegreffe & Pinter 2019" in said
     # the table's footnote, its "1 ÷ n, all from that row" checked on transformers' BertModel
