@@ -199,7 +199,7 @@ SHARED_SET_UP = {f"tests/{name}.py": group for group, names in {
     "animations-dry-runs": ("animations/test_scenes", "animations/test_legibility", "animations/test_captions",
                             "animations/test_narration", "animations/test_induction_scene"),
     "animations-render": ("animations/test_render", "animations/test_render_sound"),
-    "hall": ("hall/test_failover", "hall/test_renders", "hall/test_security", "hall/test_stop"),
+    "hall": ("hall/test_failover", "hall/test_renders", "hall/test_seats", "hall/test_security", "hall/test_stop"),
     "films": ("core/test_learn", "core/test_learn_claims", "dashboard/test_watch_learn")}.items() for name in names}
 
 # The scopes (files or groups of SHARED_SET_UP) that take a worker longest, longest first: they

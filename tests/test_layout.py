@@ -198,3 +198,15 @@ def test_collecting_the_core_tests_loads_no_streamlit():
             "assert 'streamlit' not in sys.modules, 'streamlit loaded'")
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, (run.stdout + run.stderr)[-2000:]
+
+
+def test_every_test_file_of_the_shared_hall_is_in_the_hall_group_before_the_stop():
+    """The `hall` fixture is one hall per worker, and test_stop.py ends it: a file that uses it outside
+    the scheduler's "hall" group may run after the stop (or start a second hall on the other worker)."""
+    from tests.conftest import SHARED_SET_UP
+
+    users = {str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py")
+             if re.search(r"def test_\w+\((?:[^)]*\W)?hall\b", p.read_text(encoding="utf-8"))}
+    group = [f for f, g in SHARED_SET_UP.items() if g == "hall"]
+    assert users and users <= set(group), users - set(group)
+    assert sorted(group)[-1] == group[-1] == "tests/hall/test_stop.py", "collected in file order: the stop last"

@@ -48,6 +48,9 @@ def layer_trace(text: str, layer: int):
     return trace(text).layer(layer)
 
 
+THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]  # what `passing` is asked with
+
+
 def passing(values: np.ndarray, threshold: float) -> np.ndarray:
     """(layers, heads) True where a head's measured value is at least `threshold`."""
     return np.asarray(values) >= threshold

@@ -57,7 +57,7 @@ if SLIDE is None and PART is None:
     trained_model.picker(trained.model_changed)
     trained_model.introduction()
 
-THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+EVERY_HEAD = "Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the 0..1 scale)."
 
 
 def sentence_box() -> str:
@@ -93,24 +93,22 @@ def grid(text, tokens, weights, measured, side=None):
     side = side or st.container()
     side.subheader("Every head at once")
     left, right = side.columns([3, 2])
-    measures = trained_model.measures()
+    measures, described = trained_model.measures(), trained_model.described()
     with left:
         pattern = controls.choice(st.selectbox, "Highlight the heads whose", ["none", *measures], "pattern", "none",
                                   format_func=lambda p: measures.get(p, "(no highlight: every head alike)"))
     with right:
-        threshold = controls.choice(st.selectbox, "is at least", THRESHOLDS, "at", 0.5,
+        threshold = controls.choice(st.selectbox, "is at least", trained.THRESHOLDS, "at", 0.5,
                                     disabled=pattern == "none")  # a select box: a slider slows every redraw
     if pattern == "none":
         highlight = np.ones(weights.shape[:2], dtype=bool)
-        side.caption("Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the "
-                     "0..1 scale). **Click a thumbnail to open that head below the grid.**")
+        said = EVERY_HEAD
     else:
         highlight = trained.passing(measured[pattern], threshold)
         found = [f"layer {la + 1} head {h + 1}" for la, h in zip(*highlight.nonzero(), strict=True)]
-        side.caption(f"Highlighted: {len(found)} of {highlight.size} heads, those whose "
-                     f"{trained_model.described()[pattern]} is at "
-                     f"least {threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}. "
-                     "**Click a thumbnail to open that head below the grid.**")
+        said = (f"Highlighted: {len(found)} of {highlight.size} heads, those whose {described[pattern]} is at least "
+                f"{threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}.")
+    side.caption(f"{said} **Click a thumbnail to open that head below the grid.**")
     key = f"trained_grid_{st.session_state.get('trained_grid_n', 0)}"
     draw(model_view(weights, highlight), key, on_select=partial(_picked, key))
 

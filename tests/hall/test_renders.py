@@ -32,17 +32,9 @@ PIN = "428517"
 
 
 def lab_env(hall, name: str) -> dict:
-    """The environment that lab process `name` (or render worker, or Redis) runs with. A process an earlier
-    test killed is being restarted: hall.json names the new one once the supervisor has started it."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            raw = Path(f"/proc/{hall.current()['processes'][name]}/environ").read_bytes()
-            return dict(item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)
-        except FileNotFoundError:  # the pid hall.json still names has exited
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+    """The environment that lab process `name` (or render worker, or Redis) runs with."""
+    raw = Path(f"/proc/{hall.current()['processes'][name]}/environ").read_bytes()
+    return dict(item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)
 
 
 def media(hall) -> Path:
