@@ -183,6 +183,7 @@ PHONE_CSS = """
     overflow-x: auto; overflow-y: hidden;}
   .stElementContainer[class*="st-key-trained_grid_"] > [data-testid="stFullScreenFrame"] {min-width: 680px;}
   .stElementContainer.st-key-film_open_head > [data-testid="stFullScreenFrame"] {min-width: 640px;}
+  .katex-display {overflow-x: auto; overflow-y: hidden; padding-bottom: 4px;}
   button[aria-label^="Help for"] {position: relative;}
   button[aria-label^="Help for"]::after {content: ""; position: absolute; inset: -14px;}
 }"""
