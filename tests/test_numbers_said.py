@@ -27,6 +27,9 @@ LISTED = {
     "dashboard/app_pages/article_listings.py": {"variance 8": FORMULA, "`torch.zeros 4": FORMULA, "4, 4": FORMULA},
     "dashboard/app_pages/block.py": {"= 4": FORMULA, "them: 8": FORMULA, "of 12": FORMULA, "+ 2": FORMULA,
                                      "hold 4": FORMULA, "scales 2": FORMULA},
+    "dashboard/app_pages/watch_learn.py": {"the 26": FORMULA, "layer 1": NAME,
+                                           "layer 2": NAME, "at, 0": FORMULA},
+    "dashboard/app_pages/learn_questions.py": {"layer 1": NAME, "layer 2": NAME},
     "dashboard/app_pages/masking.py": {"1": NAME, "2": NAME, "3": NAME, "PyTorch 2.5": CITED},
     "dashboard/app_pages/multi_head.py": {
         "pruned 38": CITED, "of 48": CITED, "of 0.15": CITED,

@@ -8,16 +8,13 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# The Watch it learn page and its parts (film.py, learn_questions.py), the Lecture and Room pages are
-# another engineer's texts (issue 40, items 4 and 5): their numbers are held by their own tests.
-NOT_HERE = {"watch_learn.py", "film.py", "learn_questions.py", "lecture.py", "room.py"}
 NUMBER = re.compile(r"(?<![\w.\-])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w])%?")  # 30,522 is one number
 LATEX = re.compile(r"\\[a-zA-Z]+|[_^]\{")  # st.latex's formulas: symbols, not sentences
 PROSE = re.compile(r"[A-Za-z]{3,}.*\s|\s.*[A-Za-z]{3,}")  # a string with a word and a space: text, not a key
 
 
 def text_files() -> list[Path]:
-    pages = [p for p in sorted((ROOT / "dashboard" / "app_pages").glob("*.py")) if p.name not in NOT_HERE]
+    pages = sorted((ROOT / "dashboard" / "app_pages").glob("*.py"))
     scenes = sorted((ROOT / "animations" / "scenes").glob("*.py"))
     return [*pages, *scenes, ROOT / "animations" / "catalog.py", ROOT / "core" / "guided_heads.py",
             ROOT / "classroom" / "decks" / "default.toml"]

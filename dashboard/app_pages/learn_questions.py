@@ -36,9 +36,9 @@ def which_head(settings) -> bool:
     if st.session_state.get(WHICH) or settings.layers != 2:
         return True
     with st.container(border=True):
-        st.markdown(f"**Predict first.** This model has 2 layers of {settings.heads} heads. In which layer will an "
-                    "induction head form: a head that, in the second copy of a repeated stretch, looks at the letter "
-                    "that came just after the earlier copy of the current letter?")
+        st.markdown(f"**Predict first.** This model has {settings.layers} layers of {settings.heads} heads. In which "
+                    "layer will an induction head form: a head that, in the second copy of a repeated stretch, looks "
+                    "at the letter that came just after the earlier copy of the current letter?")
         st.radio("Your guess", list(LAYER_CHOICES), format_func=LAYER_CHOICES.get, key=f"{WHICH}_choice",
                  horizontal=True)
         left, right = st.columns([1, 4])

@@ -6,7 +6,17 @@ import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, FILMS
 from core import PRESETS, ConfigError
-from core.film import ALPHABET, INDUCTION_THRESHOLD, PREVIOUS_THRESHOLD, SEQ_LEN, LearnSettings, decode, encode
+from core.film import (
+    ALPHABET,
+    FINAL_STEPS,
+    INDUCTION_THRESHOLD,
+    PREVIOUS_THRESHOLD,
+    SEGMENT,
+    SEQ_LEN,
+    LearnSettings,
+    decode,
+    encode,
+)
 from core.learn import copy_right, repeat_start, run
 from core.learn_tasks import EVAL_SEQUENCES, HELD_OUT_SEQUENCES
 from core.trace import token_labels
@@ -21,12 +31,13 @@ from dashboard.text import plain
 from dashboard.video import studio
 
 st.title("Watch it learn")
+_D = LearnSettings()  # the defaults the text names, so that it follows them
 st.markdown(
     "Every other page shows attention with random weights, or with weights someone else trained. Here a tiny "
-    "Transformer **learns in front of the class**: by default 2 layers of attention only (no feed-forward part), "
-    "4 heads each, d_model 64, reading sequences 48 symbols long, written in 32 symbols (the 26 letters, the space "
-    "and . , ' ? !). In the default task, each training sequence holds a random stretch of 6 to 19 symbols twice, "
-    "at a random place; the "
+    f"Transformer **learns in front of the class**: by default {_D.layers} layers of attention only (no feed-forward "
+    f"part), {_D.heads} heads each, d_model {_D.d_model}, reading sequences {SEQ_LEN} symbols long, written in "
+    f"{len(ALPHABET)} symbols (the 26 letters, the space and . , ' ? !). In the default task, each training sequence "
+    f"holds a random stretch of {SEGMENT[0]} to {SEGMENT[1]} symbols twice, at a random place; the "
     "model is scored on predicting the second copy, which only looking back can do. Nothing tells it how. (The "
     "settings of the run change the model and the task.)"
 )
@@ -71,9 +82,9 @@ def summary(film):
                 f"of {INDUCTION_THRESHOLD:g}: this model did not form the circuit in these steps.",
                 icon=":material/insights:")
     what = "letters of a second copy" if film.settings.task == "induction" else "next letters of the text"
-    st.caption(f"Training took {film.seconds:.1f} s; final loss {film.loss[-10:].mean():.2f} (chance: "
-               f"{training.CHANCE:.2f}; the mean of the last 10 steps). On {HELD_OUT_SEQUENCES} fresh sequences it "
-               f"never trained on, the trained model predicts {film.final_accuracy:.1%} of the {what} right.")
+    st.caption(f"Training took {film.seconds:.1f} s; final loss {film.final_loss():.2f} (chance: {training.CHANCE:.2f};"
+               f" the mean of the last {FINAL_STEPS} steps). On {HELD_OUT_SEQUENCES} fresh sequences it never trained "
+               f"on, the trained model predicts {film.final_accuracy:.1%} of the {what} right.")
 
 
 def film_view(film):
