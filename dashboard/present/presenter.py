@@ -58,10 +58,22 @@ def _ask(screen):
     except QuestionError as err:
         room_session.say(f"The question of this screen cannot be asked: {err}")
         return
+    if not _is_current(question):
+        room_session.ask(question)
+
+
+def _is_current(question) -> bool:
     now = room_session.teacher_view()
-    if now is not None and now.current is not None and now.current.question.key() == question.key():
-        return
-    room_session.ask(question)
+    return now is not None and now.current is not None and now.current.question.key() == question.key()
+
+
+def _asked(screen) -> bool:
+    """This question screen's question is the room's current one: its answers and reveal belong here (a
+    screen whose question could not be asked must not show the previous question's panel)."""
+    try:
+        return _is_current(decks.question_of(screen))
+    except QuestionError:
+        return False
 
 
 def view(deck: Deck, linked: int | None):
@@ -97,7 +109,7 @@ def view(deck: Deck, linked: int | None):
     st.link_button("Open the projector window", url, help="Open it on the projector's screen; it shows the "
                    "screen this view stands on, without the notes.")
     st.caption(f"Room {format_code(key.code)}: the projector window and students' phones follow this view.")
-    if screen.kind == "question":
+    if screen.kind == "question" and _asked(screen):
         room_teacher.live()  # the class's answers and the reveal
 
 

@@ -153,6 +153,9 @@ def test_a_lecture_start_to_finish_with_a_projector_and_three_phones(lab_server,
                 if question is None:  # the presenter says why; the projector too; no phone is asked
                     presenter.get_by_text("The question of this screen cannot be asked").wait_for(timeout=WAIT)
                     projector.get_by_text("This question cannot be asked").wait_for(timeout=WAIT)
+                    settle(presenter)
+                    shown = body(presenter)  # no panel of the previous question on this screen
+                    assert "Reveal the answer" not in shown and f"Question {rounds}:" not in shown, number
                     why_not[number] = why
                 else:
                     rounds += 1
