@@ -133,9 +133,11 @@ def test_the_sidebar_s_open_a_room_stays_where_the_teacher_aimed(browser, url):
     message sent; a second click worked). Streamlit loads each widget kind's code on first use and
     draws a 40 px stand-in until it arrives; when the code for the widgets above the room's form
     (the Display block's toggle, radio and buttons) came after the PIN box's, they grew and pushed
-    the button down by about its height between the teacher's aim and click. Here that code is held
-    back until the PIN is typed and the button aimed at; then it arrives, and the click lands where
-    the button was: it must open the room."""
+    the button down by about its height between the teacher's aim and click. The room's block now
+    comes first in the sidebar, above the Display block; this test holds that no late code moves the
+    button. Here that code is held back until the expander has opened (the button is its last
+    element, clipped while it opens), the PIN is typed and the button aimed at; then it arrives, and
+    the click lands where the button was: it must open the room."""
     held, released = [], []
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
@@ -143,7 +145,9 @@ def test_the_sidebar_s_open_a_room_stays_where_the_teacher_aimed(browser, url):
     page.route(display_code, lambda route: route.continue_() if released else held.append(route))
     page.goto(f"{url}/")
     sidebar = page.locator("[data-testid=stSidebar]")
-    sidebar.get_by_test_id("stExpander").get_by_text("Classroom room", exact=True).click(timeout=60_000)
+    expander = sidebar.get_by_test_id("stExpander").filter(has_text="Classroom room")
+    expander.get_by_text("Classroom room", exact=True).click(timeout=60_000)
+    opened(expander.locator("details"))  # the button is the expander's last element: clipped while it opens
     sidebar.get_by_role("textbox", name="Teachers: choose a PIN to open a room").fill("135790", timeout=60_000)
     button = sidebar.get_by_role("button", name="Open a room", exact=True)
     button.scroll_into_view_if_needed()  # the teacher scrolls to it and aims
