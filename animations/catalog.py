@@ -3,6 +3,7 @@ the dashboard reads this."""
 
 from typing import NamedTuple
 
+from core import guided_heads
 from core.config import AttentionConfig
 from core.errors import ConfigError
 from core.presets import PRESETS
@@ -25,7 +26,7 @@ FILMS = ("induction",)
 # The random-weight scenes, played with one lesson (the sidebar's "Render with my settings" offers these).
 LECTURE = tuple(name for name in SCENES if name not in TRAINED + FILMS)
 # What the trained scenes read in a class (`make lecture`, the Lecture page): the Trained heads page's example.
-TRAINED_SENTENCE = "The cat sat on the mat because it was tired."
+TRAINED_SENTENCE = guided_heads.EXAMPLE
 DESCRIPTIONS = {  # one line each, for the dashboard's Lecture page
     "scores": "Tokens become Q, K and V; each query meets every key; ÷√d_k; softmax; the weights mix V.",
     "masking": "A mask blocks keys: −∞ before the softmax, weight 0 after; causal, padding, window.",

@@ -12,14 +12,14 @@ memory-bounded cache (`data.memo`), keyed on the plain text.
 import numpy as np
 import streamlit as st
 
-from core import AttentionConfig, ConfigError, TrainedTrace, head_patterns, trained_trace
+from core import AttentionConfig, ConfigError, TrainedTrace, guided_heads, head_patterns, trained_trace
 from core.head_patterns import causal_patterns
 from dashboard import controls, data
 from dashboard.app_pages import trained_model
 from dashboard.lesson import state
 from dashboard.text import plain
 
-DEFAULT_SENTENCE = "The cat sat on the mat because it was tired."
+DEFAULT_SENTENCE = guided_heads.EXAMPLE  # the sentence the guided notes are measured on
 SENTENCE = "trained_sentence"  # the sentence the page shows: the last one that worked
 FOLLOWED = "trained_followed"  # the sidebar's sentence as the page last followed it
 BOX = "trained_box"  # the page's text box
