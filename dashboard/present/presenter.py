@@ -18,6 +18,7 @@ from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.present.projector import LINK_NOTICE, keys
+from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
 from dashboard.text import plain
@@ -111,6 +112,7 @@ def view(deck: Deck, linked: int | None):
     st.caption(f"Room {format_code(key.code)}: the projector window and students' phones follow this view.")
     if screen.kind == "question" and _asked(screen):
         room_teacher.live()  # the class's answers and the reveal
+    room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
 
 
 def _minutes(seconds: float) -> str:
