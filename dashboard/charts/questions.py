@@ -148,7 +148,7 @@ def blocked_bars(question, view) -> alt.Chart:
         color=alt.condition("datum.blocked", alt.value(style.MASKED), alt.value(style.QUERY)),
         tooltip=["query:N", "keys:Q"],
     )
-    text = chart.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(11)).encode(
+    text = chart.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(13)).encode(
         text="keys:Q", color=alt.value(style.TEXT_DARK))
     return _finish(alt.layer(chart, text, data=df), "keys each query row may attend to (0 = fully blocked)",
                    "reveal-blocked", max(60, 22 * len(labels)))
@@ -175,7 +175,7 @@ def _induction_bars(rows: list, scores, right, lab: str) -> alt.Chart:
         y=alt.Y("layer:N", sort=rows, axis=_axis(None, len(rows))),
         x=alt.X("score:Q", scale=alt.Scale(domain=[0, 1]), axis=_axis("highest induction score at the end", 1)),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)), tooltip=["layer:N", "score:Q"])
-    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(11)).encode(
+    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(13)).encode(
         text=alt.Text("score:Q", format=".2f"),
                                                                  color=alt.value(style.TEXT_DARK))
     rule = alt.Chart().transform_aggregate(rows="count()").mark_rule(color=style.MASKED, strokeDash=[6, 4]).encode(

@@ -88,6 +88,17 @@ def test_the_projector_shows_the_other_screens(no_model, number):
     assert INSTALL_HINT not in messages(at)
 
 
+MODEL_PAGES = [i + 1 for i, table in enumerate(tomllib.loads(DEFAULT_DECK.read_text(encoding="utf-8"))["screen"])
+               if table.get("page") in prepare.MODEL_PAGES]
+
+
+@pytest.mark.parametrize("number", MODEL_PAGES)
+def test_a_page_screen_on_the_trained_model_says_how_to_install_it(no_model, number):
+    """The Trained heads page in a projector's part (the grid, the norms) ran into the missing model."""
+    at = present({"deck": "default", "screen": str(number), "projector": "1"})
+    assert at.session_state[NUMBER] == number and [e.value for e in at.error] == [INSTALL_HINT]
+
+
 def test_the_presenter_steps_through_the_trained_screens_and_the_others_still_work(no_model):
     """With a room open: a trained question screen asks nothing (the room keeps its question), and says why;
     the screens after them step, draw and ask as ever."""
