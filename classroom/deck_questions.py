@@ -28,6 +28,8 @@ def screen_question(screen: Screen, film_of: Callable[[LearnSettings], Film | No
     """The question of a question screen; QuestionError says why there is none (such as a run not trained yet)."""
     if screen.kind != "question":
         raise QuestionError(f"Screen {screen.number} is a {screen.kind}, not a question.")
+    if screen.unready:  # its lesson is a stand-in (decks.Screen): never asked
+        raise QuestionError(screen.unready)
     if kinds.kind_of(screen.question).from_lesson:
         return kinds.suggest(screen.lesson, screen.question, head=screen.head, seed=screen.seed, change=screen.change,
                              mask=screen.mask)

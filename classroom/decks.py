@@ -27,7 +27,7 @@ from classroom.changes import apply_change
 from classroom.deck_file import DeckError, Reader, fail, parse_toml, plain_text, read_bytes, shown
 from classroom.kinds import KINDS
 from core.config import MASKS, AttentionConfig
-from core.errors import ConfigError, quote
+from core.errors import ConfigError, ModelMissing, quote
 from core.film import LearnSettings
 from core.limits import MAX_SEED, MAX_TEXT_CHARS
 from core.presets import PRESETS
@@ -78,6 +78,9 @@ class Screen:
     mask: str = ""  # a "blocked" question's mask, or drawn
     film: LearnSettings | None = None  # film screens and film questions
     at: int = 0  # film: the training step shown
+    # Why this machine cannot show the screen ("" = it can): its lesson is on the trained model, which is not
+    # installed. Its lesson is then not its own (the default one stands in): nothing may show or ask it.
+    unready: str = ""
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,16 @@ def _screen(number: int, table: dict, names: Names) -> Screen:
     common = {"number": number, "kind": kind, "title": r.text("title", MAX_TITLE_CHARS, required=True),
               "minutes": r.number("minutes", MIN_MINUTES, MAX_MINUTES, whole=False),
               "notes": r.text("notes", MAX_NOTES_CHARS), "handout": r.text("handout", MAX_NOTES_CHARS)}
-    return Screen(**common, **_READ[kind](r, names))
+    try:
+        return Screen(**common, **_READ[kind](r, names))
+    except ModelMissing as err:  # the deck still loads: this screen says why it cannot be shown here
+        return Screen(**common, **_named(r), unready=str(err))
+
+
+def _named(r: Reader) -> dict:
+    """What an unready screen names (its page, scene and step, or kind of question), read as text: what
+    depends on its lesson (a head within its heads, a scene that can draw it) is checked once it can be made."""
+    return {key: r.text(key, 60) for key in ("page", "scene", "step", "question") if key in r.table}
 
 
 def _page(r: Reader, names: Names) -> dict:
@@ -241,6 +253,8 @@ def _lesson(r: Reader) -> AttentionConfig:
         return base
     try:
         return AttentionConfig.from_dict({**base.to_dict(), **{k: _setting(settings, k) for k in settings.table}})
+    except ModelMissing:
+        raise  # not the deck's fault: the screen stays, unready (_screen)
     except ConfigError as err:  # core's own words, naming the setting (perhaps the preset's, as "d_model 10 is
         # not divisible by 4 heads" names the heads)
         raise fail(str(err), r.screen, r.title, f"lesson.{err.field}" if err.field else "lesson") from None

@@ -91,7 +91,9 @@ def _screen(s: Screen, seen: dict) -> str:
     if "saturation" in tables:
         body += _saturation()
     lesson_tables = tuple(t for t in tables if t != "saturation")
-    if lesson_tables:
+    if s.unready:  # its lesson is a stand-in (decks.Screen): the words of a lesson the lab cannot compute here
+        body += f'<p class="meta">The lab could not compute this lesson here: {e(s.unready)}</p>'
+    elif lesson_tables:
         body += _lesson(s, s.lesson, lesson_tables, seen)
     if s.kind == "question" and s.change:  # the reveal: the same row after the change (drawn changes: the lab's)
         after = apply_change(s.lesson, s.change)  # checked when the deck was read

@@ -48,6 +48,11 @@ class ConfigError(ValueError):
         self.field = field
 
 
+class ModelMissing(ConfigError):
+    """The trained model's package is not installed on this machine: a lesson on it cannot be made here,
+    though nothing in its settings is wrong (a deck keeps such a screen, and says it is not ready)."""
+
+
 def check(ok: bool, field: str, message: str):
     """Refuse a setting (`field`) that cannot work, saying why in `message`."""
     if not ok:

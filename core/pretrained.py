@@ -11,7 +11,7 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import ConfigError
+from .errors import ConfigError, ModelMissing
 from .minilm import INSTALL_HINT, MINILM
 
 _LOCK = threading.Lock()  # two sessions opening the trained lesson at once read the files once
@@ -28,7 +28,7 @@ def model_dir() -> Path:
         spec = None
     folder = Path(spec.submodule_search_locations[0]) / "model" if spec and spec.submodule_search_locations else None
     if folder is None or not (folder / "model.safetensors").is_file():
-        raise ConfigError(INSTALL_HINT, "source")
+        raise ModelMissing(INSTALL_HINT, "source")
     return folder
 
 
@@ -37,7 +37,7 @@ def _require(module: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise ConfigError(INSTALL_HINT, "source") from None
+        raise ModelMissing(INSTALL_HINT, "source") from None
 
 
 @lru_cache(maxsize=2)

@@ -56,7 +56,7 @@ def videos(deck: Deck) -> list:
             wanted.append((name, lecture_lesson(name)))
         except ConfigError:
             continue
-    wanted += [(s.scene, s.lesson) for s in deck.screens if s.kind in ("scene", "video")]
+    wanted += [(s.scene, s.lesson) for s in deck.screens if s.kind in ("scene", "video") and not s.unready]
     seen, out = set(), []
     for scene, cfg in wanted:
         name, cfg, _ = checked_request(scene, cfg, "low")
@@ -101,7 +101,9 @@ def readiness(deck: Deck, quality: str, voice, media: Path, store: FilmStore, mo
     out = []
     for s in deck.screens:
         why = ""
-        if s.kind in ("scene", "video"):
+        if s.unready:  # its lesson could not be made here (the trained model): nothing else can be checked
+            why = s.unready
+        elif s.kind in ("scene", "video"):
             name, cfg, _ = checked_request(s.scene, s.lesson, quality)
             movie = movie_of(name, cfg, quality, media, voice)
             if not movie.is_file():

@@ -23,7 +23,7 @@ from classroom.kinds import kind_of, suggest
 from classroom.question import Question, QuestionError
 from dashboard import data
 from dashboard.charts import questions as qc
-from dashboard.charts.draw import spec_without_data
+from dashboard.charts.draw import look, set_look, spec_without_data
 from dashboard.data import MemoryLRU
 from dashboard.process import Held
 from dashboard.room import session as room_session
@@ -193,4 +193,5 @@ def draw(name: tuple, chart, key: str):
     the spec without data is kept (bounded) and this run's table travels as Arrow."""
     spec = spec_without_data(chart, name)
     spec["datasets"] = {"cells": chart.data}
+    set_look(spec, look())  # its type grows on a projector (the projector's window of a deck is one)
     st.vega_lite_chart(spec, theme=None, width="stretch", key=key)

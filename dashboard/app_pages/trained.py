@@ -66,6 +66,17 @@ def offered() -> tuple[str, str]:
     return DEFAULT_SENTENCE, f"a default sentence, since the sidebar's lesson is {kind}, not a sentence"
 
 
+def installed(read):
+    """`read()`, or None, with the install hint on the page, where the model package is missing."""
+    try:
+        return read()
+    except ConfigError as err:
+        if err.field != "source":
+            raise
+        st.error(str(err), icon="📦")  # how to install it, in one sentence
+        return None
+
+
 def sentence() -> str:
     """The sentence the page shows this run (raises ConfigError when the model is not installed)."""
     ss, (lesson_text, _) = st.session_state, offered()

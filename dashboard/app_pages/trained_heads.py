@@ -248,7 +248,8 @@ def video(text: str):
 
 def slide():
     """Projector mode, the open head alone or one part: no sentence box (the page's sentence stays in use)."""
-    text = trained.sentence()
+    if (text := trained.installed(trained.sentence)) is None:
+        return
     if st.session_state.get(trained.ERROR):
         st.error(st.session_state.pop(trained.ERROR), icon="⚠️")
     try:
@@ -271,12 +272,7 @@ def page():
     if SLIDE is not None or PART is not None:
         slide()
         return
-    try:
-        text = sentence_box()
-    except ConfigError as err:
-        if err.field != "source":
-            raise
-        st.error(str(err), icon="📦")  # the model package is missing: how to install it, in one sentence
+    if (text := trained.installed(sentence_box)) is None:
         return
     try:
         whole, measured = trained.trace(text), trained.patterns(text)

@@ -10,7 +10,9 @@
   same for a one-layer and a two-layer run);
 - `answers_histogram`: a room's answers per choice, the right ones marked only once revealed.
 
-Each chart carries `usermeta={"lab": name}` (tests read them back) and its table as data.
+Each chart carries `usermeta={"lab": name}` (tests read them back) and its table as data. Its type and
+height grow with the look (sizing.scaled: the projector's window, in projector mode), whose values the
+page sets per session (draw.set_look); a count's axis has whole numbers only.
 """
 
 import textwrap
@@ -23,6 +25,7 @@ from classroom import kinds
 from classroom.layers_question import FORMED
 from core.film import INDUCTION_THRESHOLD
 from core.trace import token_labels
+from dashboard.charts import sizing
 from dashboard.charts.heatmaps import FONT
 
 PICK = "pick"  # the selection parameter of `pick_row`
@@ -30,22 +33,42 @@ RIGHT, OTHER = style.VALUE, "#B8B8B8"  # the right choice(s) once revealed; ever
 
 
 TITLE_CHARS = 34  # a title's line: about 300 px at 15 px, in a phone's chart (358 px); Vega never wraps one
+LABEL_CHARS = 20  # a choice's label line: about 160 px at 13 px; a longer label is wrapped, never cut ("…")
+LINE_PX = 16  # a label line's height at 13 px (ordinary look)
+LINES = "split(datum.label, '\\n')"  # a label made of lines (`_wrapped`) drawn as lines: an array is one per line
 
 
 def _finish(chart, title: str, lab: str, height: int):
-    """As wide as the column it is drawn in (a phone, or a projected half screen): st.altair_chart(width="stretch")."""
+    """As wide as the column it is drawn in (a phone, or a projected half screen): st.altair_chart(width="stretch").
+    Its height, as its type, grows with the look: a top-level `height` param replaces Vega-Lite's own signal."""
     lines = textwrap.wrap(title, TITLE_CHARS, break_long_words=False) or [title]
     # centred on the whole chart (its axis labels too), not on the plot: a phone has no width to spare
     # limit 0: Vega cuts a title wider than the plot short ("…") by default, and the plot is narrower
-    title = alt.TitleParams(lines if len(lines) > 1 else title, font=FONT, fontSize=15, frame="bounds", limit=0)
-    return chart.properties(title=title, usermeta={"lab": lab},
-                            width="container", height=height,
-                            autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    title = alt.TitleParams(lines if len(lines) > 1 else title, font=FONT, fontSize=sizing.scaled(15),
+                            frame="bounds", limit=0)
+    look = [alt.param(**p) for p in sizing.look_params()]
+    return chart.properties(title=title, usermeta={"lab": lab}, width="container", height=height,
+                            autosize=alt.AutoSizeParams(type="fit-x", contains="padding")
+                            ).add_params(*look, alt.param(name="height", expr=f"{height} * lab_type * lab_fit"))
 
 
-def _axis(title: str, n: int, angle: int = 0) -> alt.Axis:
-    return alt.Axis(title=title, labelFontSize=13 if n <= 16 else 10, labelLimit=160, labelAngle=angle,
-                    labelFont=FONT, titleFont=FONT, titleFontSize=13)
+def _axis(title: str, n: int, angle: int = 0, **kwargs) -> alt.Axis:
+    """An axis whose type grows with the look; `kwargs` add to or replace its properties."""
+    return alt.Axis(**{"title": title, "labelFontSize": sizing.scaled(13 if n <= 16 else 10),
+                       "labelLimit": sizing.scaled(160), "labelAngle": angle, "labelFont": FONT, "titleFont": FONT,
+                       "titleFontSize": sizing.scaled(13), **kwargs})
+
+
+def _count_axis(title: str, most: int) -> alt.Axis:
+    """An axis of counts from 0 to `most` (keys, students): whole numbers only, never 0.2 of one. Vega-Lite
+    leaves tickMinStep out of the Vega it makes; asking for at most `most` ticks gives a step of 1 or more,
+    always a whole number (Vega's steps are 1, 2 or 5 times a power of ten, here never below 1)."""
+    return _axis(title, 1, tickCount=alt.ExprRef(f"min(ceil(width / 40), {int(most)})"), format="d")
+
+
+def _wrapped(text: str) -> str:
+    """`text` in lines of at most LABEL_CHARS characters, joined by newlines (drawn as lines by LINES)."""
+    return "\n".join(textwrap.wrap(text, LABEL_CHARS) or [text])
 
 
 def pick_row(question, trace) -> alt.Chart:
@@ -66,7 +89,7 @@ def pick_row(question, trace) -> alt.Chart:
     ).add_params(picked)
     layers = [cells]
     if len(labels) <= 12:
-        layers.append(base.mark_text(fontSize=13, font=FONT, color=style.TEXT_DARK).encode(
+        layers.append(base.mark_text(fontSize=sizing.scaled(13), font=FONT, color=style.TEXT_DARK).encode(
             text=alt.Text("scaled:Q", format=".2f")))
     return _finish(alt.layer(*layers), f"row “{labels[q]}”: scaled scores (grey: blocked)", "pick", 56)
 
@@ -79,11 +102,11 @@ def focus_bars(question, trace) -> alt.LayerChart:
                        "right": [i in question.answer for i in range(len(labels))]})
     bars = alt.Chart().mark_bar().encode(
         x=alt.X("key:N", sort=labels, axis=_axis("key", len(labels), -45 if len(labels) > 8 else 0)),
-        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
+        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), axis=_axis("weight", 1)),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)),
         tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
     )
-    text = bars.mark_text(dy=-8, font=FONT, fontSize=12).encode(
+    text = bars.mark_text(dy=-8, font=FONT, fontSize=sizing.scaled(12)).encode(
         text=alt.Text("weight:Q", format=".3f"), color=alt.value(style.TEXT_DARK))
     layers = [bars, text] if len(labels) <= 16 else [bars]
     return _finish(alt.layer(*layers, data=df), f"head {question.head + 1}, row “{labels[question.query]}”: weights",
@@ -103,10 +126,10 @@ def change_bars(question, before, after) -> alt.Chart:
     chart = alt.Chart(df).mark_bar().encode(
         x=alt.X("key:N", sort=keys, axis=_axis("key", len(keys), -45 if len(keys) > 8 else 0)),
         xOffset=alt.XOffset("lesson:N", sort=["before", "after"]),
-        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"),
+        y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), axis=_axis("weight", 1)),
         color=alt.Color("lesson:N", sort=["before", "after"],
                         scale=alt.Scale(domain=["before", "after"], range=[style.QUERY, style.KEY]),
-                        legend=alt.Legend(title=None, orient="top", labelFontSize=13)),
+                        legend=alt.Legend(title=None, orient="top", labelFontSize=sizing.scaled(13))),
         tooltip=["lesson:N", "key:N", alt.Tooltip("weight:Q", format=".3f")],
     )
     return _finish(chart, f"head {h + 1}, row “{token_labels(before.tokens)[q]}”: before and after", "reveal-change",
@@ -120,11 +143,13 @@ def blocked_bars(question, view) -> alt.Chart:
     df = pd.DataFrame({"query": labels, "row": range(len(labels)), "keys": keys, "blocked": keys == 0})
     chart = alt.Chart().mark_bar().encode(
         y=alt.Y("query:N", sort=labels, axis=_axis("query row", len(labels))),
-        x=alt.X("keys:Q", title="keys it may attend to", scale=alt.Scale(domain=[0, len(labels)])),
+        x=alt.X("keys:Q", scale=alt.Scale(domain=[0, len(labels)]),
+                axis=_count_axis("keys it may attend to", len(labels))),
         color=alt.condition("datum.blocked", alt.value(style.MASKED), alt.value(style.QUERY)),
         tooltip=["query:N", "keys:Q"],
     )
-    text = chart.mark_text(align="left", dx=4, font=FONT).encode(text="keys:Q", color=alt.value(style.TEXT_DARK))
+    text = chart.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(13)).encode(
+        text="keys:Q", color=alt.value(style.TEXT_DARK))
     return _finish(alt.layer(chart, text, data=df), "keys each query row may attend to (0 = fully blocked)",
                    "reveal-blocked", max(60, 22 * len(labels)))
 
@@ -148,9 +173,10 @@ def _induction_bars(rows: list, scores, right, lab: str) -> alt.Chart:
     df = pd.DataFrame({"layer": rows, "score": [float(x) for x in scores], "right": list(right)})
     bars = alt.Chart().mark_bar().encode(
         y=alt.Y("layer:N", sort=rows, axis=_axis(None, len(rows))),
-        x=alt.X("score:Q", title="highest induction score at the end", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("score:Q", scale=alt.Scale(domain=[0, 1]), axis=_axis("highest induction score at the end", 1)),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)), tooltip=["layer:N", "score:Q"])
-    text = bars.mark_text(align="left", dx=4, font=FONT).encode(text=alt.Text("score:Q", format=".2f"),
+    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(13)).encode(
+        text=alt.Text("score:Q", format=".2f"),
                                                                  color=alt.value(style.TEXT_DARK))
     rule = alt.Chart().transform_aggregate(rows="count()").mark_rule(color=style.MASKED, strokeDash=[6, 4]).encode(
         x=alt.datum(INDUCTION_THRESHOLD))
@@ -169,19 +195,23 @@ def reveal(question, traces):
 
 def answers_histogram(tally, title: str, top: int = 1) -> alt.LayerChart:
     """Answers per choice (a student who ticks two rows counts in both); right choices marked once revealed.
-    The axis runs to `top` (the students present) or further, the same from poll to poll."""
+    The axis runs to `top` (the students present) or further, the same from poll to poll. A long choice's
+    label is wrapped into lines (Vega never wraps a label: it cuts it short with "…")."""
     q = tally.question
     right = set(q.answer) if tally.revealed else set()
-    df = pd.DataFrame({"choice": list(q.choices), "count": list(tally.counts),
+    rows = [_wrapped(c) for c in q.choices]
+    most = max(1, top, *tally.counts)
+    df = pd.DataFrame({"choice": list(q.choices), "row": rows, "count": list(tally.counts),
                        "right": [i in right for i in range(len(q.choices))]})
     df["label"] = [f"{n}  ✓ right" if ok else str(n) for n, ok in zip(df["count"], df["right"], strict=True)]
     bars = alt.Chart().mark_bar().encode(
-        y=alt.Y("choice:N", sort=list(q.choices), axis=_axis(None, len(q.choices))),
-        x=alt.X("count:Q", title="students", scale=alt.Scale(domain=[0, max(1, top, *tally.counts)]),
-                axis=alt.Axis(tickMinStep=1, format="d", titleFont=FONT, labelFont=FONT)),
+        y=alt.Y("row:N", sort=rows, axis=_axis(None, len(q.choices), labelExpr=LINES, labelLimit=0)),
+        x=alt.X("count:Q", scale=alt.Scale(domain=[0, most]), axis=_count_axis("students", most)),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(style.QUERY)),
         tooltip=["choice:N", "count:Q"],
     )
-    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=14).encode(text="label:N",
-                                                                          color=alt.value(style.TEXT_DARK))
-    return _finish(alt.layer(bars, text, data=df), title, "answers", max(80, 26 * len(q.choices)))
+    text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(14)).encode(
+        text="label:N", color=alt.value(style.TEXT_DARK))
+    # every row as tall as the label with the most lines: a band scale gives each row the same height
+    row_px = 26 + LINE_PX * max(row.count("\n") for row in rows)
+    return _finish(alt.layer(bars, text, data=df), title, "answers", max(80, row_px * len(rows)))

@@ -74,7 +74,9 @@ def place_in(lesson_json: str) -> tuple[str, int] | None:
 # -- a question screen's question ---------------------------------------------------------------
 def question_of(screen: Screen) -> Question:
     """The question a question screen asks; QuestionError says why there is none (a film not trained yet,
-    a lesson that offers nothing to ask)."""
+    a lesson that offers nothing to ask, the trained model not installed)."""
+    if screen.unready:  # its lesson is a stand-in (classroom.decks.Screen): never asked
+        raise QuestionError(screen.unready)
     if screen.film is not None:
         film = films().cached(screen.film)
         if film is None:

@@ -17,7 +17,8 @@ from classroom.question import QuestionError
 from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
-from dashboard.present.projector import LINK_NOTICE, keys
+from dashboard.present.projector import LINK_NOTICE, keys, unready
+from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
 from dashboard.text import plain
@@ -37,13 +38,14 @@ def go(deck: Deck, number: int):
         st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
     st.session_state[AT] = number
     st.session_state.setdefault(STARTED, time.time())
-    state.set_lesson(screen.lesson)
+    if not screen.unready:  # an unready screen's lesson is a stand-in: the lesson stays, nothing is asked
+        state.set_lesson(screen.lesson)
     if room_session.teacher_key() is None:
         return
-    if screen.kind == "question":
+    if screen.kind == "question" and not screen.unready:
         _ask(screen)
     st.session_state[room_session.CARRIED] = _place(deck, number)
-    room_session.push_lesson(screen.lesson)  # at once, not at the end of the run: the projector polls for it
+    room_session.push_lesson(state.lesson())  # at once, not at the end of the run: the projector polls for it
 
 
 def _place(deck: Deck, number: int) -> dict:
@@ -90,6 +92,8 @@ def view(deck: Deck, linked: int | None):
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
         keys(deck, number, go, "presenter", visible=True)
         st.markdown(f"### {number} / {last} · {plain(screen.title)}")
+    if screen.unready:
+        st.warning(unready(screen))
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
@@ -111,6 +115,7 @@ def view(deck: Deck, linked: int | None):
     st.caption(f"Room {format_code(key.code)}: the projector window and students' phones follow this view.")
     if screen.kind == "question" and _asked(screen):
         room_teacher.live()  # the class's answers and the reveal
+    room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
 
 
 def _minutes(seconds: float) -> str:

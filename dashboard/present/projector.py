@@ -50,8 +50,8 @@ def arrive(deck: Deck, number: int):
     if st.session_state.get(NUMBER, number) != number:
         st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
     st.session_state[NUMBER] = number
-    if st.session_state.get(SHOWN) == (decks.name_of(deck), number):
-        return
+    if st.session_state.get(SHOWN) == (decks.name_of(deck), number) or screen.unready:
+        return  # an unready screen's lesson is a stand-in: the window keeps its lesson
     state.set_lesson(screen.lesson)
     if screen.kind == "page":
         name = _name(screen)
@@ -93,7 +93,11 @@ def show(deck: Deck):
         arrive(deck, st.session_state.get(NUMBER, 1))
     number = st.session_state[NUMBER]
     screen = deck.screens[number - 1]
-    DRAW[screen.kind](screen, view)
+    if screen.unready:
+        _title(screen)
+        st.info(unready(screen))
+    else:
+        DRAW[screen.kind](screen, view)
     with st.container(key="present_marker", horizontal=True, vertical_alignment="center", width="content"):
         if following:
             watch(name)
@@ -139,6 +143,12 @@ def _video_file(screen: Screen) -> Path | None:
             if (movie := studio.service().cached(screen.scene, screen.lesson, quality, voice)) is not None:
                 return movie
     return None
+
+
+def unready(screen: Screen) -> str:
+    """Why this machine cannot show the screen, for the projector and the presenter (the lab's own words:
+    its install hint, whose commands read as code)."""
+    return f"This screen is not ready on this machine. {screen.unready}"
 
 
 def _not_ready(what: str):

@@ -2,11 +2,14 @@
 from the tab that closed the room, after closing; closing, which asks whether to keep them; and the
 answer sets kept in the lab, each opened (for a download) or deleted with its room's PIN.
 
-This session holds the closed room's CSV (`CLOSED`) and the kept sets it opened (`KEPT_OPEN`), in
-st.session_state only. Every file is named by the lab (a room code, an id it drew), never by a visitor.
+This session holds the closed room's CSV (`CLOSED`), the kept sets it opened (`KEPT_OPEN`) and the CSV the
+presenter view read last (`READ`), in st.session_state only. Every file is named by the lab (a room code,
+an id it drew), never by a visitor.
 """
 
+import time
 from datetime import UTC, datetime
+from functools import partial
 
 import streamlit as st
 
@@ -15,6 +18,7 @@ from core.limits import MAX_FIELD_CHARS
 from dashboard.room import session as room_session
 
 CLOSED, KEPT_OPEN = "room_closed_csv", "room_kept_open"
+READ = "room_csv_read"  # (room code, its answers as CSV, when read): the presenter's read_then_download
 
 
 def close(keep: bool = False):
@@ -35,17 +39,41 @@ def closed_csv() -> str | None:
     return st.session_state.get(CLOSED)
 
 
+def _read(key, rooms) -> str:
+    """The room's answers as CSV at this moment (no Streamlit state: it may run in another thread)."""
+    try:
+        return rooms.answers_csv(key)
+    except RoomError as err:
+        return f"error\r\n{err}\r\n"  # the room closed meanwhile: the file says so
+
+
 def answers_csv_source():
     """For st.download_button: a function (it runs when the button is clicked, in another thread, with
     no Streamlit state) that reads the room's answers as CSV at that moment."""
-    key, rooms = room_session.teacher_key(), room_session.registry()
+    return partial(_read, room_session.teacher_key(), room_session.registry())
 
-    def read() -> str:
-        try:
-            return rooms.answers_csv(key)
-        except RoomError as err:
-            return f"error\r\n{err}\r\n"  # the room closed meanwhile: the file says so
-    return read
+
+def file_name(code: str) -> str:
+    return f"room-{code}-answers.csv"
+
+
+CSV_HELP = ("Question, choice, count, when, and the seats' tags; no names, no addresses. The answer key only once "
+            "revealed.")
+
+
+def read_then_download(code: str):
+    """The answers as CSV for the presenter view, whose clock reruns every 2 s: read on a click, then offered
+    as a plain download of that text. A deferred download (`answers_csv_source`) lost its file to those reruns."""
+    if st.button("Read the room's answers for a CSV", key="present_csv_read", help=CSV_HELP):
+        st.session_state[READ] = (code, _read(room_session.teacher_key(), room_session.registry()), time.time())
+    read = st.session_state.get(READ)
+    if read and read[0] == code:
+        st.download_button(f"Download the answers as read at {_clock(read[2])} (CSV)", read[1],
+                           file_name=file_name(code), mime="text/csv", key="present_csv", on_click="ignore")
+
+
+def _clock(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%H:%M:%S UTC")
 
 
 def kept_list() -> tuple:
@@ -90,10 +118,8 @@ def after_class(code: str):
     """The answers as CSV at any time; closing, which asks whether to keep them; the kept sets."""
     left, right = st.columns(2)
     with left:
-        st.download_button("Download the answers (CSV)", data=answers_csv_source(),
-                           file_name=f"room-{code}-answers.csv", mime="text/csv", key="room_csv",
-                           on_click="ignore", help="Question, choice, count, when, and the seats' tags; no "
-                                                   "names, no addresses. The answer key only once revealed.")
+        st.download_button("Download the answers (CSV)", data=answers_csv_source(), file_name=file_name(code),
+                           mime="text/csv", key="room_csv", on_click="ignore", help=CSV_HELP)
     with right, st.popover("Close the room"):
         st.markdown("Everyone leaves the room. Its answers:")
         st.radio("Its answers", list(KEEP), format_func=KEEP.get, index=None, key="room_keep",
@@ -137,7 +163,7 @@ def kept_answers():
             if text is not None:
                 st.download_button(f"Download room {format_code(info.code)}'s answers, closed "
                                    f"{_closed_at(info.closed)} (CSV)", data=text, mime="text/csv",
-                                   file_name=f"room-{info.code}-answers.csv", key=f"room_kept_csv_{kept_id}",
+                                   file_name=file_name(info.code), key=f"room_kept_csv_{kept_id}",
                                    on_click="ignore")
 
 

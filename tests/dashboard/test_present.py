@@ -4,9 +4,12 @@ a presenter steers a projector window through the teacher's room, asks the deck'
 reveals them; the notes reach neither the projector nor a student. (The keys in Chromium, and the fit at
 1920×1080: test_present_browser.py.)"""
 
+import csv
+import io
 import uuid
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from animations.catalog import SCENES
@@ -175,3 +178,45 @@ def test_the_presenter_makes_the_handout_on_a_click_and_then_offers_it_for_downl
     teacher.button(key="present_handout_make").click().run(timeout=240)
     assert not teacher.exception, [e.value for e in teacher.exception]
     assert [d.proto.label for d in teacher.get("download_button")] == ["Students' handout (HTML)"]
+
+
+def test_the_presenter_downloads_the_room_s_answers_as_csv_and_a_rerun_keeps_the_file(monkeypatch):
+    """Read on a click, then a plain download (the clock reruns the page every 2 s: a deferred download lost
+    its file to them). The file holds what the students answered: the question, one row per choice, counts."""
+    got, real = {}, st.download_button
+
+    def record(label, data, *args, **kwargs):
+        got[kwargs.get("key")] = (label, data() if callable(data) else data)
+        return real(label, data, *args, **kwargs)
+
+    monkeypatch.setattr(st, "download_button", record)
+    teacher = present({"deck": "default", "presenter": "1"})
+    teacher.text_input(key="room_open_pin").input(PIN)
+    teacher.button[[b.label for b in teacher.button].index("Open a room")].click().run()
+    key = teacher.session_state["room_teacher"]
+    for _ in range(3):  # to screen 4, the deck's first question: asked in the room
+        teacher.button(key="present_presenter_Right").click().run()
+    no_exception(teacher)
+    question = decks.question_of(DECK.screens[3])
+    picks = (0, 1, 1)
+    for pick in picks:
+        student = AppTest.from_file(str(APP), default_timeout=60)
+        student.query_params = {"code": key.code}
+        _register_pages(student)
+        student.switch_page("app_pages/room.py").run()
+        student.pills[0].set_value(pick).run()
+        student.button(key=[b.key for b in student.button if b.key and b.key.startswith("room_send_")][0]).click()
+        student.run()
+        no_exception(student)
+    teacher.run()
+    assert "present_csv" not in got, "nothing is read before the click"
+    teacher.button(key="present_csv_read").click().run()
+    no_exception(teacher)
+    label, data = got.pop("present_csv")
+    assert label.startswith("Download the answers as read at ") and label.endswith(" UTC (CSV)")
+    table = list(csv.DictReader(io.StringIO(data)))
+    assert [r["choice"] for r in table] == list(question.choices) and {r["question"] for r in table} == {
+        question.prompt}
+    assert [int(r["count"]) for r in table] == [picks.count(i) for i in range(len(question.choices))]
+    teacher.run()  # the clock's rerun, or a step: the file read stays offered
+    assert got["present_csv"] == (label, data)

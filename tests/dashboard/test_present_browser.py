@@ -1,7 +1,8 @@
 """A lecture given in Chromium (issue 41, part 2): the teacher's presenter window opens a room and the
 projector's window; the default deck is stepped from start to finish by keys alone, pressed on the presenter
 window (→, PageDown and Space forward; ← and PageUp back), and the projector follows through the room. At
-1920×1080 every screen's main part fits the window without scrolling, and no screen shows a note.
+1920×1080 every screen's main part fits the window without scrolling, and no screen shows a note; the presenter's
+answers chart of a "change" question shows its long choices whole, inside the chart.
 Screenshots of a few screens of both windows go to test-artifacts/."""
 
 import re
@@ -11,6 +12,8 @@ import pytest
 from classroom.decks import default_deck
 from dashboard.present import deck as decks
 from tests.conftest import ARTIFACTS
+
+from .test_phone_browser import _CUT_TEXTS
 
 pytestmark = pytest.mark.browser
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -29,6 +32,7 @@ FIT = """() => { const m = document.querySelector('[data-testid=stMain]');
   return {over: Math.max(0, ...parts.map(e => e.getBoundingClientRect().bottom)) - innerHeight,
           scroll: m.scrollHeight - m.clientHeight, top: m.scrollTop || document.scrollingElement.scrollTop}; }"""
 MARKER = "[class*='st-key-present_marker'] [data-testid=stCaptionContainer]"
+ANSWERS = ".role-axis-label text"  # the answers chart's labels, drawn: the chart is there
 
 
 def notes_words(screen) -> str:
@@ -68,7 +72,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
         code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
         projector = open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
         at_screen(projector, 1)
-        fits, notes_seen = {}, []
+        fits, notes_seen, cut = {}, [], {}
         ARTIFACTS.mkdir(exist_ok=True)
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
@@ -79,11 +83,15 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
             if screen.notes:
                 notes_seen.append(notes_words(screen) in projector.inner_text("body"))
             fits[number] = projector.evaluate(FIT)
+            if screen.kind == "question" and screen.question == "change":  # choices like "stays (changes by less …"
+                presenter.locator(f"[data-testid=stVegaLiteChart] svg {ANSWERS}").first.wait_for(timeout=WAIT)
+                cut[number] = presenter.evaluate(_CUT_TEXTS)
             if number in SHOTS:
                 projector.wait_for_timeout(800)  # charts settle
                 projector.screenshot(path=str(ARTIFACTS / f"present-projector-{number:02d}-{screen.kind}.png"))
                 presenter.screenshot(path=str(ARTIFACTS / f"present-presenter-{number:02d}.png"))
         assert not any(notes_seen), "a note reached the projector"
+        assert cut and not any(cut.values()), f"the answers chart's texts cut off: {cut}"
         scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["top"] != 0}
         assert not scrolled, scrolled  # every screen of the deck is a slide: nothing below the window
         for key, number in (("ArrowLeft", len(DECK.screens) - 1), ("PageUp", len(DECK.screens) - 2)):
