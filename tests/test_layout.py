@@ -112,6 +112,32 @@ def test_streamlit_internals_are_used_in_one_module_only():
     assert users == {"dashboard/serve.py"}
 
 
+def _anchor_named_or_off(call: ast.Call) -> bool:
+    """anchor=False, or an anchor's name (a string, an f-string)."""
+    return any(k.arg == "anchor" and (isinstance(k.value, ast.JoinedStr) or isinstance(k.value, ast.Constant) and (
+        k.value.value is False or isinstance(k.value.value, str))) for k in call.keywords)
+
+
+def test_every_dashboard_heading_is_drawn_without_an_anchor_link():
+    """A heading's anchor link makes the browser recompute the page's style at once on every redraw
+    (Streamlit sizes its icon from the root font size); a slider move redraws every heading several
+    times (docs/performance.md, item 8). So every title, header and subheader call on Streamlit or
+    one of its containers passes anchor=False, or the name of an anchor the lab itself aims at (the
+    Lecture page's player scrolls to its step's heading)."""
+    missing = []
+    for path in sources("dashboard"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                   if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names} - {"st"}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+                    and node.func.attr in ("title", "header", "subheader")
+                    and not (isinstance(node.func.value, ast.Name) and node.func.value.id in modules)
+                    and not _anchor_named_or_off(node)):
+                missing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert missing == []
+
+
 def test_the_dashboard_has_at_most_twelve_top_level_modules():
     assert len(list((ROOT / "dashboard").glob("*.py"))) <= 12
 

@@ -19,7 +19,7 @@ def _cells(row) -> list[str]:
 
 
 def listings():
-    st.subheader("The article's other listings, and their pitfalls")
+    st.subheader("The article's other listings, and their pitfalls", anchor=False)
     article, lab = data.trace(PRESETS["article-4x8"]), data.trace(LAB_DRAW)
     causal = data.trace(PRESETS["article-causal"])
     st.markdown(

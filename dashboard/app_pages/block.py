@@ -10,7 +10,7 @@ from dashboard.charts.draw import draw, labelled, show
 from dashboard.lesson import rerun
 from dashboard.text import plain
 
-st.title("Transformer block")
+st.title("Transformer block", anchor=False)
 # On the projector a deck's screen may show one part: the formulas, or the block's numbers (its parameters,
 # post-LN beside pre-LN, one stage inside); the whole page does not fit one screen.
 PART = controls.part(("formulas", "parameters", "layouts", "stage"))
@@ -55,7 +55,7 @@ if PART is None:
 def parameters(cfg):
     counts = data.block_parameters(cfg)
     total = sum(counts.values())
-    st.subheader("Where the block's numbers are")
+    st.subheader("Where the block's numbers are", anchor=False)
     st.dataframe([{"part": part, "parameters": f"{n:,}", "share": f"{n / total:.0%}"} for part, n in counts.items()],
                  hide_index=True, width="content")
     st.caption(f"{total:,} in all at d_model = {cfg.d_model} (no biases, as in the lesson's attention): the "
@@ -69,7 +69,7 @@ def layouts(cfg):
     left, right = st.columns(2)
     for col, (_, summary), name in ((left, post, "post-LN"), (right, pre, "pre-LN")):
         with col:
-            st.subheader(name)
+            st.subheader(name, anchor=False)
             chart = charts.stage_norms(summary, "mean length of a token's vector", f"norms-{name}")
             draw(chart, f"chart_norms_{name}")
             if PART is not None:  # on the part's slide the chart alone: its table would run below the screen
@@ -79,7 +79,7 @@ def layouts(cfg):
 
 
 def one_stage(cfg):
-    st.subheader("Look inside one stage")
+    st.subheader("Look inside one stage", anchor=False)
     kind = controls.choice(st.radio, "Block", ["post-LN", "pre-LN"], "layout", "post-LN", horizontal=True)
     stages, _ = data.block(cfg, kind == "pre-LN")
     name = controls.choice(st.selectbox, "Stage", list(stages), "stage", "attention")

@@ -13,7 +13,7 @@ from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
 from dashboard.text import plain
 
-st.title("Compare two lessons")
+st.title("Compare two lessons", anchor=False)
 st.markdown(
     "**Lesson A** is the lesson in the sidebar; **lesson B** is the same lesson with one setting changed. "
     "Their weights side by side, then **B − A** cell by cell: orange where B gives more weight, blue where it "

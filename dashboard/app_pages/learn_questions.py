@@ -100,7 +100,7 @@ def one_layer(settings, film):
     """Question 2, asked of a two-layer film: the one-layer run is trained on reveal."""
     if settings.layers != 2:
         return
-    st.subheader("What does the second layer buy?")
+    st.subheader("What does the second layer buy?", anchor=False)
     guess = st.session_state.get(LOSS)
     if guess is None:
         with st.container(border=True):

@@ -10,7 +10,7 @@ from core import ConfigError
 from dashboard.lesson import state
 from dashboard.video import player, studio
 
-st.title("Lecture")
+st.title("Lecture", anchor=False)
 st.markdown(
     "Each scene animates the numbers of one lesson, computed by the same code as the other pages, and a "
     "narrator reads each step with that lesson's numbers; the caption of the moment stands beneath the video. "

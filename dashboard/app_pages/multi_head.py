@@ -19,7 +19,7 @@ LITTLE = 0.3  # "passes on little": [CLS]'s share at most this (the Trained head
 CLS_LITTLE = 12
 CLS_MOST = (3, 10, 0.89, 0.61)
 
-st.title("Multi-head attention")
+st.title("Multi-head attention", anchor=False)
 st.markdown(
     "Each head has its own W_Q, W_K and W_V, each projecting the whole of x down to d_k numbers, so each head "
     "computes its own weights: below, every head's weights on the same colour scale. The heads' outputs "
@@ -53,20 +53,20 @@ def the_heads(cfg, trace):
     labels = charts.token_labels(trace.tokens)
     D, H = cfg.d_model, trace.num_heads
 
-    st.subheader(f"{H} heads' weights")
+    st.subheader(f"{H} heads' weights", anchor=False)
     for panel, h in zip(panels(H, len(labels), "heads"), range(H), strict=True):
         with panel:
             show(charts.weights_heatmap(trace, h, f"head {h + 1}"), f"heads_{h}", cfg,
                  labelled(trace.weights[h], labels, labels))
 
-    st.subheader("Average over heads")
+    st.subheader("Average over heads", anchor=False)
     st.caption("`nn.MultiheadAttention` returns (output, weights), and by default (`average_attn_weights=True`) "
                "those weights are this average over the heads; `average_attn_weights=False` gives each head's own.")
     show(charts.matrix_heatmap(trace.mean_weights, labels, labels, "mean weights", "mean-weights",
                                scheme=style.WEIGHT_SCHEME, x_title="key", y_title="query", domain=[0, 1]),
          "mean_weights", cfg, labelled(trace.mean_weights, labels, labels))
 
-    st.subheader("Concatenate the heads, then project with W_O")
+    st.subheader("Concatenate the heads, then project with W_O", anchor=False)
     concat_cols = [f"h{h + 1}·{d}" for h in range(H) for d in dim_labels(trace.d_k)]
     shown, cols = first_dims(trace.concat, "concat", concat_cols)
     show(charts.matrix_heatmap(shown, labels, cols, "concat (heads side by side)", "concat"), "concat", cfg,
@@ -79,7 +79,7 @@ def the_heads(cfg, trace):
     show(charts.matrix_heatmap(shown, labels, cols, "output = concat · W_O", "output"), "output", cfg,
          labelled(trace.output, labels, dims))
 
-    st.subheader("d_k shrinks as the heads grow")
+    st.subheader("d_k shrinks as the heads grow", anchor=False)
     st.caption(f"At d_model = {D}, the heads share the dimensions equally: d_k = d_model / heads.")
     heads = head_choices(D)
     st.dataframe({"heads": heads, "d_k": [D // h for h in heads]}, hide_index=True, width="content")
@@ -89,7 +89,7 @@ def the_heads(cfg, trace):
 def cost(T: int, D: int):
     """What one attention layer costs as T grows, with this lesson's own counts."""
     with st.container(border=True):
-        st.subheader("Cost")
+        st.subheader("Cost", anchor=False)
         st.markdown(
             f"For T tokens of d = d_model numbers (this lesson: T = {T}, d = {D}):\n"
             f"- **Projections** W_Q, W_K, W_V, W_O: 4·T·d² multiply-adds, O(T·d²) time (here {4 * T * D * D:,}).\n"

@@ -12,7 +12,7 @@ from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun
 from dashboard.text import plain
 
-st.title("Positional encoding")
+st.title("Positional encoding", anchor=False)
 st.markdown(
     "Attention by itself does not see word order. Without a mask it is **permutation-equivariant**: shuffle "
     "the tokens and each token's output is the same as before, only listed in the new order (a causal mask "
@@ -32,7 +32,7 @@ def sinusoidal_table(cfg):
     T, D = cfg.num_tokens, cfg.d_model
     labels = charts.token_labels(cfg.tokens)
     table, similarity = data.positional(T, D)
-    st.subheader("The sinusoidal table")
+    st.subheader("The sinusoidal table", anchor=False)
     st.caption("One row per position, numbered from 1 like the tokens; the formula counts from 0 "
                "(token 1 has pos = 0): PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…).")
     shown, cols = first_dims(table, "The table", dim_labels(D))
@@ -55,7 +55,7 @@ def same_words(tokens) -> list[list[int]]:
 
 
 def shuffle(cfg):
-    st.subheader("Shuffle the tokens")
+    st.subheader("Shuffle the tokens", anchor=False)
     if cfg.source == "manual":
         st.info("Hand-entered Q, K, V have no token vectors to shuffle: choose a sentence or random tokens.")
         return
@@ -77,7 +77,7 @@ def shuffle(cfg):
 
 
 def by_encoding(cfg):
-    st.subheader("The lesson's weights under each encoding")
+    st.subheader("The lesson's weights under each encoding", anchor=False)
     traces = data.traces_by_positional(cfg)
     h = controls.head_control(cfg.num_heads)
     labels = charts.token_labels(cfg.tokens)

@@ -58,7 +58,7 @@ elif ss.get(MODE) == "presenter":
     state.keep_view("presenter", 1, 0)
     presenter.view(deck, linked_screen)
 else:
-    st.title("Present a lecture")
+    st.title("Present a lecture", anchor=False)
     st.markdown(f"**{plain(deck.title)}**: {len(deck.screens)} screens, {deck.minutes:g} minutes planned, "
                 f"{sum(s.kind == 'question' for s in deck.screens)} room questions. {plain(deck.about)}")
     st.markdown("The **presenter view** shows each screen's notes, the next screen and the time; with a room "

@@ -12,7 +12,7 @@ from dashboard.room import session as room_session
 from dashboard.room import student as room_student
 from dashboard.room import teacher as room_teacher
 
-st.title("Classroom room")
+st.title("Classroom room", anchor=False)
 room_student.code_from_link()
 room_session.messages()
 key, code = room_session.teacher_key(), room_session.student_code()

@@ -191,7 +191,7 @@ def check(text: str) -> None:
 def strongest_heads(measured: dict, open_head):
     """For a model other than MiniLM: no notes (the lab's notes are checked on MiniLM alone), only the heads
     that score highest on each of core's measures on this sentence."""
-    st.subheader("The strongest measured patterns")
+    st.subheader("The strongest measured patterns", anchor=False)
     st.caption("The lab's guided notes were checked on MiniLM only, so for this model the page names no head's role: "
                "here are the three heads that score highest on each measure (lowest on entropy and evenness: the "
                "most focused), on this sentence only.")

@@ -53,7 +53,7 @@ def introduction(title: str, text: str, untrained: bool = True, more=None):
     formulas). In projector mode the introduction folds away (one click opens it) so that a step of
     the lesson fills the screen; its label keeps the note that the weights are random in view."""
     if not controls.projector():
-        st.title(title)
+        st.title(title, anchor=False)
         st.markdown(text)
         if more is not None:
             more()
@@ -61,7 +61,7 @@ def introduction(title: str, text: str, untrained: bool = True, more=None):
             untrained_note(lesson_page=True)
         return
     row = st.container(horizontal=True, vertical_alignment="center", gap="large")
-    row.title(title, width="content")
+    row.title(title, width="content", anchor=False)
     about = ("About this page" if not untrained else "About this page: its q, k and v are **entered by hand**"
              if by_hand() else "About this page: its W matrices are **random, not trained**")
     with row.expander(about):

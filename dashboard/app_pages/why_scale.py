@@ -60,7 +60,7 @@ def demonstration(cfg):
     if parts is None or parts[0].open:
         averaged()
     if parts is None:
-        st.subheader("One row at the lesson's settings")
+        st.subheader("One row at the lesson's settings", anchor=False)
     if parts is None or parts[1].open:
         one_row(cfg)
 

@@ -11,7 +11,7 @@ from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import labelled, panels, show
 from dashboard.lesson import rerun, state
 
-st.title("The article's worked example")
+st.title("The article's worked example", anchor=False)
 # On the projector a deck's screen may show one part (the page's text and formula head each): the inputs,
 # the weights core computes, or the article's listings; the whole page does not fit one screen.
 PART = controls.part(("inputs", "weights", "listings"))

@@ -243,7 +243,7 @@ def sidebar():
     """Draw every control of the lesson."""
     with st.sidebar:
         preset_controls()
-        st.subheader("Tokens")
+        st.subheader("Tokens", anchor=False)
         source = source_control()
         if source == "text":
             text_control()
@@ -252,7 +252,7 @@ def sidebar():
         else:
             st.caption("Q, K and V as entered by the preset (the article's example) or the link, used as they are: "
                        "no W matrices make them.")
-        st.subheader("Mask")
+        st.subheader("Mask", anchor=False)
         mask = mask_control()
         if mask == "padding":
             pad_length_control()
@@ -260,7 +260,7 @@ def sidebar():
             window_control()
         elif mask == "custom":
             mask_editor.editor()
-        st.subheader("Model")
+        st.subheader("Model", anchor=False)
         d_model_control()
         heads_control()
         rerun.settings(page_only_controls)

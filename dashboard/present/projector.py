@@ -133,7 +133,7 @@ def _page(screen: Screen, view):
 
 
 def _title(screen: Screen):
-    st.title(screen.title)
+    st.title(screen.title, anchor=False)
 
 
 def _video_file(screen: Screen) -> Path | None:

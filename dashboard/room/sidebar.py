@@ -24,7 +24,7 @@ def block(on_room_page: bool):
         if key is not None:
             st.markdown(f"**Your room: {format_code(key.code)}**")
             if not on_room_page:
-                st.page_link(navigation.page(ROOM_PAGE), label="Show the room's code and answers", icon="📣")
+                st.page_link(navigation.page(ROOM_PAGE), label="The room's code and answers", icon="📣")
         elif viewer:  # a projector's window: no seat, so nothing of a student's (no bar, no polls of its own)
             st.markdown(f"**Room {format_code(code)}**: this window shows it (no seat).")
         elif code is not None:

@@ -73,7 +73,7 @@ def lesson_line(lesson_json: str) -> str:
 def page():
     """The Room page of a joined student."""
     code = room_session.student_code()
-    st.subheader(f"Room {format_code(code)}")
+    st.subheader(f"Room {format_code(code)}", anchor=False)
     follow_switch("page")
     panel()
     leave_button("room_leave")

@@ -173,7 +173,7 @@ def seats():
 
 def ask_panel():
     """Pick a question about the current lesson; its answer is not shown here."""
-    st.subheader("Ask the class")
+    st.subheader("Ask the class", anchor=False)
     cfg = state.lesson()
     H = cfg.num_heads
     head = 0

@@ -211,7 +211,7 @@ def quality_control(scene: str):
 
 def video_on_the_page(section: str):
     """The sidebar's video block on a page that renders its own video (its controls live there)."""
-    st.subheader("Lecture video")
+    st.subheader("Lecture video", anchor=False)
     st.caption(f"This page's video is rendered from the page itself: see “{section}” at its end.")
 
 
@@ -222,7 +222,7 @@ def render_with_my_settings(lesson):
     reads the lesson when it is pressed (`lesson()`). The job's progress and video, which name
     their lesson, are `job_panel("mine", ...)` right after it; while one shows, a lesson change
     runs the whole app (rerun.sidebar_drawn), so the panel can say it shows another lesson."""
-    st.subheader("Lecture video")
+    st.subheader("Lecture video", anchor=False)
     absent = videos_available()
     if absent:
         st.caption(absent)

@@ -195,7 +195,7 @@ def test_a_lecture_start_to_finish_with_a_projector_and_three_phones(lab_server,
         assert handout.lstrip().lower().startswith("<!doctype html") and DECK.title in handout
 
         # After the deck: the answers as CSV, from the room panel (the sidebar's link to the Room page).
-        presenter.get_by_role("link", name="Show the room's code and answers").click()
+        presenter.get_by_role("link", name="The room's code and answers").click()
         presenter.wait_for_url("**/room*", timeout=WAIT)
         button = presenter.get_by_role("button", name="Download the answers (CSV)")
         button.wait_for(timeout=WAIT)
