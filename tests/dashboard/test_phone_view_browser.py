@@ -20,10 +20,11 @@ from tests.waits import charts_drawn, still
 pytestmark = pytest.mark.browser
 
 
-def test_the_trained_heads_thumbnails_are_tap_sized_on_a_phone_in_a_box_of_their_own(browser, lab_server):
+def test_a_narrow_window_gets_the_trained_heads_full_grid_tap_sized_in_a_box_of_its_own(browser, lab_server):
     """6 × 12 thumbnails across 358 px were 23 px each, and a thumbnail is what a student taps to open a head.
     In a narrow window whose browser does not say it is a phone (Chromium's own User-Agent), the grid is drawn
-    wider, in a box that scrolls sideways itself; the page does not. (A phone with its switch off, the same.)"""
+    wider, in a box that scrolls sideways itself; the page does not. (A phone with its switch off gets the same
+    grid: test_phone_view.py.)"""
     hand = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, is_mobile=True, has_touch=True)
     phone = hand.new_page()
     phone.goto(f"{lab_server}/trained-heads")
