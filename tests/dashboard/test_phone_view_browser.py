@@ -165,6 +165,7 @@ def test_a_narrow_window_gets_watch_it_learns_whole_open_head_in_a_box_of_its_ow
     assert frame["width"] >= 640 - 0.5 and still(box)["width"] <= WIDTH - 32 + 0.5, (frame, box.bounding_box())
     assert box.evaluate("e => e.scrollWidth > e.clientWidth"), "the open head's box does not scroll sideways"
     assert phone.evaluate("document.documentElement.scrollWidth") <= WIDTH, "the page scrolls sideways"
+    shot(phone, "watch-it-learn-open-head-box")
     hand.close()
 
 
