@@ -108,6 +108,15 @@ def probe(task: str) -> torch.Tensor:
     return clean_repeats(torch.Generator().manual_seed(PROBE_SEED), 1).tokens[0]
 
 
+def probe_copies(task: str) -> tuple[int, int, int]:
+    """Where `probe(task)` holds its stretch twice, from 0: (first copy's start, second copy's start,
+    length)."""
+    if task == "text":
+        return 0, len(PROBE_PHRASE), len(PROBE_PHRASE)
+    repeat = clean_repeats(torch.Generator().manual_seed(PROBE_SEED), 1)
+    return int(repeat.first[0]), int(repeat.second[0]), int(repeat.length[0])
+
+
 def held_out(task: str) -> Batch:
     """Fresh sequences of `task` that no run trains on (their own seed): a trained model's accuracy
     is measured on them."""

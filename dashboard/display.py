@@ -87,6 +87,32 @@ def sidebar():
     theme_control()
 
 
+# -- a phone ---------------------------------------------------------------------------------------
+PHONE_VIEW = "phone_view"  # the "Phone-sized view" switch: this session's alone, never in the address or the lesson
+
+
+def is_phone(user_agent: str | None) -> bool:
+    """A phone's browser, by its User-Agent: it says "Mobi" (MDN's advice; iPhone's Safari and Android phones'
+    Chrome say "Mobile", tablets mostly do not, and are wide enough for the full charts). None: not a phone."""
+    return "Mobi" in (user_agent or "")
+
+
+def user_agent() -> str | None:
+    """This session's browser's User-Agent, as its opening request said (None without one: AppTest, a bare script)."""
+    return st.context.headers.get("User-Agent")
+
+
+def phone_view(help: str) -> bool:
+    """Whether this page draws its dense charts phone-sized: on a phone (never in projector mode) a "Phone-sized
+    view" switch is drawn here, on by default, one setting for every page; elsewhere nothing is drawn: False.
+    Off, a phone gets the full charts, in boxes that scroll sideways (PHONE_CSS)."""
+    if controls.projector() or not is_phone(user_agent()):
+        return False
+    ss, key = st.session_state, f"{PHONE_VIEW}_switch"
+    ss[key] = ss.setdefault(PHONE_VIEW, True)  # the widget's own key goes when a page does not draw it
+    return st.toggle("Phone-sized view", key=key, help=help, on_change=lambda: ss.__setitem__(PHONE_VIEW, ss[key]))
+
+
 # -- the page's CSS -------------------------------------------------------------------------------
 def _darker(color: str, by: float = 0.15) -> str:
     rgb = (int(color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
@@ -153,11 +179,12 @@ QUESTION_BAR_CSS = [
 ]
 
 # Two charts too dense for a phone's 358 px, the Trained heads' 6 × 12 thumbnails (23 px each, a thumbnail is
-# a tap target) and Watch it learn's open head (48 × 48 cells, 6 px a row), are drawn on a phone at a width
-# that keeps them legible (thumbnails 47 px, rows 12 px) in a box of their own that scrolls sideways; the page
-# does not. Only the browser knows the screen's width: the server draws one chart for every screen, and CSS
-# picks the width (a "phone view" switch would cost a tap and a rerun, and a student would have to find it).
-# Their keys are those the pages give them (trained_heads.grid, watch_learn.open_head).
+# a tap target) and Watch it learn's open head (48 × 48 cells, 6 px a row), have phone-sized versions, drawn
+# where the browser says it is a phone (`phone_view`). Where it does not (a narrow window), or the switch is
+# off, the full charts are drawn at a width that keeps them legible (thumbnails 47 px, rows 12 px) in a box of
+# their own that scrolls sideways; the page does not. Only the browser knows the screen's width, so CSS picks
+# it. Their keys are those the pages give the full grid and the open head's box (trained_heads.grid,
+# watch_learn.open_head).
 # A phone (a window at most 640 px wide; a projector, or a laptop's window, is wider, and keeps its look):
 # every target a student taps at least 44 px high (Apple's and WCAG 2.5.5's size), radio rows apart, and
 # text boxes' type at 16 px, below which iOS zooms into a box on focus. Help icons keep their size and
@@ -179,10 +206,10 @@ PHONE_CSS = """
   [data-testid="stRadioOption"] {margin-bottom: 0.5rem !important;}
   [data-testid="stButtonGroup"] > div {gap: 0.5rem;}
   input, textarea, [data-baseweb="select"] input, [data-baseweb="select"] [value] {font-size: 16px !important;}
-  .stElementContainer[class*="st-key-trained_grid_"], .stElementContainer.st-key-film_open_head {
+  .stElementContainer[class*="st-key-trained_grid_"], .st-key-film_open_head_box {
     overflow-x: auto; overflow-y: hidden;}
   .stElementContainer[class*="st-key-trained_grid_"] > [data-testid="stFullScreenFrame"] {min-width: 680px;}
-  .stElementContainer.st-key-film_open_head > [data-testid="stFullScreenFrame"] {min-width: 640px;}
+  .st-key-film_open_head_box [data-testid="stFullScreenFrame"] {min-width: 640px;}
   .katex-display {overflow-x: auto; overflow-y: hidden; padding-bottom: 4px;}
   button[aria-label^="Help for"] {position: relative;}
   button[aria-label^="Help for"]::after {content: ""; position: absolute; inset: -14px;}

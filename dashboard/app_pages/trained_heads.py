@@ -5,20 +5,20 @@ from functools import partial
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from animations.catalog import DESCRIPTIONS, TRAINED
 from core import HEADS_WORTH_A_LOOK, AttentionConfig, ConfigError
 from core.guided_heads import TRIED
 from core.limits import MAX_BOX_CHARS
-from dashboard import controls
+from dashboard import controls, display
 from dashboard.app_pages import steps, trained, trained_model, trained_norms
+from dashboard.app_pages.trained_table import table
 from dashboard.app_pages.word_pieces import NOTES, chip
 from dashboard.charts import heatmaps as charts
 from dashboard.charts.draw import draw
 from dashboard.charts.draw import slide as draw_slide
-from dashboard.charts.model_view import PICK, model_view
+from dashboard.charts.model_view import PICK, model_view, phone_view
 from dashboard.lesson import rerun
 from dashboard.text import plain
 from dashboard.video import studio
@@ -57,6 +57,8 @@ if SLIDE is None and PART is None:
     trained_model.picker(trained.model_changed)
     trained_model.introduction()
 
+PHONE_HELP = ("On: every head's thumbnail with the layers side by side, large enough to tap, and the measured "
+              "patterns one measure at a time. Off: the full grid and table, each scrolling sideways in its box.")
 EVERY_HEAD = "Each thumbnail is one head's weights on this sentence (rows: queries, columns: keys, on the 0..1 scale)."
 
 
@@ -88,10 +90,12 @@ def pieces(tokens) -> int | None:
     return picked
 
 
-def grid(text, tokens, weights, measured, side=None):
-    """Every head's thumbnail; `side` (a part's slide): a column beside the grid for its title and controls."""
+def grid(text, tokens, weights, measured, side=None) -> bool:
+    """Every head's thumbnail; `side` (a part's slide): a column beside the grid for its title and controls.
+    Returns whether the page is phone-sized (display.phone_view: the switch is drawn here, on a phone only)."""
     side = side or st.container()
     side.subheader("Every head at once")
+    phone = display.phone_view(PHONE_HELP)
     left, right = side.columns([3, 2])
     measures, described = trained_model.measures(), trained_model.described()
     with left:
@@ -108,9 +112,12 @@ def grid(text, tokens, weights, measured, side=None):
         found = [f"layer {la + 1} head {h + 1}" for la, h in zip(*highlight.nonzero(), strict=True)]
         said = (f"Highlighted: {len(found)} of {highlight.size} heads, those whose {described[pattern]} is at least "
                 f"{threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}.")
-    side.caption(f"{said} **Click a thumbnail to open that head below the grid.**")
-    key = f"trained_grid_{st.session_state.get('trained_grid_n', 0)}"
-    draw(model_view(weights, highlight), key, on_select=partial(_picked, key))
+    if phone:
+        said += " Phone-sized: a column per layer, a row per head."
+    side.caption(f"{said} **{'Tap' if phone else 'Click'} a thumbnail to open that head below the grid.**")
+    key = f"trained_{'phone_' * phone}grid_{st.session_state.get('trained_grid_n', 0)}"  # CSS: no scroll box
+    draw((phone_view if phone else model_view)(weights, highlight), key, on_select=partial(_picked, key))
+    return phone
 
 
 def _picked(key: str):
@@ -205,28 +212,6 @@ def piece_row(trace, head: int, n: int):
     draw(charts.row_bars(trace.weights[head - 1, n - 1], labels, title, "piece-row"), "trained_piece_row")
 
 
-def table(measured: dict):
-    st.subheader("Every head's measured patterns")
-    over = ("every token's row but the first (which can only look at itself)" if trained_model.info().causal else
-            "the rows of the sentence's word pieces ([CLS]'s and [SEP]'s rows left out)")
-    overlap = ("" if trained_model.info().causal else
-               " The columns can overlap: the first word piece's previous piece is [CLS] and the last one's next piece "
-               "is [SEP], so a head like layer 1, head 3 of MiniLM counts its first word piece's row in both its "
-               "“previous” and “[CLS]” columns: its “[CLS]” mean is about 1 ÷ n (n word pieces), all from that row.")
-    st.caption(f"Measured by core on this sentence only: the mean over {over}. Click a column's name to sort by it."
-               + overlap)
-    L, H = measured["previous"].shape
-    rows = pd.DataFrame({"layer": [la + 1 for la in range(L) for _ in range(H)], "head": list(range(1, H + 1)) * L})
-    columns, described = trained_model.columns(), trained_model.described()
-    for name, column in columns.items():
-        rows[column] = measured[name].reshape(-1)
-    config = {column: st.column_config.NumberColumn(column, format="%.3f", help=described[name])
-              for name, column in columns.items()}
-    # On a phone the measures scroll sideways inside the table: the head they are of stays in view.
-    config |= {name: st.column_config.NumberColumn(name, pinned=True, width=56) for name in ("layer", "head")}
-    st.dataframe(rows, hide_index=True, column_config=config, height=320, key="trained_table")
-
-
 def video(text: str):
     """The trained scene of this sentence, from the render service every page uses (studio)."""
     scene = TRAINED[0]
@@ -282,14 +267,14 @@ def page():
         st.error(plain(str(err)), icon="📦")  # a folder that cannot be read, or a model past the memory budget
         return
     picked = pieces(whole.tokens)
-    grid(text, whole.tokens, whole.weights, measured)
+    phone = grid(text, whole.tokens, whole.weights, measured)
     rerun.part(one_head, text, measured, picked)  # the layer, the head and the step rerun it alone
     if not trained_model.builtin():  # the guided notes and the video are MiniLM's: other models get measures only
         trained_model.strongest_heads(measured, trained.open_head)
-        table(measured)
+        table(measured, phone)
         return
     guided(text)
-    table(measured)
+    table(measured, phone)
     video(text)
 
 

@@ -18,13 +18,14 @@ from core.film import (
     encode,
 )
 from core.learn import copy_right, repeat_start, run
-from core.learn_tasks import EVAL_SEQUENCES, HELD_OUT_SEQUENCES
-from core.trace import token_labels
-from dashboard import controls
+from core.learn_tasks import EVAL_SEQUENCES, HELD_OUT_SEQUENCES, probe_copies
+from core.trace import shown_token, token_labels
+from dashboard import controls, display
 from dashboard.app_pages import film as parts
 from dashboard.app_pages import learn_questions as questions
 from dashboard.charts import heatmaps, training
 from dashboard.charts.draw import draw
+from dashboard.charts.lines import row_bars_down
 from dashboard.charts.model_view import model_view
 from dashboard.lesson import rerun
 from dashboard.text import plain
@@ -142,15 +143,48 @@ def open_head(film, k: int):
     st.markdown(f"**Layer {layer}, head {head} at step {int(film.snapshots[k])}**: previous-token score "
                 f"{film.previous_token[at]:.2f}, induction score {film.induction[at]:.2f}.")
     labels = token_labels(film.probe_labels)
-    # One title for every step: the chart's spec then stays the same while the film plays.
-    draw(heatmaps.matrix_heatmap(film.weights[k, layer - 1, head - 1], labels, labels, "weights on the probe",
-                                 "film-head", scheme=heatmaps.style.WEIGHT_SCHEME, x_title="key (looked at)",
-                                 y_title="query (looking)", domain=(0, 1)), "film_open_head")
+    if display.phone_view(PHONE_HELP):
+        return query_row(film, film.weights[k, layer - 1, head - 1], labels)
+    # One title for every step: the chart's spec then stays the same while the film plays. In a keyed box, a phone's
+    # scroll box (display.PHONE_CSS): a chart without a selection does not carry its own key in its class.
+    with st.container(key="film_open_head_box"):
+        draw(heatmaps.matrix_heatmap(film.weights[k, layer - 1, head - 1], labels, labels, "weights on the probe",
+                                     "film-head", scheme=heatmaps.style.WEIGHT_SCHEME, x_title="key (looked at)",
+                                     y_title="query (looking)", domain=(0, 1)), "film_open_head")
     st.caption(f"A previous-token head lights the diagonal just below the main one. An induction head, in the "
                f"second copy of the repeated stretch, lights the letter just after the earlier copy of the query's "
                f"own letter. Both scores are measured on {EVAL_SEQUENCES} other sequences with a repeated stretch, "
                f"the same for every run; a head is named from {PREVIOUS_THRESHOLD:g} (previous-token) or "
                f"{INDUCTION_THRESHOLD:g} (induction).")
+
+
+PHONE_HELP = (f"On: one row of the open head's weights, where the letter you pick looks, every letter legible. Off: "
+              f"the whole {SEQ_LEN} × {SEQ_LEN} heatmap, scrolling sideways in its box.")
+
+
+def query_row(film, weights, labels):
+    """The open head on a phone: one query's row of its weights (T, T), every key's letter legible (in the whole
+    heatmap a row is 6 px high). By default a letter in the middle of the probe's second copy, where an induction
+    head shows itself."""
+    first, second, length = probe_copies(film.settings.task)
+    copied = np.array_equal(film.probe[first:first + length], film.probe[second:second + length])
+    letters = [shown_token(t) for t in film.probe_labels]
+    n = st.selectbox("Query letter (the row shown)", range(1, len(labels) + 1), key="film_phone_query",
+                     index=second + length // 2 if copied else len(labels) - 1, format_func=lambda i: labels[i - 1])
+    draw(row_bars_down(weights[n - 1], labels, f"Where letter {n}, “{letters[n - 1]}”, looks", "film-row"),
+         "film_phone_row")
+    said = f"Row {n} of the head's weights: where letter {n} looks; its bars sum to 1"
+    said += ", and the causal mask gives the letters after it 0." if film.settings.causal else "."
+    if copied:
+        said += f" Letters {second + 1}–{second + length} repeat letters {first + 1}–{first + length}."
+        at = n - 1 - (second - first)  # the same place in the first copy, from 0
+        if second <= n - 1 < second + length:
+            said += (f" Letter {n} is in the second copy: an induction head looks mostly at letter {at + 2}, "
+                     f"“{plain(letters[at + 1])}”, just after letter {at + 1}, the same place in the first copy.")
+        else:
+            said += " Pick a letter of the second copy to see where an induction head looks."
+    st.caption(said + f" A previous-token head looks mostly at the letter just before the query. Both scores above "
+               f"are measured on {EVAL_SEQUENCES} other sequences with a repeated stretch.")
 
 
 def own_sequence(film):

@@ -1,6 +1,8 @@
 """Line and bar charts (why-scale's saturation, its one row, the block's stages): numbers from
 `core` -> Altair, filling the width they are given at a fixed height, type sized by the look."""
 
+import hashlib
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -42,6 +44,23 @@ def row_bars(weights: np.ndarray, labels, title: str, name: str, color: str = st
         tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
     ).properties(width=min(40 * len(labels), 400), height=220)
     return finish(bars, title, lab=name)
+
+
+ROW_PX = 14  # a row of `row_bars_down`: its key's label (13 px type) legible; 48 keys fit a phone's screen
+
+
+def row_bars_down(weights: np.ndarray, labels, title: str, name: str, color: str = style.QUERY) -> alt.Chart:
+    """`row_bars` for a narrow screen (a phone): a row per key, ROW_PX high with its label beside it, and
+    the weight across (its axis on top, under the title). However many keys, every label stays legible."""
+    df = pd.DataFrame({"key": list(labels), "weight": np.asarray(weights, dtype=float)})
+    bars = alt.Chart(df).mark_bar(color=color).encode(
+        y=alt.Y("key:N", sort=list(labels), title="key (looked at)"),
+        x=alt.X("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight", axis=alt.Axis(orient="top")),
+        tooltip=["key:N", alt.Tooltip("weight:Q", format=".3f")],
+    ).properties(width=240, height=alt.Step(ROW_PX))
+    # Its spec (all but the numbers) is built once per template: a playing film redraws it at every step.
+    template = hashlib.sha256(repr((tuple(labels), title, name, color)).encode()).hexdigest()[:16]
+    return finish(bars, title, lab=name, template=f"bars-down-{template}", **sizing.embed_options(len(labels)))
 
 
 def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:

@@ -4,6 +4,8 @@ Pure: weights (L, H, T, T) from core -> one Altair chart, a row of thumbnails pe
 column per head, on the same 0..1 colour scale as every weights heatmap. A click on a thumbnail
 selects its (layer, head) (the selection parameter `pick`); heads outside a pattern filter are
 faded. The template holds nothing computed from the numbers, so it is built once per size.
+On a phone (`phone_view`) the same chart turned a quarter: a column per layer and a row per head, so
+that MiniLM's thumbnails are tap-sized across a phone's 358 px.
 
 One mark places every cell itself (x = its head's offset + its column), rather than a facet of
 72 small charts: Vega builds one dataflow instead of 72. Measured in Chromium (CDP
@@ -24,6 +26,11 @@ from dashboard.charts.heatmaps import FONT, with_data
 PICK = "pick"  # the selection parameter: {"layer": L, "head": H} of the clicked thumbnail
 FADED = 0.12  # opacity of a head the pattern filter leaves out
 GAP_PX = 6  # between thumbnails
+PHONE_PX, PHONE_GAP_PX = 48, 4  # a phone's thumbnail and gap, before the chart fills the width it is given
+# What picks a phone's thumbnail. Vega's canvas knows which item a click is on from the last pointermove, and a
+# tap sends none (vega/vega#4173): a tap is a touchend with no touchmove since its touchstart (a scroll has
+# one), on the item the touch began on; a mouse's or a pen's release picks the item under the pointer.
+TAP = "[touchstart, touchmove] > touchend, pointerup[event.pointerType !== 'touch']"
 
 
 def thumbnail_px(num_heads: int, width: int = 800) -> int:
@@ -44,33 +51,40 @@ def cells(weights: np.ndarray, highlight: np.ndarray) -> pd.DataFrame:
     })
 
 
-def _axis(step: float, size: int, count: int, what: str, orient: str) -> alt.Axis:
-    """Names at the thumbnails' centres ("head 1" ... on top, "layer 1" ... on the left), nothing else."""
+def _axis(step: float, size: int, count: int, what: str, orient: str, named: bool = True) -> alt.Axis:
+    """Names at the thumbnails' centres ("head 1" ... on top, "layer 1" ... on the left), nothing else;
+    not `named` (a phone's narrow grid): numbers under one title, "layer" or "head"."""
     centres = [i * step + size / 2 for i in range(count)]
-    return alt.Axis(values=centres, labelExpr=f"'{what} ' + (floor(datum.value / {step}) + 1)", orient=orient,
-                    title=None, ticks=False, domain=False, grid=False, labelFont=FONT, labelFontSize=sizing.scaled(13),
-                    labelAngle=0, labelPadding=4)
+    words = f"'{what} ' + " if named else ""
+    return alt.Axis(values=centres, labelExpr=f"{words}(floor(datum.value / {step}) + 1)", orient=orient,
+                    title=None if named else what, ticks=False, domain=False, grid=False, labelFont=FONT,
+                    labelFontSize=sizing.scaled(13), labelAngle=0, labelPadding=4,
+                    **({} if named else {"titleFont": FONT, "titleFontSize": sizing.scaled(13), "titlePadding": 4}))
 
 
 @lru_cache(maxsize=64)
-def _template(layers: int, heads: int, T: int, px: int) -> alt.Chart:
+def _template(layers: int, heads: int, T: int, px: int, phone: bool = False) -> alt.Chart:
+    """Heads across and layers down; `phone`: layers across and heads down, numbered under a title each."""
+    gap = PHONE_GAP_PX if phone else GAP_PX
     unit = px / T  # pixels per cell
-    step = T + GAP_PX / unit  # one thumbnail and its gap, in cells
+    step = T + gap / unit  # one thumbnail and its gap, in cells
+    across, down = ("layer", "head") if phone else ("head", "layer")
+    columns, rows = (layers, heads) if phone else (heads, layers)
     scale = alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1])
-    pick = alt.selection_point(name=PICK, fields=["layer", "head"], on="click", clear=False)
+    pick = alt.selection_point(name=PICK, fields=["layer", "head"], on=TAP if phone else "click", clear=False)
     # Cells narrower than a few pixels leave anti-aliased seams between them (a moiré over long
     # sentences); a hairline stroke of the cell's own colour closes them.
     seams = {"strokeWidth": 0.6, "stroke": {"expr": "scale('color', datum.weight)"}} if unit < 2.5 else {}
-    x_end, y_end = heads * step - (step - T), layers * step - (step - T)
+    x_end, y_end = columns * step - (step - T), rows * step - (step - T)
     chart = alt.Chart().transform_calculate(
-        x=f"(datum.head - 1) * {step} + datum.col", y=f"(datum.layer - 1) * {step} + datum.row",
+        x=f"(datum.{across} - 1) * {step} + datum.col", y=f"(datum.{down} - 1) * {step} + datum.row",
         x2="datum.x + 1", y2="datum.y + 1", query="datum.row + 1", key="datum.col + 1",
     ).mark_rect(**seams).encode(
         x=alt.X("x:Q", scale=alt.Scale(domain=[0, x_end], nice=False, zero=False),
-                axis=_axis(step, T, heads, "head", "top")),
+                axis=_axis(step, T, columns, across, "top", named=not phone)),
         x2="x2:Q",
         y=alt.Y("y:Q", scale=alt.Scale(domain=[0, y_end], nice=False, zero=False, reverse=True),
-                axis=_axis(step, T, layers, "layer", "left")),
+                axis=_axis(step, T, rows, down, "left", named=not phone)),
         y2="y2:Q",
         color=alt.Color("weight:Q", scale=scale,
                         legend=alt.Legend(title="weight", orient="top", direction="horizontal",
@@ -83,9 +97,10 @@ def _template(layers: int, heads: int, T: int, px: int) -> alt.Chart:
     # The grid fills the width it is given (draw.draw stretches it; autosize fits axes and legend in)
     # and keeps its thumbnails square: a top-level `height` signal follows the plot's width.
     keep_square = alt.param(name="height", expr=f"width * {y_end / x_end:.6f}")
+    name = f"model-view-{layers}-{heads}-{T}-{px}" + ("-phone" if phone else "")
     look = [alt.param(**p) for p in sizing.look_params()]  # its labels grow with the look (draw.draw sets it)
     return chart.properties(width=round(x_end * unit), height=round(y_end * unit), view=alt.ViewConfig(stroke=None),
-                            usermeta={"lab": "model-view", "template": f"model-view-{layers}-{heads}-{T}-{px}",
+                            usermeta={"lab": "model-view", "template": name,
                                       **sizing.embed_options(layers * heads * T * T)},
                             autosize=alt.AutoSizeParams(type="fit-x", contains="padding")
                             ).add_params(keep_square, *look)
@@ -96,3 +111,10 @@ def model_view(weights: np.ndarray, highlight: np.ndarray) -> alt.Chart:
     The tooltip numbers the query and key pieces as the page's pills and heatmaps do."""
     L, H, T, _ = weights.shape
     return with_data(_template(L, H, T, thumbnail_px(H)), cells(weights, highlight))
+
+
+def phone_view(weights: np.ndarray, highlight: np.ndarray) -> alt.Chart:
+    """`model_view` turned a quarter for a phone: a column per layer, a row per head. The same cells, colours,
+    tooltip and selection (`PICK`: a tap opens the head as a click does)."""
+    L, H, T, _ = weights.shape
+    return with_data(_template(L, H, T, PHONE_PX, phone=True), cells(weights, highlight))

@@ -19,7 +19,7 @@ from core.learn import (
     run,
     train,
 )
-from core.learn_tasks import clean_repeats, eval_batch, induction_batch, text_batch
+from core.learn_tasks import clean_repeats, eval_batch, induction_batch, probe_copies, text_batch
 from core.learn_text import PROBE_PHRASE, TEXT
 from core.tiny_model import TinyTransformer
 from tests.films import trained
@@ -194,6 +194,17 @@ def test_the_probes_are_fixed_and_repeat_a_segment():
     assert torch.equal(ids, probe("induction")) and ids.shape == (SEQ_LEN,)
     repeated = [t for t in ids.unique() if (ids == t).sum() == 2]
     assert len(repeated) >= SEGMENT[0]
+
+
+@pytest.mark.parametrize("task", ["induction", "text"])
+def test_probe_copies_says_where_the_probe_holds_its_stretch_twice(task):
+    ids, (first, second, length) = probe(task).tolist(), probe_copies(task)
+    assert SEGMENT[0] <= length and first + length <= second and second + length <= SEQ_LEN
+    assert ids[second:second + length] == ids[first:first + length]
+    if task == "induction":  # each letter of the stretch is there twice, in the two copies only
+        assert all(ids.count(t) == 2 for t in ids[first:first + length])
+    else:
+        assert (first, second, length) == (0, len(PROBE_PHRASE), len(PROBE_PHRASE))
 
 
 # -- a training run -------------------------------------------------------------------------------

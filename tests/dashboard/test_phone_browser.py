@@ -1,6 +1,6 @@
 """A student's phone, in Chromium at 390×844 with touch. In a classroom room: join with the code, reach the
-question in one tap from a lesson page, answer three kinds of question, see each reveal, leave. On
-Trained heads: the thumbnails a student taps to open a head.
+question in one tap from a lesson page, answer three kinds of question, see each reveal, leave. The charts
+too dense for a phone: tests/dashboard/test_phone_view_browser.py.
 
 On every screen: each target the student taps is at least 44 px high, text boxes use 16 px type (iOS
 zooms into a smaller one), nothing scrolls sideways and no chart text runs past its chart. The teacher
@@ -187,24 +187,3 @@ def test_a_student_on_a_phone_joins_answers_three_questions_and_leaves(browser, 
         assert p.locator("[data-testid=stException]").count() == 0
     hand.close()
     desk.close()
-
-
-def test_the_trained_heads_thumbnails_are_tap_sized_on_a_phone_in_a_box_of_their_own(browser, lab_server):
-    """6 × 12 thumbnails across 358 px were 23 px each, and a thumbnail is what a student taps to open a head.
-    On a phone the grid is drawn wider, in a box that scrolls sideways itself; the page does not."""
-    hand = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, is_mobile=True, has_touch=True)
-    phone = hand.new_page()
-    phone.goto(f"{lab_server}/trained-heads")
-    settled(phone)
-    phone.get_by_role("heading", name="Every head's measured patterns").wait_for(timeout=120_000)
-    grid = phone.locator("[class*=st-key-trained_grid_]")
-    grid.locator("canvas.marks, svg.marks").first.wait_for(timeout=WAIT)
-    charts_drawn(phone, timeout=WAIT)
-    box, drawn = still(grid), grid.locator("canvas.marks, svg.marks").first.bounding_box()
-    assert box["width"] <= WIDTH - 32 + 0.5, f"the grid's box is {box['width']:.0f} px wide"
-    # 12 heads side by side, after the "layer 1" labels (under 60 px), with a 6 px gap each
-    assert (drawn["width"] - 60) / 12 - 6 >= TAP, f"thumbnails on a {drawn['width']:.0f} px wide grid"
-    fits_the_width(phone, "Trained heads")
-    grid.scroll_into_view_if_needed()
-    shot(phone, "trained-heads-grid")
-    hand.close()

@@ -14,7 +14,10 @@ from PIL import ImageFont
 
 from classroom.kinds import suggest
 from core import AttentionConfig, run_trace
-from dashboard.charts import questions, sizing, training
+from core.film import decode
+from core.learn_tasks import probe
+from core.trace import token_labels
+from dashboard.charts import lines, model_view, questions, sizing, training
 from dashboard.charts.draw import set_look
 
 PHONE = 358  # px: a 390 px wide phone's main column (Streamlit's 16 px padding either side)
@@ -79,4 +82,19 @@ def test_the_measure_finds_a_title_too_wide_for_a_phone():
 def test_a_reveal_chart_s_title_and_labels_stay_inside_a_phone_s_chart(kind):
     question = suggest(AttentionConfig(), kind, change="heads*2" if kind == "change" else "")
     chart = questions.reveal(question, [run_trace(cfg) for cfg in question.kind_class.reveal_lessons(question)])
+    assert_within(chart)
+
+
+def test_the_open_head_s_phone_row_keeps_its_48_labels_and_title_inside_a_phone_s_chart():
+    labels = token_labels(decode(probe("induction").tolist()))
+    chart = lines.row_bars_down(np.full(48, 1 / 48), labels, "Where letter 39, “v”, looks", "film-row")
+    found = texts(chart, PHONE)
+    assert sum(t in labels for t, *_ in found) == 48
+    assert_within(chart)
+
+
+def test_the_phone_grid_s_names_stay_inside_a_phone_s_chart():
+    weights = np.full((6, 12, 6, 6), 1 / 6)
+    chart = model_view.phone_view(weights, np.ones((6, 12), dtype=bool))
+    assert {"layer", "1", "6", "12"} <= {t for t, *_ in texts(chart, PHONE)}  # (the "head" title is turned)
     assert_within(chart)
