@@ -74,7 +74,7 @@ if (!window.labArrowKeys) {
 
 def sidebar():
     """The display settings, in the sidebar under the room block (inside `with st.sidebar`)."""
-    st.subheader("Display")
+    st.subheader("Display", anchor=False)
     if st.session_state.get(controls.DISPLAY_NOTICE):
         st.warning(plain(st.session_state.pop(controls.DISPLAY_NOTICE)), icon="🔗")
     controls.flag("Projector mode", PROJECTOR, shared=True,

@@ -37,10 +37,10 @@ def header() -> Slide | None:
     controls share the title's rows so that its step and caption fit the window (None while off)."""
     label = "Show the open head alone"  # a part's slide yields to it once a thumbnail opens a head: off goes back
     if not controls.projector() or (PART is not None and not controls.flag_before(label, "alone")):
-        st.title("Trained heads")
+        st.title("Trained heads", anchor=False)
         return None
     top = st.container(horizontal=True, vertical_alignment="bottom", gap="large")
-    top.title("Trained heads", width="content")
+    top.title("Trained heads", width="content", anchor=False)
     second = st.container(horizontal=True, vertical_alignment="center", gap="large")
     steps_box = second.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
     with second if controls.flag_before(label, "alone") else top:
@@ -81,7 +81,8 @@ def sentence_box() -> str:
 
 def pieces(tokens) -> int | None:
     """The word pieces as pills; the one picked (from 1), if any, is followed in the open head."""
-    st.subheader(f"The {len(tokens)} {'tokens' if trained_model.info().causal else 'word pieces'} the model reads")
+    pieces = "tokens" if trained_model.info().causal else "word pieces"
+    st.subheader(f"The {len(tokens)} {pieces} the model reads", anchor=False)
     picked = controls.choice(st.pills, "Pick a word piece to see where it looks in the head open below",
                              list(range(1, len(tokens) + 1)), "piece", None, format_func=partial(chip, tokens))
     shown = [NOTES[piece] for piece in NOTES if piece != "[UNK]" or piece in tokens]
@@ -94,7 +95,7 @@ def grid(text, tokens, weights, measured, side=None) -> bool:
     """Every head's thumbnail; `side` (a part's slide): a column beside the grid for its title and controls.
     Returns whether the page is phone-sized (display.phone_view: the switch is drawn here, on a phone only)."""
     side = side or st.container()
-    side.subheader("Every head at once")
+    side.subheader("Every head at once", anchor=False)
     phone = display.phone_view(PHONE_HELP)
     left, right = side.columns([3, 2])
     measures, described = trained_model.measures(), trained_model.described()
@@ -129,7 +130,7 @@ def _picked(key: str):
 
 
 def guided(text):
-    st.subheader("Heads worth a look")
+    st.subheader("Heads worth a look", anchor=False)
     st.caption(f"Each note is a set of measured claims. The lab's tests check them on {len(TRIED)} sentences chosen "
                "to refute them (passives, “it” that refers to the object, subjects that are not the first noun, "
                "questions, lists, long clauses, sentences of one or two words, sentences of 40 word pieces or "
@@ -155,7 +156,7 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
     go in the title's rows, so that the step fits the window."""
     alone = slide is not None
     if not alone:
-        st.subheader("One head, step by step")
+        st.subheader("One head, step by step", anchor=False)
     if controls.projector():  # the layer, the head and the steps in one row, so the step below fits the screen
         with slide.top if alone else controls.row():
             layer, head = _which()
@@ -215,7 +216,7 @@ def piece_row(trace, head: int, n: int):
 def video(text: str):
     """The trained scene of this sentence, from the render service every page uses (studio)."""
     scene = TRAINED[0]
-    st.subheader("A video of these heads")
+    st.subheader("A video of these heads", anchor=False)
     absent = studio.videos_available()
     if absent:
         st.caption(absent)

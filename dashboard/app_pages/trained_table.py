@@ -24,7 +24,7 @@ def caption(phone: bool) -> str:
 
 
 def table(measured: dict, phone: bool = False):
-    st.subheader("Every head's measured patterns")
+    st.subheader("Every head's measured patterns", anchor=False)
     st.caption(caption(phone))
     columns, described = trained_model.columns(), trained_model.described()
     if phone:  # layer, head and one measure: three columns fit a phone's width, none scrolls sideways

@@ -31,7 +31,7 @@ from dashboard.lesson import rerun
 from dashboard.text import plain
 from dashboard.video import studio
 
-st.title("Watch it learn")
+st.title("Watch it learn", anchor=False)
 _D = LearnSettings()  # the defaults the text names, so that it follows them
 st.markdown(
     "Every other page shows attention with random weights, or with weights someone else trained. Here a tiny "
@@ -107,7 +107,7 @@ def film_view(film):
     bright = np.zeros((L, H), dtype=bool)
     for la, h in film.previous_token_heads() + film.induction_heads():
         bright[la - 1, h - 1] = True
-    st.subheader(f"Every head on the probe sequence at step {step}")
+    st.subheader(f"Every head on the probe sequence at step {step}", anchor=False)
     st.caption("Each thumbnail is one head's weights on the probe (rows: the letter attending, columns: the "
                "letters it may look at, 0..1). Full colour: the heads the end of the run names (above); faded: "
                "the others.")
@@ -188,7 +188,7 @@ def query_row(film, weights, labels):
 
 
 def own_sequence(film):
-    st.subheader("Your own sequence")
+    st.subheader("Your own sequence", anchor=False)
     typed = st.text_input("Type a phrase twice (the trained model reads it)", PHRASE,
                           max_chars=SEQ_LEN, key="film_typed",
                           help=f"Letters, spaces and {plain(ALPHABET[27:])} only; at most {SEQ_LEN} characters.")
@@ -237,7 +237,7 @@ def sequence_note(film, ids, guess, probs) -> str:
 def video(settings):
     """The narrated scene of the default run (animations/scenes/induction.py), from the render service."""
     scene = FILMS[0]
-    st.subheader("A video of this run")
+    st.subheader("A video of this run", anchor=False)
     absent = studio.videos_available()
     if absent:
         st.caption(absent)

@@ -27,9 +27,10 @@ PICK = "pick"  # the selection parameter: {"layer": L, "head": H} of the clicked
 FADED = 0.12  # opacity of a head the pattern filter leaves out
 GAP_PX = 6  # between thumbnails
 PHONE_PX, PHONE_GAP_PX = 48, 4  # a phone's thumbnail and gap, before the chart fills the width it is given
-# What picks a phone's thumbnail. Vega's canvas knows which item a click is on from the last pointermove, and a
-# tap sends none (vega/vega#4173): a tap is a touchend with no touchmove since its touchstart (a scroll has
-# one), on the item the touch began on; a mouse's or a pen's release picks the item under the pointer.
+# What picks a thumbnail, in either grid (a phone, a touch laptop, a class's touch screen). Vega's canvas
+# knows which item a click is on from the last pointermove, and a tap sends none (vega/vega#4173): a tap
+# is a touchend with no touchmove since its touchstart (a scroll has one), on the item the touch began
+# on; a mouse's or a pen's release picks the item under the pointer.
 TAP = "[touchstart, touchmove] > touchend, pointerup[event.pointerType !== 'touch']"
 
 
@@ -71,7 +72,7 @@ def _template(layers: int, heads: int, T: int, px: int, phone: bool = False) -> 
     across, down = ("layer", "head") if phone else ("head", "layer")
     columns, rows = (layers, heads) if phone else (heads, layers)
     scale = alt.Scale(scheme=style.WEIGHT_SCHEME, domain=[0, 1])
-    pick = alt.selection_point(name=PICK, fields=["layer", "head"], on=TAP if phone else "click", clear=False)
+    pick = alt.selection_point(name=PICK, fields=["layer", "head"], on=TAP, clear=False)
     # Cells narrower than a few pixels leave anti-aliased seams between them (a moiré over long
     # sentences); a hairline stroke of the cell's own colour closes them.
     seams = {"strokeWidth": 0.6, "stroke": {"expr": "scale('color', datum.weight)"}} if unit < 2.5 else {}
