@@ -40,7 +40,8 @@ LISTED = {
     "dashboard/app_pages/steps.py": {"1": NAME, "2": NAME, "3": NAME, "4": NAME, "step 2": NAME},
     "dashboard/app_pages/trained_heads.py": {
         "of 40": "tests/core/test_guided_heads.py::"
-                 "test_the_sentences_include_one_word_two_word_questions_exclamations_and_40_word_pieces",
+                 "test_the_sentences_include_one_word_two_word_questions_exclamations_and_40_word_pieces"},
+    "dashboard/app_pages/trained_table.py": {
         "layer 1": "tests/dashboard/test_trained_claims.py::"
                    "test_the_page_says_what_the_model_is_and_what_weights_do_not_show",
         "head 3": "tests/dashboard/test_trained_claims.py::"
