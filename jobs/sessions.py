@@ -45,7 +45,8 @@ def asked(alive, session: str) -> bool:
 
 
 def sweep_forever(queue, errors: tuple = ()):
-    """A daemon thread that calls `queue.sweep()` every SWEEP_S until the queue is closed."""
+    """A daemon thread that calls `queue.sweep()` every SWEEP_S until the queue is closed. No failure
+    of one sweep ends it: a thread that died would leave every later job of a closed tab running."""
     def loop():
         while not queue.closed:
             time.sleep(SWEEP_S)
@@ -55,6 +56,8 @@ def sweep_forever(queue, errors: tuple = ()):
                 queue.sweep()
             except errors:
                 pass  # Redis restarts: the next sweep renews the marks
+            except Exception:  # e.g. redis-py's reader torn down under a read while Redis restarts
+                log.exception("a sweep of the %s queue failed; the next one runs in %s s", queue.task.name, SWEEP_S)
 
     threading.Thread(target=loop, name=f"{queue.task.name}-sweep", daemon=True).start()
 

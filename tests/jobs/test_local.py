@@ -149,3 +149,27 @@ def test_a_job_whose_sessions_have_all_gone_is_stopped_and_a_polling_tab_keeps_i
     q.sweep()
     assert running.wait(10) and running.state == "failed" and running.done < 400
     assert shared.active, "a job for everyone is nobody's to cancel"
+
+
+def test_the_sessions_sweep_goes_on_after_a_sweep_fails(monkeypatch):
+    """A sweep that raises something unforeseen (seen: redis-py's reader torn down mid-read while Redis
+    restarted) must not end the sweeping thread: the jobs of every tab closed later would run on."""
+    from types import SimpleNamespace
+
+    from jobs import sessions
+
+    monkeypatch.setattr(sessions, "SWEEP_S", 0.01)
+    calls, again = [], threading.Event()
+
+    def sweep():
+        calls.append(1)
+        if len(calls) == 1:
+            raise AttributeError("'NoneType' object has no attribute 'readline'")
+        again.set()
+
+    queue = SimpleNamespace(closed=False, task=SimpleNamespace(name="fake"), sweep=sweep)
+    sessions.sweep_forever(queue, errors=(ConnectionError,))
+    try:
+        assert again.wait(timeout=10), "no sweep after the failed one"
+    finally:
+        queue.closed = True
