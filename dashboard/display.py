@@ -126,6 +126,9 @@ def _px(px: int, look: sizing.Look) -> str:
     return f"min({px}px, {100 * px / look.fit_height:.3f}vh, {100 * px / (look.fit_height * 16 / 9):.3f}vw)"
 
 
+PANEL_WIDTH = "--lab-panel"  # a row of panels' width per panel (page_css)
+
+
 @lru_cache(maxsize=4)  # one per look: built once per server, not on every rerun
 def page_css(look: sizing.Look) -> str:
     """Panels side by side only while each keeps its chart's numbers legible, else one per row
@@ -135,8 +138,12 @@ def page_css(look: sizing.Look) -> str:
     the theme's primaryColor. The dark theme's accent must be light to read on its dark page, and
     white on it is hard to read; no one accent serves both. So primary buttons keep the light
     theme's accent (config.toml) in both themes: white on it passes 4.5:1 (tests/dashboard/test_projector.py)."""
-    rules = [f'[data-testid="stHorizontalBlock"] > div:has(> [class*="st-key-{draw.PANEL_KEY}{s}_"]) '
-             f'{{flex: 1 1 {_px(s, look)}; min-width: min({_px(s, look)}, 100%);}}' for s in draw.PANEL_STEPS]
+    # The row's key names the width (draw.panels); its panels are the row's children. No `:has()`: with
+    # one per width, every change of a class anywhere made the browser test them again (docs/performance.md).
+    rules = [f'.stHorizontalBlock[class*="st-key-{draw.PANEL_KEY}{s}_"] {{{PANEL_WIDTH}: {_px(s, look)};}}'
+             for s in draw.PANEL_STEPS]
+    rules.append(f'.stHorizontalBlock[class*="st-key-{draw.PANEL_KEY}"] > [data-testid="stLayoutWrapper"] '
+                 f'{{flex: 1 1 var({PANEL_WIDTH}); min-width: min(var({PANEL_WIDTH}), 100%);}}')
     accent = st.get_option("theme.light.primaryColor")
     if accent:
         primary = 'button[data-testid^="stBaseButton-primary"]:not(:disabled)'

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 # A template's Vega-Lite spec (no data), by its name; shared by every session's thread.
 _SPECS = MemoryLRU(budget=float("inf"), max_items=512)
 PANEL_STEPS = range(200, 2401, 25)  # CSS px: the widths a panel may ask for (panel_px, rounded up)
-PANEL_KEY = "lab_w"  # a panel's key: lab_w{width}_{name}; "_" ends the width, so 300 never matches 3000
+PANEL_KEY = "lab_w"  # a row of panels' key: lab_w{width}_{name}; "_" ends the width, so 300 never matches 3000
 
 
 # -- the look and the width ------------------------------------------------------------------------
@@ -66,8 +66,8 @@ def panel_px(cols: int, look: sizing.Look) -> int:
 
 
 def panel_key(px: int, name: str) -> str:
-    """The key of a panel (`panels`) that stays at least `px` wide in its row: Streamlit writes it
-    into the panel's class (st-key-…), which display.page_css picks by its start."""
+    """The key of a row of panels (`panels`), each at least `px` wide: Streamlit writes it into the
+    row's class (st-key-…), which display.page_css picks by its start."""
     step = next((s for s in PANEL_STEPS if s >= px), PANEL_STEPS[-1])
     return f"{PANEL_KEY}{step}_{name}"
 
@@ -119,11 +119,10 @@ def show(chart: alt.TopLevelMixin, name: str, cfg, table: pd.DataFrame, key: str
 def panels(count: int, cols: int, name: str) -> list:
     """`count` panels in a row that wraps: side by side while each is wide enough for a heatmap
     `cols` cells wide to print its numbers (the browser measures; display.page_css), one under
-    another on narrow screens. The width asked for is in the panels' keys, which `name` keeps
-    apart from other rows' (no element of its own: each costs the browser a redraw per rerun)."""
-    row = st.container(horizontal=True, gap="medium")
-    px = panel_px(cols, look())
-    return [row.container(key=panel_key(px, f"{name}{i}")) for i in range(count)]
+    another on narrow screens. The width asked for is in the row's key, which `name` keeps apart
+    from other rows' (no element of its own: each costs the browser a redraw per rerun)."""
+    row = st.container(horizontal=True, gap="medium", key=panel_key(panel_px(cols, look()), name))
+    return [row.container() for _ in range(count)]
 
 
 def labelled(values, rows, cols) -> pd.DataFrame:

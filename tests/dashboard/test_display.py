@@ -66,8 +66,9 @@ def test_the_page_css_is_built_from_constants(look):
     rules = [r for r in css.removeprefix("<style>").removesuffix("</style>").splitlines()
              if r not in display.QUESTION_BAR_CSS + display.PRESENT_CSS]  # constants
     width = r'(\d+px|min\(\d+px, [\d.]+vh, [\d.]+vw\))'  # projector mode: a share of the window
-    allowed = re.compile(r'(\[data-testid="stHorizontalBlock"\] > div:has\(> \[class\*="st-key-lab_w\d+_"\]\) '
-                         rf'\{{flex: 1 1 {width}; min-width: min\({width}, 100%\);\}}'
+    allowed = re.compile(rf'(\.stHorizontalBlock\[class\*="st-key-lab_w\d+_"\] \{{--lab-panel: {width};\}}'
+                         r'|\.stHorizontalBlock\[class\*="st-key-lab_w"\] > \[data-testid="stLayoutWrapper"\] '
+                         r'\{flex: 1 1 var\(--lab-panel\); min-width: min\(var\(--lab-panel\), 100%\);\}'
                          r'|html \{font-size: clamp\(16px, min\([\d.]+vh, [\d.]+vw\), \d+px\) !important;\}'
                          r'|\[data-testid="(stMainBlockContainer|stCaptionContainer|stHeader)"\]'
                          r'( \*|, \[data-testid="stCaptionContainer"\] \*)? \{[-a-z: .0-9!;]+\}'
