@@ -151,6 +151,8 @@ def page_css(look: sizing.Look) -> str:
                      f'!important; color: #FFFFFF !important;}}')
         rules.append(f'{primary}:hover {{background-color: {_darker(accent)} !important; '
                      f'border-color: {_darker(accent)} !important;}}')
+    # A heatmap's numbers let the pointer through to their cell, whose tooltip shows (heatmaps._numbers)
+    rules.append('[data-testid="stVegaLiteChart"] .mark-text.role-mark text {pointer-events: none;}')
     # a script's element (the sidebar's closing on a phone, ← → in projector mode) takes no room, nor a gap
     rules.append('[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) {display: none;}')
     if look.scale != 1:

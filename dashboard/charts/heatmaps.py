@@ -50,12 +50,24 @@ def attention_cells(trace, head: int) -> pd.DataFrame:
     T = len(labels)
     qi, ki = np.divmod(np.arange(T * T), T)
     masked = ~trace.mask.reshape(-1)
-    return pd.DataFrame({
+    df = pd.DataFrame({
         "query": _labels(labels)[qi], "key": _labels(labels)[ki], "row": qi, "col": ki, "cell": np.arange(T * T),
         "qk": trace.scores[head].reshape(-1), "scaled": trace.scaled[head].reshape(-1),
         "masked": masked, "masked_text": np.where(masked, "yes", "no"),
         "weight": trace.weights[head].reshape(-1),
+        # the tooltip's numbers as text (numbers.tooltip): no format string writes both 4.273 and 2.05e10
+        "lab_qk_tip": numbers.tooltip(trace.scores[head]), "lab_scaled_tip": numbers.tooltip(trace.scaled[head]),
+        "lab_weight_tip": numbers.fixed(trace.weights[head], 3),
     })
+    df["lab_description"] = _described(df, [(title, field) for field, title in _TOOLTIP])
+    return df
+
+
+def _described(df: pd.DataFrame, fields) -> list[str]:
+    """What a screen reader says of each cell: the tooltip's fields (title, column), as "query: 1 The; key: …"."""
+    columns = [df[field].astype(str).tolist() for _, field in fields]
+    return ["; ".join(f"{title}: {value}" for (title, _), value in zip(fields, row, strict=True))
+            for row in zip(*columns, strict=True)]
 
 
 def _labels(labels) -> np.ndarray:
@@ -68,7 +80,17 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
     ri, ci = np.divmod(np.arange(rows * cols), cols)
     return pd.DataFrame({"row_label": _labels(row_labels)[ri], "col_label": _labels(col_labels)[ci],
                          "row": ri, "col": ci, "cell": np.arange(rows * cols),
-                         "value": values.reshape(-1).astype(float)})
+                         "value": values.reshape(-1).astype(float), "lab_value_tip": numbers.tooltip(values)})
+
+
+def _with_numbers(df: pd.DataFrame, texts) -> pd.DataFrame:
+    """The cells' numbers as printed (`lab_text`) and the longest one's length (`lab_chars`), which the
+    number layer reads (sizing.number_transforms); a chart too large for numbers has no such layer."""
+    if len(df) <= sizing.MAX_NUMBER_CELLS:
+        texts = list(texts)
+        df["lab_text"] = texts
+        df["lab_chars"] = max(map(len, texts), default=0)
+    return df
 
 
 # -- heatmaps ---------------------------------------------------------------------------------
@@ -77,15 +99,15 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
 # hold nothing computed from the numbers (diverging scales centre on 0 by `domainMid`), so
 # when a slider moves the browser swaps the data in place instead of rebuilding the chart.
 # Sizes are Vega signals (sizing.py): the chart fills its container with square cells.
+# An attention cell's tooltip: (column, title); its text also describes the cell to a screen reader (the table's
+# `lab_description`, written here once rather than by Vega per cell on every redraw).
+_DESCRIPTION = alt.Description("lab_description:N")
+_TOOLTIP = (("query", "query"), ("key", "key"), ("lab_qk_tip", "q·k"), ("lab_scaled_tip", "scaled"),
+            ("masked_text", "masked"), ("lab_weight_tip", "weight"))
+
+
 def _tooltip():
-    return [alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
-            alt.Tooltip("lab_qk_tip:N", title="q·k"), alt.Tooltip("lab_scaled_tip:N", title="scaled"),
-            alt.Tooltip("masked_text:N", title="masked"), alt.Tooltip("weight:Q", title="weight", format=".3f")]
-
-
-def _tooltip_numbers(*fields: str) -> list[dict]:
-    """The tooltip's scores as text (numbers.tooltip): no Vega-Lite format string writes both 4.273 and 2.05e10."""
-    return [{"calculate": numbers.tooltip(f"datum.{field}"), "as": f"lab_{field}_tip"} for field in fields]
+    return [alt.Tooltip(f"{field}:N", title=title) for field, title in _TOOLTIP]
 
 
 def _grid(labels, x_title="key (attended to)", y_title="query (attending)", x="key", y="query", tooltip=None,
@@ -129,17 +151,18 @@ def with_data(template: alt.TopLevelMixin, df: pd.DataFrame) -> alt.TopLevelMixi
     return chart
 
 
-def _numbers(base, text: str, background: str, cells: int, field: str = "") -> list:
-    """The cell numbers as a layer (none when no screen could fit them); `text` and `background`
-    are Vega expressions: the number as printed and the colour of its cell; `field`: the one whose
-    largest magnitude (`datum.lab_largest`) `text` reads (numbers.printed)."""
+def _numbers(base, background: str, cells: int) -> list:
+    """The cell numbers as a layer (none when no screen could fit them), as the table prints them
+    (`_with_numbers`); `background` is a Vega expression: the colour of the number's cell."""
     if cells > sizing.MAX_NUMBER_CELLS:
         return []
     # aria=False: the cell's rectangle already tells a screen reader its numbers (its description
     # lists every field); a second description per number would say it all again, and each one
     # is an interpreted expression Vega evaluates on every redraw.
-    layer = base.mark_text(font=FONT, aria=False).encode(**sizing.number_encoding(background))
-    layer.transform = (numbers.extent(field) if field else []) + sizing.number_transforms(text)
+    # No tooltip of its own: the page's CSS lets the pointer through a number to its cell (display.page_css),
+    # whose tooltip it shows, and Vega builds no second tooltip per cell on every redraw.
+    layer = base.mark_text(font=FONT, aria=False).encode(tooltip=alt.value(None), **sizing.number_encoding(background))
+    layer.transform = sizing.number_transforms()
     return [layer]
 
 
@@ -161,14 +184,13 @@ def _blocked_or(colour: str) -> str:
 # Templates depend on labels and options only, so they are built once (lru_cache) and every
 # rerun just attaches its numbers; `usermeta["template"]` names the template for draw.draw.
 @lru_cache(maxsize=256)
-def _weights_template(labels: tuple, title: str, fmt: str, head: int) -> alt.LayerChart:
+def _weights_template(labels: tuple, title: str, head: int) -> alt.LayerChart:
     n = len(labels)
     base = _grid(list(labels))
-    layers = [base.mark_rect().encode(color=_weight_color()),
-              *_numbers(base, f"format(datum.weight, {sizing.js(fmt)})", _blocked_or("scale('color', datum.lab_shade)"),
-                        n * n)]
-    key = ("weights", labels, title, fmt, head)
-    transform = sizing.by_row_transforms("weight", "query") + _tooltip_numbers("qk", "scaled")
+    layers = [base.mark_rect().encode(color=_weight_color(), description=_DESCRIPTION),
+              *_numbers(base, _blocked_or("scale('color', datum.lab_shade)"), n * n)]
+    key = ("weights", labels, title, head)
+    transform = sizing.by_row_transforms("weight", "query")
     return _layered(layers, n, n, title, transform, labels, lab="weights", head=head, template=_hash(key))
 
 
@@ -177,8 +199,9 @@ def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str =
     """Weights on the sequential scale (0..1, or 0..each row's largest: the look's choice); blocked
     cells grey. With head_in_spec=False the spec is the same for every head (usermeta head None),
     so a change of head swaps the data in place."""
-    template = _weights_template(tuple(token_labels(trace.tokens)), title, fmt, head if head_in_spec else None)
-    return with_data(template, attention_cells(trace, head))
+    template = _weights_template(tuple(token_labels(trace.tokens)), title, head if head_in_spec else None)
+    digits = int(fmt.removeprefix(".").removesuffix("f"))  # ".2f", ".3f": d3's fixed-point formats
+    return with_data(template, _with_numbers(attention_cells(trace, head), numbers.fixed(trace.weights[head], digits)))
 
 
 # A diverging scale's domain always holds its middle, 0 (Vega-Lite asks domainMid to lie inside the
@@ -204,13 +227,11 @@ def _scores_template(labels: tuple, field: str, title: str, show_mask: bool, hea
     color = _diverging(field, "q·k" if field == "qk" else "score").to_dict()
     if show_mask:
         color["condition"] = {"test": "datum.masked", "value": style.MASKED}
-    number = numbers.printed(f"datum.{field}", ".2f", "datum.lab_largest")
     cell = f"scale('color', datum.{field})"
-    layers = [base.mark_rect().encode(color=color),
-              *_numbers(base, f"datum.masked ? '−∞' : {number}" if show_mask else number,
-                        _blocked_or(cell) if show_mask else cell, n * n, field)]
+    layers = [base.mark_rect().encode(color=color, description=_DESCRIPTION),
+              *_numbers(base, _blocked_or(cell) if show_mask else cell, n * n)]
     key = ("scores", labels, field, title, show_mask, head)
-    return _layered(layers, n, n, title, _tooltip_numbers("qk", "scaled"), x_labels=labels,
+    return _layered(layers, n, n, title, x_labels=labels,
                     lab="masked" if show_mask else field, head=head, template=_hash(key))
 
 
@@ -220,7 +241,11 @@ def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_ma
     head_in_spec: as in weights_heatmap."""
     template = _scores_template(tuple(token_labels(trace.tokens)), field, title or field, show_mask,
                                 head if head_in_spec else None)
-    return with_data(template, attention_cells(trace, head))
+    df = attention_cells(trace, head)
+    texts = numbers.printed(df[field].to_numpy())
+    if show_mask:
+        texts = ["−∞" if blocked else text for blocked, text in zip(df["masked"].tolist(), texts, strict=True)]
+    return with_data(template, _with_numbers(df, texts))
 
 
 @lru_cache(maxsize=256)
@@ -239,10 +264,9 @@ def _matrix_template(row_labels: tuple, col_labels: tuple, title: str, name: str
         scale = alt.Scale(scheme=scheme, domain=list(domain) if domain is not None else
                           DIVERGING_DOMAIN if diverging else alt.Undefined, **({"domainMid": 0} if diverging else {}))
         color, shade = alt.Color("value:Q", scale=scale, legend=_value_legend("value")), "value"
-    number = numbers.printed("datum.value", ".2f", "datum.lab_largest")
-    layers = [base.mark_rect().encode(color=color),
-              *_numbers(base, number, f"scale('color', datum.{shade})", rows * cols, "value")]
-    transform = (sizing.by_row_transforms("value", "row_label") if rows_sum_to_one else []) + _tooltip_numbers("value")
+    layers = [base.mark_rect().encode(color=color, description=_DESCRIPTION),
+              *_numbers(base, f"scale('color', datum.{shade})", rows * cols)]
+    transform = sizing.by_row_transforms("value", "row_label") if rows_sum_to_one else []
     key = ("matrix", row_labels, col_labels, title, name, scheme, x_title, y_title, domain, x_domain)
     return _layered(layers, rows, cols, title, transform, x_domain or col_labels, lab=name, template=_hash(key))
 
@@ -255,7 +279,10 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
     as_key = lambda seq: None if seq is None else tuple(seq)  # lru_cache needs hashable arguments
     template = _matrix_template(tuple(row_labels), tuple(col_labels), title, name, scheme, x_title, y_title,
                                 as_key(domain), as_key(x_domain))
-    return with_data(template, matrix_cells(np.asarray(values), row_labels, col_labels))
+    values = np.asarray(values)
+    df = matrix_cells(values, row_labels, col_labels)
+    df["lab_description"] = _described(df, [(y_title, "row_label"), (x_title, "col_label"), ("value", "lab_value_tip")])
+    return with_data(template, _with_numbers(df, numbers.printed(values)))
 
 
 def qkv_heatmap(q: np.ndarray, k: np.ndarray, v: np.ndarray, row_labels, title: str, name: str) -> alt.Chart:

@@ -8,40 +8,92 @@ chart whose largest number is under SMALL, a number is written with 3 significan
 power of ten: "2e10", "−1.23e4", "5e−7". Every other number prints exactly as before ('.2f'), so
 an ordinary lesson's heatmaps do not change.
 
-These are Vega expressions (the browser formats the numbers; the spec stays the same for every
-lesson), built only from our own constants: nothing a visitor types reaches them.
+A cell's number and a tooltip's are written here, on the server, into the chart's table (`printed`,
+`tooltip`, `fixed`), exactly as Vega's own formatting (d3-format) would write them: the browser's
+Vega evaluates an expression per cell on every redraw with an interpreter, which cost a slider move
+more than the server's formatting does (docs/performance.md). A legend's labels depend on the
+scale's domain, which only the browser computes: they stay Vega expressions (`legend_labels`),
+built only from our own constants: nothing a visitor types reaches them.
 """
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
 
 BIG = 1e4  # from here on "12345.68" (8 characters, 9 with its sign) is "1.23e4"
 SMALL = 0.01  # a chart whose every number is under this would print them all as 0.00 (or −0.00)
+
+
+MINUS = "\u2212"  # d3-format's minus sign, and the one every other number of the lab uses
 
 
 def powered(value: str, digits: int) -> str:
     """`value` (a Vega expression) with `digits` significant digits and a power of ten, as "−1.23e4"
     or "5e−7": d3's "e+4" and "e-7" lose their "+" and take the minus sign the other numbers use."""
     text = f"format({value}, '.{digits - 1}~e')"
-    return f"replace(replace({text}, 'e+', 'e'), 'e-', 'e\u2212')"
+    return f"replace(replace({text}, 'e+', 'e'), 'e-', 'e{MINUS}')"
 
 
-def printed(value: str, fmt: str, largest: str) -> str:
-    """A cell's number: `fmt` (as '.2f'), or `powered` past BIG or when `largest` (an expression: the
-    chart's largest magnitude) is under SMALL; 0 stays as `fmt` writes it."""
-    wide = f"abs({value}) >= {BIG:g} || ({largest} < {SMALL:g} && {value} != 0)"
-    return f"{wide} ? {powered(value, 3)} : format({value}, '{fmt}')"
+def _fixed(x: float, digits: int) -> str:
+    """d3-format's '.{digits}f': JavaScript's toFixed, which rounds a tie away from 0 (Python rounds
+    it to even: 0.125 is "0.13" there, "0.12" here), and no sign on a number that rounds to 0. A cell
+    with no number (the cosine similarity of a zero vector) reads "NaN", as it did when Vega wrote it."""
+    if not math.isfinite(x):
+        return _unbounded(x)
+    a = abs(x)
+    scaled = a * 10.0 ** digits
+    if scaled - math.floor(scaled) == 0.5:  # every exact tie lands here (n + 0.5 is exact): decide exactly
+        text = str(Decimal(a).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+    else:
+        text = f"{a:.{digits}f}"
+    return MINUS + text if x < 0 and float(text) != 0 else text
 
 
-def tooltip(value: str) -> str:
-    """A tooltip's number: three decimals, or 4 significant digits where those would read 0.000
-    or run past BIG."""
-    wide = f"abs({value}) >= {BIG:g} || ({value} != 0 && abs({value}) < 0.0005)"
-    return f"{wide} ? {powered(value, 4)} : format({value}, '.3f')"
+def _powered(x: float, digits: int) -> str:
+    """The Python side of `powered`: d3-format's '.{digits - 1}~e' (toExponential, a tie away from 0,
+    insignificant zeros trimmed), "e+" written "e", "e-" written "e−"."""
+    if not math.isfinite(x):
+        return _unbounded(x)
+    if x == 0:
+        return "0e0"
+    exact = Decimal(abs(x))
+    power = exact.adjusted()
+    step = Decimal(1).scaleb(1 - digits)
+    mantissa = exact.scaleb(-power).quantize(step, rounding=ROUND_HALF_UP)
+    if mantissa >= 10:  # 9.995 with 3 digits: 1.00e+1
+        power += 1
+        mantissa = exact.scaleb(-power).quantize(step, rounding=ROUND_HALF_UP)
+    text = str(mantissa)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{MINUS if x < 0 else ''}{text}e{MINUS if power < 0 else ''}{abs(power)}"
 
 
-def extent(field: str) -> list[dict]:
-    """Transforms giving each row `lab_largest`: the chart's largest |field|."""
-    return [{"joinaggregate": [{"op": "min", "field": field, "as": "lab_low"},
-                               {"op": "max", "field": field, "as": "lab_high"}]},
-            {"calculate": "max(abs(datum.lab_low), abs(datum.lab_high))", "as": "lab_largest"}]
+def _unbounded(x: float) -> str:
+    """What d3-format writes for NaN and ±Infinity, in any of its formats."""
+    return "NaN" if math.isnan(x) else f"{MINUS if x < 0 else ''}Infinity"
+
+
+def fixed(values, digits: int) -> list[str]:
+    """Each of `values` as d3-format's '.{digits}f' writes it ("0.13", "−1.50")."""
+    return [_fixed(x, digits) for x in np.asarray(values, dtype=float).reshape(-1).tolist()]
+
+
+def printed(values) -> list[str]:
+    """Each cell's number: two decimals, or 3 significant digits and a power of ten past BIG, or in a
+    chart whose largest magnitude is under SMALL; 0 stays "0.00"."""
+    flat = np.asarray(values, dtype=float).reshape(-1)
+    known = np.abs(flat[~np.isnan(flat)])  # Vega's largest, as its max does, leaves NaN out
+    tiny = known.size > 0 and float(known.max()) < SMALL
+    return [_powered(x, 3) if abs(x) >= BIG or (tiny and x != 0) else _fixed(x, 2) for x in flat.tolist()]
+
+
+def tooltip(values) -> list[str]:
+    """A tooltip's number: three decimals, or 4 significant digits where those would read 0.000 or
+    run past BIG."""
+    flat = np.asarray(values, dtype=float).reshape(-1).tolist()
+    return [_powered(x, 4) if abs(x) >= BIG or (x != 0 and abs(x) < 0.0005) else _fixed(x, 3) for x in flat]
 
 
 def legend_labels(scale: str = "color") -> dict:

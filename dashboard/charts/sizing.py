@@ -140,14 +140,11 @@ def ink(background: str) -> dict:
     return {"condition": {"test": test, "value": INK_DARK}, "value": INK_LIGHT}
 
 
-def number_transforms(text: str) -> list[dict]:
-    """`lab_text` (the number as printed), then `lab_font` (one size for the whole chart: the
-    largest at which the longest number fits its cell) and `lab_shown` (empty below the minimum,
-    and then the cell has no text mark)."""
+def number_transforms() -> list[dict]:
+    """From the table's `lab_text` (the number as printed) and `lab_chars` (the longest one's length:
+    heatmaps._with_numbers), `lab_font` (one size for the whole chart: the largest at which the longest
+    number fits its cell) and `lab_shown` (empty below the minimum, and then the cell has no text mark)."""
     return [
-        {"calculate": text, "as": "lab_text"},
-        {"calculate": "length(datum.lab_text)", "as": "lab_len"},
-        {"joinaggregate": [{"op": "max", "field": "lab_len", "as": "lab_chars"}]},
         {"calculate": f"min(lab_max_font * lab_fit, (lab_cell - 8) / (max(datum.lab_chars, 3) * {DIGIT_EM}))",
          "as": "lab_font"},
         {"calculate": "datum.lab_font >= lab_min_font * lab_fit ? datum.lab_text : ''", "as": "lab_shown"},

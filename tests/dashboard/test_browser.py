@@ -247,3 +247,32 @@ def test_a_crafted_link_shows_its_values_as_text_not_a_link_an_image_or_a_headin
     assert page.locator("img[src*='evil']").count() == 0
     assert page.locator("h1", has_text="EXAM").count() == 0
     assert not [u for u in requested if not u.startswith(server)], "the page fetched from outside the lab"
+
+
+# The weights chart's cell for query 1, key 2: its box, the box of the number printed in it, and its description.
+CELL = """() => {
+  const chart = [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].at(-1);
+  const cell = chart.querySelectorAll('g.mark-rect.role-mark path')[1];
+  const box = cell.getBoundingClientRect(), x = box.x + box.width / 2, y = box.y + box.height / 2;
+  const number = [...chart.querySelectorAll('g.mark-text.role-mark text')].find(t => {
+    const b = t.getBoundingClientRect(); return b.left <= x && x <= b.right && b.top <= y && y <= b.bottom; });
+  return {x, y, number: number ? number.textContent : null, label: cell.getAttribute('aria-label'),
+          under: document.elementFromPoint(x, y) === cell};
+}"""
+
+
+def test_a_pointer_on_a_cells_number_shows_the_cells_tooltip(page_one):
+    """A number is drawn over its cell, and the number layer has no tooltip of its own (heatmaps._numbers): the
+    pointer passes through the number to the cell, whose tooltip shows, with the weight the cell prints."""
+    page = page_one
+    cell = page.evaluate(CELL)
+    assert cell["number"] and cell["under"], cell
+    assert cell["label"].startswith("query: 1 The; key: 2 cat; q·k: "), cell["label"]
+    weight = cell["label"].rsplit("weight: ", 1)[1]  # three decimals; the cell prints two
+    assert f"{float(weight):.2f}" == cell["number"], (weight, cell["number"])
+    page.mouse.move(cell["x"], cell["y"])
+    tip = page.wait_for_function("() => { const t = document.getElementById('vg-tooltip-element'); return t && "
+                                 "getComputedStyle(t).visibility !== 'hidden' && t.innerText.includes('weight') && "
+                                 "t.innerText; }", polling=100, timeout=10_000).json_value()
+    assert "1 The" in tip and "2 cat" in tip and weight in tip, tip
+    page.mouse.move(0, 0)

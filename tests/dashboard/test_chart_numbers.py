@@ -141,3 +141,43 @@ def test_a_hand_entered_lesson_from_a_link_is_not_said_to_come_from_w_matrices(m
     assert "or the link, used as they are: no W matrices make them." in sidebar
     default = make_app(query={"step": "1"})
     assert "The W matrices on this page are **random, not trained**" in " ".join(str(c.value) for c in default.caption)
+
+
+# Ties (0.125 at two decimals, 0.0625 at three: JavaScript rounds them away from 0, Python to even), numbers that
+# round to 0 from below, the edges of BIG and SMALL, and a mantissa that rounds up to 10 (9.995e3 at 3 digits).
+TRICKY = [0.125, -0.125, 0.375, 2.675, 0.005, -0.005, 0.0625, -0.0625, 0.001, -0.001, -0.0049, 0.0, -0.0, 0.5,
+          1e10, -1e10, 12345.678, 99999.5, 9999.995, 9995.0, 1e4, -1e4, 5e-7, -5e-7, 1e-6, 0.00049, 0.0005,
+          -0.0005, 123.4565, 1.0005, 0.015, 0.025, 0.99995, 1e13, 9.995e-5, 1.2345e-6, 0.1 + 0.2]
+
+
+def test_the_servers_numbers_are_written_as_vegas_own_format_writes_them():
+    """The cells' and tooltips' numbers are written on the server (numbers.py); Vega's d3-format, run by
+    vl-convert, is the reference: '.2f', '.3f', and the powers of ten at 3 and 4 digits."""
+    import json
+
+    import numpy as np
+    import vl_convert as vlc
+
+    from dashboard.charts import numbers
+
+    values = TRICKY + [k / 16 for k in range(-24, 25)] + list(np.random.default_rng(0).standard_normal(60) * 10.0 **
+                                                               np.arange(-6, 6).repeat(5))
+    formats = ["format(datum.v, '.2f')", "format(datum.v, '.3f')", numbers.powered("datum.v", 3),
+               numbers.powered("datum.v", 4)]
+    spec = {"data": {"values": [{"v": v, "i": i} for i, v in enumerate(values)]},
+            "transform": [{"calculate": " + '|' + ".join(formats), "as": "all"}],
+            "mark": "text", "encoding": {"text": {"field": "all", "type": "nominal"},
+                                         "y": {"field": "i", "type": "ordinal"}}}
+    vega = [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", vlc.vegalite_to_svg(json.dumps(spec))) if "|" in t]
+    ours = ["|".join([numbers.fixed([v], 2)[0], numbers.fixed([v], 3)[0], numbers._powered(v, 3),
+                      numbers._powered(v, 4)]) for v in values]
+    assert len(vega) == len(values) and ours == vega
+    # NaN (a zero vector's cosine similarity) and ±Infinity, which JSON cannot carry: made by Vega itself
+    spec["data"]["values"] = [{"i": i} for i in range(3)]
+    spec["transform"].insert(0, {"calculate": "[0 / 0, 1 / 0, -1 / 0][datum.i]", "as": "v"})
+    vega = [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", vlc.vegalite_to_svg(json.dumps(spec))) if "|" in t]
+    ours = ["|".join([numbers.fixed([v], 2)[0], numbers.fixed([v], 3)[0], numbers._powered(v, 3),
+                      numbers._powered(v, 4)]) for v in (float("nan"), float("inf"), float("-inf"))]
+    assert ours == vega
+    assert numbers.printed([float("nan"), 0.001]) == ["NaN", "1e−3"]  # NaN leaves the chart's largest alone
+    assert numbers.fixed([0.125, -0.0001], 2) == ["0.13", "0.00"]  # a tie away from 0; no "−0.00"

@@ -69,6 +69,7 @@ def test_the_page_css_is_built_from_constants(look):
     allowed = re.compile(rf'(\.stHorizontalBlock\[class\*="st-key-lab_w\d+_"\] \{{--lab-panel: {width};\}}'
                          r'|\.stHorizontalBlock\[class\*="st-key-lab_w"\] > \[data-testid="stLayoutWrapper"\] '
                          r'\{flex: 1 1 var\(--lab-panel\); min-width: min\(var\(--lab-panel\), 100%\);\}'
+                         r'|\[data-testid="stVegaLiteChart"\] \.mark-text\.role-mark text \{pointer-events: none;\}'
                          r'|html \{font-size: clamp\(16px, min\([\d.]+vh, [\d.]+vw\), \d+px\) !important;\}'
                          r'|\[data-testid="(stMainBlockContainer|stCaptionContainer|stHeader)"\]'
                          r'( \*|, \[data-testid="stCaptionContainer"\] \*)? \{[-a-z: .0-9!;]+\}'

@@ -80,7 +80,7 @@ def test_every_heatmap_on_every_page_has_an_export_menu_built_only_when_open(mak
 def test_a_chart_with_its_data_leaves_the_cached_template_untouched():
     first, second = (run_trace(PRESETS["default"].replace(seed=s)) for s in (1, 2))
     a, b = charts.weights_heatmap(first, 0), charts.weights_heatmap(second, 0)
-    template = charts._weights_template(tuple(charts.token_labels(first.tokens)), "softmax weights", ".2f", 0)
+    template = charts._weights_template(tuple(charts.token_labels(first.tokens)), "softmax weights", 0)
     assert template.data is alt.Undefined  # each chart's table is its own; the template has none
     assert a.data is not b.data and not a.data.equals(b.data)
     assert a.to_dict()["layer"] == b.to_dict()["layer"]  # one template, two tables
