@@ -63,8 +63,11 @@ def attention_cells(trace, head: int) -> pd.DataFrame:
     return df
 
 
-def _described(df: pd.DataFrame, fields) -> list[str]:
-    """What a screen reader says of each cell: the tooltip's fields (title, column), as "query: 1 The; key: …"."""
+def _described(df: pd.DataFrame, fields) -> list[str] | str:
+    """What a screen reader says of each cell: the tooltip's fields (title, column), as "query: 1 The; key: …".
+    Empty on a chart drawn on a Canvas (over SVG_UP_TO cells), whose marks screen readers are not shown."""
+    if len(df) > sizing.SVG_UP_TO:
+        return ""
     columns = [df[field].astype(str).tolist() for _, field in fields]
     return ["; ".join(f"{title}: {value}" for (title, _), value in zip(fields, row, strict=True))
             for row in zip(*columns, strict=True)]

@@ -76,8 +76,28 @@ def _unbounded(x: float) -> str:
 
 
 def fixed(values, digits: int) -> list[str]:
-    """Each of `values` as d3-format's '.{digits}f' writes it ("0.13", "−1.50")."""
-    return [_fixed(x, digits) for x in np.asarray(values, dtype=float).reshape(-1).tolist()]
+    """Each of `values` as d3-format's '.{digits}f' writes it ("0.13", "−1.50"): `_fixed`, with Python's own
+    formatting for all but the rare ties, NaN and Infinity (a 64-token lesson's tooltips format 4,096 a chart)."""
+    flat = np.asarray(values, dtype=float).reshape(-1)
+    magnitude = np.abs(flat)
+    with np.errstate(invalid="ignore"):
+        scaled = magnitude * 10.0 ** digits
+        exact = ~np.isfinite(flat) | (scaled - np.floor(scaled) == 0.5)  # every exact tie lands here: `_fixed`
+        signed = (flat < 0) & (scaled > 0.5)  # a number that rounds to 0 has no sign (ties are `exact`'s)
+    texts = [f"{m:.{digits}f}" for m in magnitude.tolist()]
+    for i in np.flatnonzero(signed):
+        texts[i] = MINUS + texts[i]
+    for i in np.flatnonzero(exact):
+        texts[i] = _fixed(float(flat[i]), digits)
+    return texts
+
+
+def _either(flat: np.ndarray, wide: np.ndarray, digits: int, powered_digits: int) -> list[str]:
+    """`_powered` where `wide`, `fixed` elsewhere."""
+    texts = fixed(flat, digits)
+    for i in np.flatnonzero(wide):
+        texts[i] = _powered(float(flat[i]), powered_digits)
+    return texts
 
 
 def printed(values) -> list[str]:
@@ -86,14 +106,16 @@ def printed(values) -> list[str]:
     flat = np.asarray(values, dtype=float).reshape(-1)
     known = np.abs(flat[~np.isnan(flat)])  # Vega's largest, as its max does, leaves NaN out
     tiny = known.size > 0 and float(known.max()) < SMALL
-    return [_powered(x, 3) if abs(x) >= BIG or (tiny and x != 0) else _fixed(x, 2) for x in flat.tolist()]
+    magnitude = np.abs(flat)
+    return _either(flat, (magnitude >= BIG) | (tiny & (flat != 0)), 2, 3)
 
 
 def tooltip(values) -> list[str]:
     """A tooltip's number: three decimals, or 4 significant digits where those would read 0.000 or
     run past BIG."""
-    flat = np.asarray(values, dtype=float).reshape(-1).tolist()
-    return [_powered(x, 4) if abs(x) >= BIG or (x != 0 and abs(x) < 0.0005) else _fixed(x, 3) for x in flat]
+    flat = np.asarray(values, dtype=float).reshape(-1)
+    magnitude = np.abs(flat)
+    return _either(flat, (magnitude >= BIG) | ((flat != 0) & (magnitude < 0.0005)), 3, 4)
 
 
 def legend_labels(scale: str = "color") -> dict:
