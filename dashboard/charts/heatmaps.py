@@ -102,9 +102,8 @@ def _with_numbers(df: pd.DataFrame, texts) -> pd.DataFrame:
 # hold nothing computed from the numbers (diverging scales centre on 0 by `domainMid`), so
 # when a slider moves the browser swaps the data in place instead of rebuilding the chart.
 # Sizes are Vega signals (sizing.py): the chart fills its container with square cells.
-# An attention cell's tooltip: (column, title); its text also describes the cell to a screen reader (the table's
-# `lab_description`, written here once rather than by Vega per cell on every redraw).
-_DESCRIPTION = alt.Description("lab_description:N")
+# An attention cell's tooltip: (column, title); its text also describes the cell (`_described`) to a screen reader.
+_DESCRIPTION = alt.Description("lab_description:N")  # written once here, not by Vega per cell on every redraw
 _TOOLTIP = (("query", "query"), ("key", "key"), ("lab_qk_tip", "q·k"), ("lab_scaled_tip", "scaled"),
             ("masked_text", "masked"), ("lab_weight_tip", "weight"))
 
