@@ -74,9 +74,24 @@ def _open(viewer, url, size):
     return page
 
 
+# Whether the heading's own player is drawn: the first video below it stands above the next heading. A scene whose
+# render job is still queued shows its progress instead, until its poll reruns the page; the next video is then the
+# next scene's (a clean-clone run measured that one, 674 px below the heading, and failed).
+OWN_PLAYER = """(id) => {
+  const top = (e) => e.getBoundingClientRect().top;
+  const heading = document.getElementById(id);
+  if (!heading) return false;
+  const main = heading.closest('[data-testid="stMain"]') || document;  // the sidebar has headings of its own
+  const video = [...main.querySelectorAll("video")].find((v) => top(v) > top(heading));
+  const next = [...main.querySelectorAll("h1, h2, h3")].find((h) => top(h) > top(heading) + 1);
+  return Boolean(video && video.readyState >= 1 && (!next || top(video) < top(next)));
+}"""
+
+
 def settled(page, heading: str):
-    """The player under `heading` as a viewer sees it: the page's fonts in (the band measures its captions with
-    them), the first cue shown, and two frames drawn since."""
+    """The player under `heading` as a viewer sees it: its own video drawn and loaded, the page's fonts in (the
+    band measures its captions with them), the first cue shown, and two frames drawn since."""
+    page.wait_for_function(OWN_PLAYER, arg=heading, polling=100, timeout=30_000)
     page.wait_for_function("() => document.fonts.status === 'loaded'", timeout=30_000)
     page.wait_for_function(f"() => ({MEASURE})('{heading}').text === {json.dumps(CUES[0][2])}", timeout=30_000)
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
