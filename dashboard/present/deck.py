@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 
 from animations.catalog import SCENES, check_scene
-from classroom import decks, film_question
+from classroom import decks
+from classroom.deck_questions import screen_question
 from classroom.decks import Deck, DeckError, Names, Screen
 from classroom.films.service import service as films
-from classroom.kinds import suggest
-from classroom.question import Question, QuestionError
+from classroom.question import Question
 from dashboard import navigation
 from dashboard.lesson.state import VIEW_NAMES
 
@@ -73,15 +73,7 @@ def place_in(lesson_json: str) -> tuple[str, int] | None:
 
 # -- a question screen's question ---------------------------------------------------------------
 def question_of(screen: Screen) -> Question:
-    """The question a question screen asks; QuestionError says why there is none (a film not trained yet,
-    a lesson that offers nothing to ask, the trained model not installed)."""
-    if screen.unready:  # its lesson is a stand-in (classroom.decks.Screen): never asked
-        raise QuestionError(screen.unready)
-    if screen.film is not None:
-        film = films().cached(screen.film)
-        if film is None:
-            raise QuestionError("its training run is not trained yet (train it on Watch it learn, or before "
-                                "class): the answer is measured on the run.")
-        return film_question.which_layer_question(film)
-    return suggest(screen.lesson, screen.question, head=screen.head, seed=screen.seed, change=screen.change,
-                   mask=screen.mask)
+    """The question a question screen asks, as `make lecture` checks it (classroom.deck_questions), with the
+    runs this server has trained; QuestionError says why there is none (a run not trained yet, a lesson that
+    offers nothing to ask, the trained model not installed)."""
+    return screen_question(screen, films().cached)

@@ -220,3 +220,18 @@ def test_the_presenter_downloads_the_room_s_answers_as_csv_and_a_rerun_keeps_the
     assert [int(r["count"]) for r in table] == [picks.count(i) for i in range(len(question.choices))]
     teacher.run()  # the clock's rerun, or a step: the file read stays offered
     assert got["present_csv"] == (label, data)
+
+
+def test_a_presented_second_layer_screen_asks_what_a_second_layer_buys(monkeypatch):
+    """The presenter and the projector ask a screen's question as `make lecture` checks it
+    (classroom.deck_questions): the "layers" screen asked which layer of the two-layer run forms the
+    induction head (the "film" screen's question) when the presenter kept a copy that knew one run only."""
+    from classroom.layers_question import CHOICES
+    from tests.classroom.test_new_questions import film_with
+
+    made = {1: film_with(1, 0.06, 3.0), 2: film_with(2, 0.73, 0.84)}
+    monkeypatch.setattr(decks, "films", lambda: type("Store", (), {"cached": lambda self, s: made[s.layers]})())
+    screen = next(s for s in DECK.screens if s.kind == "question" and s.question == "layers")
+    question = decks.question_of(screen)
+    assert question.kind == "layers" and question.choices == CHOICES
+    assert question.right_choices == ("Only the two-layer model",)
