@@ -176,8 +176,7 @@ def _induction_bars(rows: list, scores, right, lab: str) -> alt.Chart:
         x=alt.X("score:Q", scale=alt.Scale(domain=[0, 1]), axis=_axis("highest induction score at the end", 1)),
         color=alt.condition("datum.right", alt.value(RIGHT), alt.value(OTHER)), tooltip=["layer:N", "score:Q"])
     text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(13)).encode(
-        text=alt.Text("score:Q", format=".2f"),
-                                                                 color=alt.value(style.TEXT_DARK))
+        text=alt.Text("score:Q", format=".2f"), color=alt.value(style.TEXT_DARK))
     rule = alt.Chart().transform_aggregate(rows="count()").mark_rule(color=style.MASKED, strokeDash=[6, 4]).encode(
         x=alt.datum(INDUCTION_THRESHOLD))
     title = f"an induction head: a score of {INDUCTION_THRESHOLD:g} or more"
