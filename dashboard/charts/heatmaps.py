@@ -86,11 +86,11 @@ def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
                          "value": values.reshape(-1).astype(float), "lab_value_tip": numbers.tooltip(values)})
 
 
-def _with_numbers(df: pd.DataFrame, texts) -> pd.DataFrame:
-    """The cells' numbers as printed (`lab_text`) and the longest one's length (`lab_chars`), which the
-    number layer reads (sizing.number_transforms); a chart too large for numbers has no such layer."""
+def _with_numbers(df: pd.DataFrame, printed) -> pd.DataFrame:
+    """The cells' numbers as `printed()` writes them (`lab_text`) and the longest one's length (`lab_chars`), for
+    the number layer (sizing.number_transforms); a chart too large for it has its numbers never written."""
     if len(df) <= sizing.MAX_NUMBER_CELLS:
-        texts = list(texts)
+        texts = list(printed())
         df["lab_text"] = texts
         df["lab_chars"] = max(map(len, texts), default=0)
     return df
@@ -203,7 +203,8 @@ def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str =
     so a change of head swaps the data in place."""
     template = _weights_template(tuple(token_labels(trace.tokens)), title, head if head_in_spec else None)
     digits = int(fmt.removeprefix(".").removesuffix("f"))  # ".2f", ".3f": d3's fixed-point formats
-    return with_data(template, _with_numbers(attention_cells(trace, head), numbers.fixed(trace.weights[head], digits)))
+    df = attention_cells(trace, head)
+    return with_data(template, _with_numbers(df, lambda: numbers.fixed(trace.weights[head], digits)))
 
 
 # A diverging scale's domain always holds its middle, 0 (Vega-Lite asks domainMid to lie inside the
@@ -244,10 +245,9 @@ def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_ma
     template = _scores_template(tuple(token_labels(trace.tokens)), field, title or field, show_mask,
                                 head if head_in_spec else None)
     df = attention_cells(trace, head)
-    texts = numbers.printed(df[field].to_numpy())
-    if show_mask:
-        texts = ["−∞" if blocked else text for blocked, text in zip(df["masked"].tolist(), texts, strict=True)]
-    return with_data(template, _with_numbers(df, texts))
+    blocked = (df["masked"].to_numpy() & show_mask).tolist()  # with show_mask, a blocked cell prints −∞
+    return with_data(template, _with_numbers(df, lambda: [
+        "−∞" if b else text for b, text in zip(blocked, numbers.printed(df[field].to_numpy()), strict=True)]))
 
 
 @lru_cache(maxsize=256)
@@ -284,7 +284,7 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
     values = np.asarray(values)
     df = matrix_cells(values, row_labels, col_labels)
     df["lab_description"] = _described(df, [(y_title, "row_label"), (x_title, "col_label"), ("value", "lab_value_tip")])
-    return with_data(template, _with_numbers(df, numbers.printed(values)))
+    return with_data(template, _with_numbers(df, lambda: numbers.printed(values)))
 
 
 def qkv_heatmap(q: np.ndarray, k: np.ndarray, v: np.ndarray, row_labels, title: str, name: str) -> alt.Chart:
