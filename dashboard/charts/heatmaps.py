@@ -13,7 +13,7 @@ import pandas as pd
 
 from animations import style
 from core.trace import token_labels
-from dashboard.charts import numbers, sizing
+from dashboard.charts import cells, numbers, sizing
 from dashboard.charts.lines import row_bars, saturation_chart, stage_norms  # noqa: F401 (pages read them here)
 
 NUMBERS_UP_TO = 12  # print each cell's number when the sequence is at most this long
@@ -43,73 +43,17 @@ def _axis(title: str, labels, along_x: bool = True) -> alt.Axis:
                     labelFont=FONT, titleFont=FONT, **turn)
 
 
-# -- tables: one row per cell -----------------------------------------------------------------
-def attention_cells(trace, head: int) -> pd.DataFrame:
-    """One head's T×T cells with every intermediate a tooltip shows."""
-    labels = token_labels(trace.tokens)
-    T = len(labels)
-    qi, ki = np.divmod(np.arange(T * T), T)
-    masked = ~trace.mask.reshape(-1)
-    df = pd.DataFrame({
-        "query": _labels(labels)[qi], "key": _labels(labels)[ki], "row": qi, "col": ki, "cell": np.arange(T * T),
-        "qk": trace.scores[head].reshape(-1), "scaled": trace.scaled[head].reshape(-1),
-        "masked": masked, "masked_text": np.where(masked, "yes", "no"),
-        "weight": trace.weights[head].reshape(-1),
-        # the tooltip's numbers as text (numbers.tooltip): no format string writes both 4.273 and 2.05e10
-        "lab_qk_tip": numbers.tooltip(trace.scores[head]), "lab_scaled_tip": numbers.tooltip(trace.scaled[head]),
-        "lab_weight_tip": numbers.fixed(trace.weights[head], 3),
-    })
-    df["lab_description"] = _described(df, [(title, field) for field, title in _TOOLTIP])
-    return df
-
-
-def _described(df: pd.DataFrame, fields) -> list[str] | str:
-    """What a screen reader says of each cell: the tooltip's fields (title, column), as "query: 1 The; key: …".
-    Empty on a chart drawn on a Canvas (over SVG_UP_TO cells), whose marks screen readers are not shown."""
-    if len(df) > sizing.SVG_UP_TO:
-        return ""
-    columns = [df[field].astype(str).tolist() for _, field in fields]
-    return ["; ".join(f"{title}: {value}" for (title, _), value in zip(fields, row, strict=True))
-            for row in zip(*columns, strict=True)]
-
-
-def _labels(labels) -> np.ndarray:
-    """Labels as Python strings: numpy's fixed-width strings would drop a trailing NUL."""
-    return np.array(list(labels), dtype=object)
-
-
-def matrix_cells(values: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
-    rows, cols = values.shape
-    ri, ci = np.divmod(np.arange(rows * cols), cols)
-    return pd.DataFrame({"row_label": _labels(row_labels)[ri], "col_label": _labels(col_labels)[ci],
-                         "row": ri, "col": ci, "cell": np.arange(rows * cols),
-                         "value": values.reshape(-1).astype(float), "lab_value_tip": numbers.tooltip(values)})
-
-
-def _with_numbers(df: pd.DataFrame, printed) -> pd.DataFrame:
-    """The cells' numbers as `printed()` writes them (`lab_text`) and the longest one's length (`lab_chars`), for
-    the number layer (sizing.number_transforms); a chart too large for it has its numbers never written."""
-    if len(df) <= sizing.MAX_NUMBER_CELLS:
-        texts = list(printed())
-        df["lab_text"] = texts
-        df["lab_chars"] = max(map(len, texts), default=0)
-    return df
-
-
 # -- heatmaps ---------------------------------------------------------------------------------
 # Layers carry no data of their own (the table sits once on top) and conditions are plain
 # dicts: Altair then neither hashes the table per layer nor validates each condition. Specs
 # hold nothing computed from the numbers (diverging scales centre on 0 by `domainMid`), so
 # when a slider moves the browser swaps the data in place instead of rebuilding the chart.
 # Sizes are Vega signals (sizing.py): the chart fills its container with square cells.
-# An attention cell's tooltip: (column, title); its text also describes the cell (`_described`) to a screen reader.
-_DESCRIPTION = alt.Description("lab_description:N")  # written once here, not by Vega per cell on every redraw
-_TOOLTIP = (("query", "query"), ("key", "key"), ("lab_qk_tip", "q·k"), ("lab_scaled_tip", "scaled"),
-            ("masked_text", "masked"), ("lab_weight_tip", "weight"))
+_DESCRIPTION = alt.Description("lab_description:N")  # written once (cells.described), not by Vega per cell
 
 
 def _tooltip():
-    return [alt.Tooltip(f"{field}:N", title=title) for field, title in _TOOLTIP]
+    return [alt.Tooltip(f"{field}:N", title=title) for field, title in cells.TOOLTIP]
 
 
 def _grid(labels, x_title="key (attended to)", y_title="query (attending)", x="key", y="query", tooltip=None,
@@ -155,7 +99,7 @@ def with_data(template: alt.TopLevelMixin, df: pd.DataFrame) -> alt.TopLevelMixi
 
 def _numbers(base, background: str, cells: int) -> list:
     """The cell numbers as a layer (none when no screen could fit them), as the table prints them
-    (`_with_numbers`); `background` is a Vega expression: the colour of the number's cell."""
+    (`cells.table`); `background` is a Vega expression: the colour of the number's cell."""
     if cells > sizing.MAX_NUMBER_CELLS:
         return []
     # aria=False: the cell's rectangle already tells a screen reader its numbers (its description
@@ -203,8 +147,8 @@ def weights_heatmap(trace, head: int, title: str = "softmax weights", fmt: str =
     so a change of head swaps the data in place."""
     template = _weights_template(tuple(token_labels(trace.tokens)), title, head if head_in_spec else None)
     digits = int(fmt.removeprefix(".").removesuffix("f"))  # ".2f", ".3f": d3's fixed-point formats
-    df = attention_cells(trace, head)
-    return with_data(template, _with_numbers(df, lambda: numbers.fixed(trace.weights[head], digits)))
+    columns = cells.attention_columns(trace, head)
+    return with_data(template, cells.table(columns, lambda: numbers.fixed(trace.weights[head], digits)))
 
 
 # A diverging scale's domain always holds its middle, 0 (Vega-Lite asks domainMid to lie inside the
@@ -244,10 +188,10 @@ def scores_heatmap(trace, head: int, field: str = "qk", title: str = "", show_ma
     head_in_spec: as in weights_heatmap."""
     template = _scores_template(tuple(token_labels(trace.tokens)), field, title or field, show_mask,
                                 head if head_in_spec else None)
-    df = attention_cells(trace, head)
-    blocked = (df["masked"].to_numpy() & show_mask).tolist()  # with show_mask, a blocked cell prints −∞
-    return with_data(template, _with_numbers(df, lambda: [
-        "−∞" if b else text for b, text in zip(blocked, numbers.printed(df[field].to_numpy()), strict=True)]))
+    columns = cells.attention_columns(trace, head)
+    blocked = (columns["masked"] & show_mask).tolist()  # with show_mask, a blocked cell prints −∞
+    return with_data(template, cells.table(columns, lambda: [
+        "−∞" if b else text for b, text in zip(blocked, numbers.printed(columns[field]), strict=True)]))
 
 
 @lru_cache(maxsize=256)
@@ -282,9 +226,8 @@ def matrix_heatmap(values: np.ndarray, row_labels, col_labels, title: str, name:
     template = _matrix_template(tuple(row_labels), tuple(col_labels), title, name, scheme, x_title, y_title,
                                 as_key(domain), as_key(x_domain))
     values = np.asarray(values)
-    df = matrix_cells(values, row_labels, col_labels)
-    df["lab_description"] = _described(df, [(y_title, "row_label"), (x_title, "col_label"), ("value", "lab_value_tip")])
-    return with_data(template, _with_numbers(df, lambda: numbers.printed(values)))
+    columns = cells.matrix_columns(values, row_labels, col_labels, y_title, x_title)
+    return with_data(template, cells.table(columns, lambda: numbers.printed(values)))
 
 
 def qkv_heatmap(q: np.ndarray, k: np.ndarray, v: np.ndarray, row_labels, title: str, name: str) -> alt.Chart:

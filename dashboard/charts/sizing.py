@@ -142,7 +142,7 @@ def ink(background: str) -> dict:
 
 def number_transforms() -> list[dict]:
     """From the table's `lab_text` (the number as printed) and `lab_chars` (the longest one's length:
-    heatmaps._with_numbers), `lab_font` (one size for the whole chart: the largest at which the longest
+    cells.table), `lab_font` (one size for the whole chart: the largest at which the longest
     number fits its cell) and `lab_shown` (empty below the minimum, and then the cell has no text mark)."""
     return [
         {"calculate": f"min(lab_max_font * lab_fit, (lab_cell - 8) / (max(datum.lab_chars, 3) * {DIGIT_EM}))",
