@@ -26,9 +26,9 @@ import torch
 PINNED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT"}
 
 
-def pin() -> dict:
-    """Set PINNED in the environment (where nothing set them and the CPU has AVX2); the values in force.
-    A program that ran a kernel before importing core has its kernels fixed already: it is warned."""
+def pin():
+    """Set PINNED in the environment, where nothing set them and the CPU has AVX2. A program that ran a
+    kernel before importing core has its kernels fixed already: it is warned."""
     if platform.machine().lower() in ("x86_64", "amd64") and torch.cpu._is_avx2_supported():
         for name, value in PINNED.items():
             os.environ.setdefault(name, value)
@@ -37,7 +37,6 @@ def pin() -> dict:
             warnings.warn(f"torch ran a kernel before core was imported, so its CPU kernels are this machine's "
                           f"own ({torch.backends.cpu.get_cpu_capability()}), not {wanted}: trained films and the "
                           "last bits of a lesson may differ from other machines'. Import core first.", stacklevel=2)
-    return {name: os.environ.get(name) for name in PINNED}
 
 
 pin()

@@ -52,11 +52,6 @@ def attention_columns(trace, head: int) -> dict:
     return columns
 
 
-def attention_cells(trace, head: int) -> pd.DataFrame:
-    """One head's T×T cells with every intermediate a tooltip shows."""
-    return pd.DataFrame(attention_columns(trace, head))
-
-
 def matrix_columns(values: np.ndarray, row_labels, col_labels, y_title: str, x_title: str) -> dict:
     """A (rows, cols) matrix's cells, with each cell's value as its tooltip writes it."""
     rows, cols = values.shape
