@@ -182,9 +182,12 @@ def test_the_readmes_layout_names_every_module_and_no_other(package):
     assert not missing and not stale, f"the README's {package}/ line lacks {sorted(missing)}, names {sorted(stale)}"
 
 
-def test_no_source_file_is_over_300_lines():
+MAX_LINES = 400  # against giant files: a file holds one idea (~300 lines is a smell), and is split by idea, never trimmed
+
+
+def test_no_source_file_is_over_400_lines():
     long = {str(p.relative_to(ROOT)): n for p in sources(*PACKAGES, "tests", "benchmarks")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 300}
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long
 
 
