@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from classroom import handout_chart as chart
+from classroom.catalogue import BY_URL, LESSON_STEPS
 from classroom.changes import apply_change, describe_change
 from classroom.decks import Deck, Screen
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
@@ -25,23 +26,9 @@ from core.trace import token_labels
 
 __all__ = ["build_handout", "write_handout"]
 
-# What a screen shows, by the page, scene or question kind it names: (its formulas, the tables of its
-# lesson). A table is a field of the trace for the screen's head ("scaled", "masked", "weights"), "mixed"
-# (weights · V, the head's output) or "saturation" (core.analysis's answer to why √d_k). Pages that do not
-# draw the sidebar's lesson (the trained model, the film, the videos, the room) show no lesson numbers.
-LESSON_STEPS = (("scores", "scale", "softmax"), ("scaled", "weights"))
-PAGES = {
-    "worked-example": (("attention",), ("weights", "mixed")),
-    "default-page": LESSON_STEPS, "scaled-dot-product": LESSON_STEPS, "attention": LESSON_STEPS,
-    "masking": (("mask", "softmax"), ("masked", "weights")),
-    "why-scale": (("scale",), ("saturation",)),
-    "multi-head": (("heads",), ("weights",)),
-    "positional": (("positions",), ("weights",)),
-    "block": (("block",), ("weights",)),
-    "compare": (("attention",), ("weights",)),
-    "trained-heads": (("attention", "norm"), ()),
-    "watch-it-learn": ((), ()), "lecture": ((), ()), "room": ((), ()), "present": ((), ()),
-}
+# What a screen shows, by the page (its catalogue record's `handout`), scene or question kind it names: (its
+# formulas, the tables of its lesson), as classroom/catalogue.py describes them.
+PAGES = {url: page.handout for url, page in BY_URL.items()}
 SCENES = {
     "scores": LESSON_STEPS, "masking": (("mask",), ("masked", "weights")), "multihead": (("heads",), ("weights",)),
     "scaling": (("scale",), ("saturation",)), "trained": (("norm",), ()), "induction": ((), ()),

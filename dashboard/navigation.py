@@ -9,38 +9,24 @@ so they are not shared between sessions), and links use them.
 
 import streamlit as st
 
+from classroom.catalogue import PAGES, TRAINED, Page
+
 _KEY = "navigation_pages"
-TRAINED_PAGE = "app_pages/trained_heads.py"  # the one page that reads a large model trained elsewhere
+TRAINED_PAGE = TRAINED.file  # the one page that reads a large model trained elsewhere
 HERE = "navigation_here"  # the page file this session's last full run chose
 
-# (file, title, url path, extra): the first page is the default; it also answers at its own names,
-# as a teacher would write them on a slide.
-PAGES = [
-    ("app_pages/attention.py", "Scaled dot-product attention", "default-page", {"default": True}),
-    ("app_pages/multi_head.py", "Multi-head attention", "multi-head", {}),
-    ("app_pages/masking.py", "Masking", "masking", {}),
-    ("app_pages/why_scale.py", "Why divide by √d_k", "why-scale", {}),
-    ("app_pages/positional.py", "Positional encoding", "positional", {}),
-    ("app_pages/block.py", "Transformer block", "block", {}),
-    ("app_pages/worked_example.py", "The article's worked example", "worked-example", {}),
-    ("app_pages/trained_heads.py", "Trained heads", "trained-heads", {}),
-    ("app_pages/watch_learn.py", "Watch it learn", "watch-it-learn", {}),
-    ("app_pages/lecture.py", "Lecture videos", "lecture", {}),
-    ("app_pages/compare.py", "Compare two lessons", "compare", {}),
-    ("app_pages/room.py", "Classroom room", "room", {}),
-    ("app_pages/present.py", "Present a lecture", "present", {}),
-    # The default page answers at the root only: Streamlit reserves its url path but serves nothing
-    # there. So the names a teacher would type are hidden pages of the same file.
-    ("app_pages/attention.py", "Scaled dot-product attention", "scaled-dot-product", {"visibility": "hidden"}),
-    ("app_pages/attention.py", "Scaled dot-product attention", "attention", {"visibility": "hidden"}),
-]
+# Streamlit's pages, one per url path: a page's own, then its aliases as hidden pages of the same file (the
+# default page answers at the root only: Streamlit reserves its url path but serves nothing there, so the
+# names a teacher would type are hidden pages). The sidebar lists the visible ones in the catalogue's order.
+_ROUTES = ([(page, page.url, {"default": True} if page.default else {}) for page in PAGES]
+           + [(page, alias, {"visibility": "hidden"}) for page in PAGES for alias in page.aliases])
 
 
 def pages() -> list:
-    """This session's Page objects, in PAGES' order."""
+    """This session's Page objects, in _ROUTES' order."""
     if _KEY not in st.session_state:
-        st.session_state[_KEY] = [st.Page(path, title=title, url_path=url_path, **extra)
-                                  for path, title, url_path, extra in PAGES]
+        st.session_state[_KEY] = [st.Page(page.file, title=page.title, url_path=url, **extra)
+                                  for page, url, extra in _ROUTES]
     return st.session_state[_KEY]
 
 
@@ -48,9 +34,13 @@ def choose():
     """`st.navigation` over this session's pages: the page to run; its file's name ("attention",
     "trained_heads"...) is kept under HERE for the page's controls and messages."""
     chosen = st.navigation(pages(), expanded=True)  # every page in view: past twelve, Streamlit folds some away
-    file = next(f for p, (f, *_) in zip(pages(), PAGES, strict=True) if p is chosen)
-    st.session_state[HERE] = file.removeprefix("app_pages/").removesuffix(".py")
+    st.session_state[HERE] = record(chosen).file.removeprefix("app_pages/").removesuffix(".py")
     return chosen
+
+
+def record(chosen) -> Page:
+    """The catalogue's record of one of this session's Page objects."""
+    return next(page for p, (page, *_) in zip(pages(), _ROUTES, strict=True) if p is chosen)
 
 
 def is_open(path: str) -> bool:
@@ -60,4 +50,4 @@ def is_open(path: str) -> bool:
 
 def page(path: str):
     """This session's Page of a file (its first entry), for st.page_link and st.switch_page."""
-    return next(p for p, (file, *_) in zip(pages(), PAGES, strict=True) if file == path)
+    return next(p for p, (page, *_) in zip(pages(), _ROUTES, strict=True) if page.file == path)

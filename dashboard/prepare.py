@@ -27,6 +27,7 @@ from animations.catalog import QUALITIES, SCENES, check_scene, lecture_lesson
 from animations.render import DEFAULT_TIMEOUT, RenderError, cache_dir, checked_request, render, speaking
 from animations.sections import steps
 from animations.voice import DEFAULT_RATE, DEFAULT_VOICE, VOICES, voice_from
+from classroom.catalogue import BY_URL
 from classroom.deck_questions import films_needed, screen_question
 from classroom.decks import DEFAULT_DECK, Deck, DeckError, Names, load_deck
 from classroom.films.store import FilmStore
@@ -34,16 +35,14 @@ from classroom.question import QuestionError
 from core import ConfigError
 from core.film import LearnSettings
 from dashboard.lesson.state import VIEW_NAMES
-from dashboard.navigation import PAGES
 
 MEDIA_ENV = "ATTENTION_LAB_MEDIA"  # jobs.media_dir's: the render workers read the class's films from it
-MODEL_PAGES = ("trained-heads",)  # pages that read the trained model
 RENDER_TIMEOUT = max(DEFAULT_TIMEOUT, 3600.0)  # a class-quality render on a busy machine; a failed one is reported
 
 
 def lab_names() -> Names:
-    """What a deck may name: navigation's url paths, the catalogue's scenes and rule, the address's views."""
-    return Names(frozenset(url for _, _, url, _ in PAGES), frozenset(SCENES), VIEW_NAMES, check_scene)
+    """What a deck may name: the pages' url paths, the scenes and their rule, the address's views."""
+    return Names(frozenset(BY_URL), frozenset(SCENES), VIEW_NAMES, check_scene)
 
 
 def videos(deck: Deck) -> list:
@@ -117,7 +116,7 @@ def readiness(deck: Deck, quality: str, voice, media: Path, store: FilmStore, mo
                 screen_question(s, store.load)
             except (QuestionError, ConfigError) as err:
                 why = str(err)
-        if not why and (s.page in MODEL_PAGES or s.lesson.source == "trained"):
+        if not why and ((s.kind == "page" and BY_URL[s.page].needs_model) or s.lesson.source == "trained"):
             why = needs_model()
         out.append(why)
     return out

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from classroom.catalogue import PAGES
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("core", "jobs", "classroom", "animations", "dashboard", "hall")
 OURS = set(PACKAGES)
@@ -176,13 +178,16 @@ def modules(package: str) -> dict[str, set[str]]:
 @pytest.mark.parametrize("package", ["core", "jobs", "classroom", "animations", "dashboard", "hall"])
 def test_the_readmes_layout_names_every_module_and_no_other(package):
     named, there = modules_named(readme_layout()[package]), modules(package)
+    if package == "dashboard":  # the README names app_pages' helpers; its pages are the catalogue's records
+        named["app_pages"] |= {Path(page.file).stem for page in PAGES}
     assert named.keys() == there.keys(), "each sub-package gets its own group: name/ (...)"
     missing = {f"{sub}/{m}.py".lstrip("/") for sub in there for m in there[sub] - named[sub]}
     stale = {f"{sub}/{m}.py".lstrip("/") for sub in there for m in named[sub] - there[sub]}
     assert not missing and not stale, f"the README's {package}/ line lacks {sorted(missing)}, names {sorted(stale)}"
 
 
-MAX_LINES = 400  # against giant files: a file holds one idea (~300 lines is a smell), and is split by idea, never trimmed
+# Against giant files: a file holds one idea (~300 lines is a smell); a longer one is split by idea, never trimmed.
+MAX_LINES = 400
 
 
 def test_no_source_file_is_over_400_lines():

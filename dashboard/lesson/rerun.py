@@ -17,9 +17,9 @@ address (`state.write_url`, in a `finally`, so no early return of a page can ski
 lesson for a room's followers. Pages never call `st.rerun` or write the address (the room's three
 forms rerun the app themselves: docs/lesson.md, "What runs again", says why).
 
-Pages that show a video or an image (WHOLE_RUNS) run whole, outside any fragment: a video drawn
-inside a fragment lost its media file when a poll of the render's progress ended (the browser got
-404; tests/studio/test_browser_studio.py). Such a page may still hand a part that shows no media
+Pages that show a video or an image (their catalogue record says `runs_whole`) run whole, outside any
+fragment: a video drawn inside a fragment lost its media file when a poll of the render's progress ended
+(the browser got 404; tests/studio/test_browser_studio.py). Such a page may still hand a part that shows no media
 to `part`, whose own controls then rerun it alone.
 
 What is kept outside the session (a room, a render, a training run) reaches the screen by polling:
@@ -36,7 +36,6 @@ from dashboard.lesson import state
 from dashboard.room import session as room_session
 
 KEY = "lesson_view"
-WHOLE_RUNS = frozenset({"lecture", "trained-heads", "watch-it-learn", "room", "present"})
 LESSON_NUMBERS = "lecture"  # the one page that runs whole and shows the lesson's numbers (its videos)
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
@@ -103,13 +102,13 @@ def after_change(field: str, shown: bool = True):
         st.rerun()  # the whole app: a refusal to say, a page that runs whole, a render that names the lesson
 
 
-def run(page):
-    """app.py: run the chosen page; a page that runs whole gets the lesson's messages and the
-    address around it (a page in a fragment gets them from `view`)."""
+def run(page, here):
+    """app.py: run the chosen page (`here`: its catalogue record); a page that runs whole gets the lesson's
+    messages and the address around it (a page in a fragment gets them from `view`)."""
     st.session_state[_MAY] = False  # until the page draws its view (a new process has no view at all)
-    if page.url_path == LESSON_NUMBERS:
+    if here.url == LESSON_NUMBERS:
         _around(lambda: answer_hidden() or page.run())
-    elif page.url_path in WHOLE_RUNS:
+    elif here.runs_whole:
         _around(page.run)
     else:
         page.run()

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from animations.catalog import SCENES, check_scene
 from classroom import decks
+from classroom.catalogue import BY_URL
 from classroom.deck_questions import screen_question
 from classroom.decks import Deck, DeckError, Names, Screen
 from classroom.films.service import service as films
 from classroom.question import Question
-from dashboard import navigation
 from dashboard.lesson.state import VIEW_NAMES
 
 DECKS = {path.stem: path for path in sorted(decks.DEFAULT_DECK.parent.glob("*.toml"))}  # the lab's own decks
@@ -28,7 +28,7 @@ PLACE_KEY = "deck_screen"  # in the room's lesson JSON: "default:3" (AttentionCo
 def names() -> Names:
     """What a deck may name, from each list's one home: the navigation's pages, the catalogue's scenes and
     its rule of which scene draws which lesson, the address's view names."""
-    return Names(frozenset(url for _, _, url, _ in navigation.PAGES), frozenset(SCENES), VIEW_NAMES, check_scene)
+    return Names(frozenset(BY_URL), frozenset(SCENES), VIEW_NAMES, check_scene)
 
 
 def load(name: str) -> Deck:
@@ -50,8 +50,8 @@ def name_of(deck: Deck) -> str:
 
 
 def page_file(url_path: str) -> str:
-    """The page file of a url path of the navigation (a deck's page screens name pages by url path)."""
-    return next(file for file, _, url, _ in navigation.PAGES if url == url_path)
+    """The page file of a url path (a deck's page screens name pages by url path)."""
+    return BY_URL[url_path].file
 
 
 # -- where a deck stands, inside the room's lesson -----------------------------------------------

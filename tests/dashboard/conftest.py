@@ -1,6 +1,6 @@
 """Helpers for the dashboard's tests: the real app opened at a page, as a link opens it, and its charts' data.
 
-The pages are read from the app (dashboard/navigation.py's PAGES), so a new page is tested here the day
+The pages are read from the app (classroom/catalogue.py's PAGES), so a new page is tested here the day
 it joins the navigation, and a page is opened through AppTest's public API only, then checked to be
 the page that ran."""
 
@@ -12,8 +12,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from classroom import catalogue
 from dashboard import navigation
-from dashboard.lesson import rerun
 from tests.conftest import shown
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -26,18 +26,16 @@ def page_name(file: str) -> str:
 
 def page_file(page: str) -> str:
     """The file of the page named by its file's name ("multi_head") or its url path ("multi-head")."""
-    found = [file for file, _, url_path, _ in navigation.PAGES if page in (page_name(file), url_path)]
-    assert found, f"no page {page!r} in dashboard/navigation.py's PAGES"
+    found = [p.file for p in catalogue.PAGES if page in (page_name(p.file), *p.urls)]
+    assert found, f"no page {page!r} in classroom/catalogue.py's PAGES"
     return found[0]
 
 
-DEFAULT_FILE = next(file for file, _, _, extra in navigation.PAGES if extra.get("default"))
+DEFAULT_FILE = next(p.file for p in catalogue.PAGES if p.default)
 # The pages whose lesson view is a fragment drawing the sidebar's lesson as charts (rerun.view): every page
-# but those that run whole (rerun.WHOLE_RUNS: videos, the trained model, a film, the room) and these.
+# but those that run whole (videos, the trained model, a film, the room) and these.
 OWN_TESTS = {"compare": "draws two lessons, A and A with one setting changed (test_compare_page.py)"}
-PAGES = list(dict.fromkeys(
-    page_name(file) for file, _, url_path, extra in navigation.PAGES
-    if extra.get("visibility") != "hidden" and url_path not in rerun.WHOLE_RUNS and page_name(file) not in OWN_TESTS))
+PAGES = [page_name(p.file) for p in catalogue.PAGES if not p.runs_whole and page_name(p.file) not in OWN_TESTS]
 
 
 def opened(at: AppTest) -> str:

@@ -4,7 +4,7 @@ test_display.py): the pages, how to wait for a page, the charts' fit and numbers
 import contextlib
 import re
 
-from dashboard.navigation import PAGES
+from classroom.catalogue import PAGES
 from tests.conftest import ROOT, close_clean
 from tests.waits import charts_drawn
 
@@ -20,9 +20,9 @@ FORMS_ONLY = {"room", "watch-it-learn", "present"}
 
 
 def app_pages() -> list[str]:
-    """The url paths of the app's visible pages (dashboard/navigation.py's PAGES)."""
-    paths = ["" if extra.get("default") else url_path  # the default page lives at /
-             for _, _, url_path, extra in PAGES if extra.get("visibility") != "hidden" and url_path not in NO_CHARTS]
+    """The url paths of the app's pages (classroom/catalogue.py's PAGES)."""
+    paths = ["" if page.default else page.url  # the default page lives at /
+             for page in PAGES if page.url not in NO_CHARTS]
     assert len(paths) >= 7, paths
     return paths
 

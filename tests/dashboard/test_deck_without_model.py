@@ -10,6 +10,7 @@ from html import escape
 import pytest
 
 import core.pretrained
+from classroom import catalogue
 from classroom.decks import DEFAULT_DECK, default_deck
 from classroom.handout import build_handout
 from core.minilm import INSTALL_HINT, MINILM
@@ -89,7 +90,7 @@ def test_the_projector_shows_the_other_screens(no_model, number):
 
 
 MODEL_PAGES = [i + 1 for i, table in enumerate(tomllib.loads(DEFAULT_DECK.read_text(encoding="utf-8"))["screen"])
-               if table.get("page") in prepare.MODEL_PAGES]
+               if table.get("page") and catalogue.BY_URL[table["page"]].needs_model]
 
 
 @pytest.mark.parametrize("number", MODEL_PAGES)

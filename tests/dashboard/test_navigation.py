@@ -3,13 +3,13 @@ calls a page, each a turn of the GIL under a class's load), and links use those 
 
 import streamlit as st
 
-from dashboard import navigation
+from classroom import catalogue
 
 
 def test_a_session_keeps_its_pages_across_reruns(make_app, monkeypatch):
     at = make_app()
     first = at.session_state["navigation_pages"]
-    assert [p.title for p in first] == [title for _, title, _, _ in navigation.PAGES]
+    assert [p.title for p in first][:len(catalogue.PAGES)] == [page.title for page in catalogue.PAGES]
     made = []
     monkeypatch.setattr(st, "Page", lambda *a, **k: made.append(a) or None)
     at.sidebar.select_slider(key="ctl_temperature").set_value(2.0).run()  # the lesson view alone

@@ -13,9 +13,9 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from animations.catalog import SCENES
+from classroom import catalogue
 from classroom.decks import default_deck
 from classroom.rooms import format_code
-from dashboard import navigation
 from dashboard.lesson.state import VIEW_NAMES
 from dashboard.present import deck as decks
 from dashboard.present.projector import NUMBER
@@ -57,7 +57,7 @@ def test_the_dashboard_names_every_page_scene_and_view_the_default_deck_uses():
     and the address's view names; each one the default deck uses is among them, and each page it names has
     a file in the app."""
     names = decks.names()
-    assert names.pages == {url for _, _, url, _ in navigation.PAGES}
+    assert names.pages == {url for page in catalogue.PAGES for url in page.urls}
     assert names.scenes == set(SCENES) and names.views == VIEW_NAMES
     pages = {s.page for s in DECK.screens if s.kind == "page"}
     assert pages and pages <= names.pages
