@@ -1,4 +1,4 @@
-"""Projector-ready (issue 11), in Debian's Chromium: every page of dashboard/navigation.py's PAGES at 1280×720,
+"""Projector-ready (issue 11), in Debian's Chromium: every page of classroom/catalogue.py's PAGES at 1280×720,
 1920×1080 and 960×540 at device scale 2 (200 % zoom) in the light theme, and at 1280×720 in the dark one,
 checked from the DOM and the charts' SVG: no chart overflows its container or overlaps another, every cell
 number is at least the look's size and contrasts 4.5:1 with its own cell, and axe-core's WCAG 2.1 AA rules
