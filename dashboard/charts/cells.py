@@ -3,10 +3,13 @@ description say, written on the server (numbers.py says why). heatmaps.py puts a
 
 A table is built as plain columns and made a DataFrame once: each column pandas adds to a frame costs
 more than formatting 49 cells. A step draws two heatmaps of the same head (the scores, the weights),
-so one head's columns are kept for the rest of the script's run (`attention_columns`).
+so one head's columns are kept for the rest of the script's run (`attention_columns`), and handed out
+read-only (`frozen`): a chart that wants other columns makes a new mapping (`table` does), and numpy refuses
+a write into a shared column.
 """
 
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -27,10 +30,23 @@ def labels(values) -> np.ndarray:
     return np.array(list(values), dtype=object)
 
 
-def attention_columns(trace, head: int) -> dict:
-    """One head's T×T cells with every intermediate a tooltip shows, as columns. A second call for the
-    same trace and head in the same run gets the same columns: read them, never change them. The trace
-    is held by a weak reference, so a trace the lesson cache dropped is not kept alive here."""
+def frozen(columns: dict) -> types.MappingProxyType:
+    """`columns` as a read-only mapping of read-only columns (arrays that refuse writes, tuples)."""
+    out = {}
+    for name, column in columns.items():
+        if isinstance(column, np.ndarray):
+            column = column.view()
+            column.flags.writeable = False
+        elif isinstance(column, list):
+            column = tuple(column)
+        out[name] = column
+    return types.MappingProxyType(out)
+
+
+def attention_columns(trace, head: int) -> types.MappingProxyType:
+    """One head's T×T cells with every intermediate a tooltip shows, as read-only columns. A second call for
+    the same trace and head in the same run gets the same columns. The trace is held by a weak reference, so
+    a trace the lesson cache dropped is not kept alive here."""
     kept = getattr(_last, "kept", None)
     if kept is not None and kept[0]() is trace and kept[1] == head:
         return kept[2]
@@ -48,6 +64,7 @@ def attention_columns(trace, head: int) -> dict:
         "lab_weight_tip": numbers.fixed(trace.weights[head], 3),
     }
     columns["lab_description"] = described(columns, [(title, field) for field, title in TOOLTIP])
+    columns = frozen(columns)
     _last.kept = (weakref.ref(trace), head, columns)
     return columns
 
@@ -74,7 +91,7 @@ def described(columns: dict, fields) -> list[str] | str:
             for row in zip(*texts, strict=True)]
 
 
-def table(columns: dict, printed) -> pd.DataFrame:
+def table(columns, printed) -> pd.DataFrame:
     """`columns` as a DataFrame, with the cells' numbers as `printed()` writes them (`lab_text`) and the
     longest one's length (`lab_chars`), for the number layer (sizing.number_transforms); a chart too large
     for it has its numbers never written."""

@@ -5,6 +5,7 @@ import gc
 import weakref
 
 import numpy as np
+import pytest
 
 from core import AttentionConfig, run_trace
 from dashboard.charts import heatmaps as charts
@@ -39,3 +40,14 @@ def test_a_heatmap_keeps_no_trace_alive():
     del trace
     gc.collect()
     assert gone() is None
+
+
+def test_a_heads_shared_columns_refuse_changes():
+    """The columns two heatmaps of one head share are read-only: a chart cannot change the other's numbers."""
+    from dashboard.charts import cells
+
+    columns = cells.attention_columns(run_trace(LESSON), 0)
+    with pytest.raises(TypeError):
+        columns["weight"] = np.zeros(1)
+    with pytest.raises(ValueError):
+        columns["weight"][0] = 2.0
