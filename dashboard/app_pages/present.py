@@ -2,8 +2,9 @@
 
 - `/present?deck=default&screen=3&projector=1`: the projector's window, from screen 3; → ← PageDown PageUp
   and Space step it (dashboard/present/projector.py).
-- `/present?deck=default&presenter=1`: the presenter's view, with the notes (dashboard/present/presenter.py);
-  in a room, it steers the window it opens (`...&code=<the room's code>`), and asks the deck's questions.
+- `/present?deck=default&presenter=1`: the presenter's view, with the notes (dashboard/present/presenter.py),
+  the room's teacher's alone (anyone else gets the forms to open a room or take one back with its PIN); it
+  steers the window it opens (`...&code=<the room's code>`), and asks the deck's questions.
 - `/present`: the deck's screens, and the way to both.
 """
 
@@ -61,9 +62,10 @@ else:
     st.title("Present a lecture", anchor=False)
     st.markdown(f"**{plain(deck.title)}**: {len(deck.screens)} screens, {deck.minutes:g} minutes planned, "
                 f"{sum(s.kind == 'question' for s in deck.screens)} room questions. {plain(deck.about)}")
-    st.markdown("The **presenter view** shows each screen's notes, the next screen and the time; with a room "
-                "open it steers a **projector window** and asks the deck's questions on students' phones. "
-                "Or show the deck on this screen alone, stepped by → ← (a clicker's PageDown and PageUp) and Space.")
+    st.markdown("The **presenter view** is the room's teacher's: open a room (or take yours back with its PIN) "
+                "and it shows each screen's notes, the next screen and the time, steers a **projector window** "
+                "and asks the deck's questions on students' phones. Or show the deck on this screen alone, "
+                "without the notes, stepped by → ← (a clicker's PageDown and PageUp) and Space.")
     left, right = st.columns(2)
     left.button("Presenter view", key="present_to_presenter", type="primary", on_click=ss.update,
                 args=({MODE: "presenter"},))

@@ -22,6 +22,7 @@ from dashboard.lesson.state import VIEW_NAMES
 
 DECKS = {path.stem: path for path in sorted(decks.DEFAULT_DECK.parent.glob("*.toml"))}  # the lab's own decks
 PLACE_KEY = "deck_screen"  # in the room's lesson JSON: "default:3" (AttentionConfig.from_dict ignores it)
+HANDOUT_KEY = "deck_handout"  # in it too: the deck whose handout the teacher shares with the class ("default")
 
 
 @functools.cache
@@ -69,6 +70,16 @@ def place_in(lesson_json: str) -> tuple[str, int] | None:
         return (deck, int(number)) if deck in DECKS and int(number) >= 1 else None
     except (AttributeError, TypeError, ValueError):
         return None
+
+
+@functools.lru_cache(maxsize=64)
+def handout_in(lesson_json: str) -> str | None:
+    """The deck whose handout a room's lesson says is shared, or None; anything but a lab deck's name is None."""
+    try:
+        raw = json.loads(lesson_json).get(HANDOUT_KEY)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return raw if isinstance(raw, str) and raw in DECKS else None
 
 
 # -- a question screen's question ---------------------------------------------------------------

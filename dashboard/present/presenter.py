@@ -5,6 +5,10 @@ It steers the projector the way Follow works: each step sets the room's lesson t
 where the deck stands with it (dashboard/present/deck.py); the projector's window, a member of the room,
 polls it, in one process or across a hall's processes alike. A question screen is asked in the room as
 the deck reaches it, and revealed from here. The notes stay in this session: they never enter the room.
+
+The view is the room's teacher's: a session that does not hold a room's teacher key (it opened the room, or
+took it back with the code and PIN) gets the forms to open one or take one back, never the notes, the clock,
+the steps or the handout. A projector's window needs no key: it shows what the projector shows.
 """
 
 import time
@@ -12,11 +16,11 @@ import time
 import streamlit as st
 
 from classroom.decks import Deck
-from classroom.handout import build_handout
 from classroom.question import QuestionError
 from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
+from dashboard.present import handout as handouts
 from dashboard.present.projector import LINK_NOTICE, keys, unready
 from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
@@ -26,7 +30,7 @@ from dashboard.text import plain
 AT = "present_at"  # the screen the presenter stands on (1 = the first)
 STARTED = "present_started"  # when the clock started (time.time(): a hall's processes share no monotonic clock)
 CLOCK_SECONDS = 2.0
-HANDOUT = "present_handout_made"  # (deck name, the handout made for it): kept for the download button
+LINKED = "present_linked"  # the screen the link named, until this session is the room's teacher
 
 
 def go(deck: Deck, number: int):
@@ -49,7 +53,8 @@ def go(deck: Deck, number: int):
 
 
 def _place(deck: Deck, number: int) -> dict:
-    return {decks.PLACE_KEY: f"{decks.name_of(deck)}:{number}"}
+    """What the room's lesson carries for the deck: where it stands, and the handout if the teacher shares it."""
+    return {decks.PLACE_KEY: f"{decks.name_of(deck)}:{number}", **handouts.carried(deck)}
 
 
 def _ask(screen):
@@ -79,14 +84,21 @@ def _asked(screen) -> bool:
 
 
 def view(deck: Deck, linked: int | None):
-    """The presenter's view; `linked`: the screen its link named, if any."""
+    """The presenter's view; `linked`: the screen its link named, if any. The room's teacher's only."""
     ss = st.session_state
+    if linked is not None:
+        ss[LINKED] = linked  # kept until the view is the teacher's: the room opened, it stands there
+    if not _is_teacher():
+        return _not_teacher(deck)
+    linked = ss.pop(LINKED, None)
     if AT not in ss or (linked is not None and linked != ss[AT]):
         go(deck, linked or 1)
     number = ss[AT]
+    if ss.get(room_session.CARRIED) != _place(deck, number):
+        go(deck, number)  # a room opened (or taken back), or the handout shared, since the last step
     key = room_session.teacher_key()
-    if key is not None and ss.get(room_session.CARRIED) != _place(deck, number):
-        go(deck, number)  # a room opened (or taken back) since the last step: tell its projector
+    if key is None:  # a step's teacher action found the key stopped working
+        return _not_teacher(deck)
     screen, last = deck.screens[number - 1], len(deck.screens)
     st.markdown(f"**Presenting:** {plain(deck.title)}")
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
@@ -102,13 +114,8 @@ def view(deck: Deck, linked: int | None):
         nxt = deck.screens[number] if number < last else None
         st.markdown(f"**Next:** {plain(nxt.title)} ({nxt.kind})" if nxt else "**Next:** the end of the deck.")
         clock(deck, number)
-        handout(deck)
+        handouts.teacher(deck)
     room_session.messages()
-    if key is None:
-        st.info("Open a room to steer a projector window and ask the deck's questions on students' phones; "
-                "without one, this view steps the notes alone.")
-        room_teacher.start_forms()
-        return
     url = f"present?deck={decks.name_of(deck)}&code={key.code}&projector=1"
     st.link_button("Open the projector window", url, help="Open it on the projector's screen; it shows the "
                    "screen this view stands on, without the notes.")
@@ -116,6 +123,25 @@ def view(deck: Deck, linked: int | None):
     if screen.kind == "question" and _asked(screen):
         room_teacher.live()  # the class's answers and the reveal
     room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
+
+
+def _is_teacher() -> bool:
+    """This session holds a room's teacher key that still works (asked of the room: a key taken back with the
+    PIN on another screen, or of a room that closed, is dropped here, and the page says why)."""
+    if room_session.teacher_key() is None:
+        return False
+    room_session.teacher_view()
+    return room_session.teacher_key() is not None
+
+
+def _not_teacher(deck: Deck):
+    """What anyone else gets: no notes, no clock, no steps, no handout; the way to become the room's teacher."""
+    st.markdown(f"**Presenting:** {plain(deck.title)}")
+    st.info("The presenter view (the screens' notes, the clock, the steps and the handout) is the room's "
+            "teacher's. Open a room with a PIN of your choice, or take yours back with its code and PIN. The "
+            "projector's window, which shows the deck without the notes, needs neither.")
+    room_session.messages()
+    room_teacher.start_forms()
 
 
 def _minutes(seconds: float) -> str:
@@ -138,18 +164,3 @@ def clock(deck: Deck, number: int):
                 f"{_minutes(60 * deck.minutes)} in all · **{pace}**")
     st.button("Restart the clock", key="present_clock_restart",
               on_click=lambda: st.session_state.update({STARTED: time.time()}))
-
-
-def handout(deck: Deck):
-    """The students' handout: made on a click (seconds: every lesson's numbers and charts), then offered as a
-    plain download. Not a deferred download: its file must outlive the clock's reruns while it is made."""
-    name = decks.name_of(deck)
-    if st.button("Make the students' handout", key="present_handout_make",
-                 help="One HTML file that opens offline: the screens, their numbers, the formulas, the charts, "
-                 "the notes meant for students and a reading list. Never the teacher's notes."):
-        with st.spinner("Making the handout…"):
-            st.session_state[HANDOUT] = (name, build_handout(deck))
-    made = st.session_state.get(HANDOUT)
-    if made and made[0] == name:
-        st.download_button("Students' handout (HTML)", made[1], file_name=f"{name}-handout.html", mime="text/html",
-                           on_click="ignore", key="present_handout")

@@ -17,6 +17,7 @@ from dashboard import navigation
 from dashboard.app_pages import predict
 from dashboard.display import QUESTION_BAR  # the page's CSS fixes it at the bottom of the screen
 from dashboard.lesson import rerun, state
+from dashboard.present import handout
 from dashboard.room import session as room_session
 from dashboard.room.teacher import take_back_form
 from dashboard.text import plain
@@ -93,6 +94,7 @@ def panel():
         return
     st.caption(lesson_line(view.lesson_json) if room_session.following() else "You are exploring a lesson of your own.")
     room_session.messages()
+    handout.student(view)  # once the teacher shares it, while no question is open
     if view.round == 0:
         st.info("Waiting for the teacher's question…")
         return

@@ -172,14 +172,6 @@ def test_a_bad_deck_link_opens_the_default_deck_and_says_why(query, said, number
     assert at.session_state[NUMBER] == number and marker(at) == f"{number} / {len(DECK.screens)}"
 
 
-def test_the_presenter_makes_the_handout_on_a_click_and_then_offers_it_for_download():
-    teacher = present({"deck": "default", "presenter": "1"})
-    assert not teacher.get("download_button"), "nothing is made before the click"
-    teacher.button(key="present_handout_make").click().run(timeout=240)
-    assert not teacher.exception, [e.value for e in teacher.exception]
-    assert [d.proto.label for d in teacher.get("download_button")] == ["Students' handout (HTML)"]
-
-
 def test_the_presenter_downloads_the_room_s_answers_as_csv_and_a_rerun_keeps_the_file(monkeypatch):
     """Read on a click, then a plain download (the clock reruns the page every 2 s: a deferred download lost
     its file to them). The file holds what the students answered: the question, one row per choice, counts."""

@@ -1,0 +1,106 @@
+"""The students' handout in class: the room's teacher makes it from the presenter view and shares it; the
+room's students then download it on their Room page, but not while a question is open (its tables print the
+lessons' weights, which decide the deck's questions).
+
+Making it is a job (classroom/handout_service.py): built once per deck file and lab version, off the page's
+thread, kept on disk; a second click, or another teacher's, joins the running build or gets the file. Sharing
+travels as the deck's place does, inside the lesson the room carries (deck.py's HANDOUT_KEY), so a hall's
+processes see it too; the file lies in the media folder they share.
+"""
+
+from functools import lru_cache
+from pathlib import Path
+
+import streamlit as st
+
+from classroom.decks import Deck
+from classroom.handout_service import service
+from dashboard import devices
+from dashboard.lesson import rerun
+from dashboard.present import deck as decks
+from dashboard.room import session as room_session
+from jobs import QueueFull
+
+JOB = "present_handout_job"  # the key of the build this session asked for
+SHARED = "present_handout_shared"  # the deck whose handout this teacher shares
+POLL_SECONDS = 1.0
+WHAT = ("One HTML file that opens offline: the screens, their numbers, the formulas, the charts, the notes meant "
+        "for students and a reading list. Never the teacher's notes.")
+
+
+def stamp(deck: Deck) -> tuple:
+    """The deck file's (modification time, size): an edited deck is another handout."""
+    got = decks.DECKS[decks.name_of(deck)].stat()
+    return (got.st_mtime_ns, got.st_size)
+
+
+def carried(deck: Deck) -> dict:
+    """What the room's lesson carries of the handout: the deck's name while this teacher shares it."""
+    name = decks.name_of(deck)
+    return {decks.HANDOUT_KEY: name} if st.session_state.get(SHARED) == name else {}
+
+
+@lru_cache(maxsize=4)
+def _read(path: Path) -> bytes:  # its name holds the deck's stamp and the lab's version: one content per name
+    return path.read_bytes()
+
+
+def _file_name(name: str) -> str:
+    return f"{name}-handout.html"
+
+
+def teacher(deck: Deck):
+    """The presenter view's part (the view is the room's teacher's alone): make the handout, download it,
+    share it with the class or stop sharing it."""
+    ss, name = st.session_state, decks.name_of(deck)
+    path = service().cached(deck, stamp(deck))
+    if path is None:
+        job = service().job(ss[JOB]) if ss.get(JOB) else None
+        if job is not None and job.active:
+            return _making(job.key)
+        if job is not None and job.state == "failed":
+            st.warning(job.error)
+        st.button("Make the students' handout", key="present_handout_make", on_click=_make, args=(deck,), help=WHAT)
+        return
+    st.download_button("Students' handout (HTML)", _read(path), file_name=_file_name(name), mime="text/html",
+                       on_click="ignore", key="present_handout", help=WHAT)
+    if ss.get(SHARED) == name:
+        st.caption("Shared with the class: the room's students download it on their Room page, except while a "
+                   "question is open.")
+        st.button("Stop sharing the handout", key="present_handout_unshare", on_click=ss.pop, args=(SHARED, None))
+    else:
+        st.button("Share the handout with the class", key="present_handout_share", on_click=ss.update,
+                  args=({SHARED: name},), help="The room's students can then download it on their Room page, "
+                  "except while a question is open. Its tables print the numbers that decide the deck's questions, "
+                  "and a file once downloaded stays: share it after the questions.")
+
+
+def _make(deck: Deck):
+    try:
+        job = service().submit(deck, stamp(deck), devices.who())
+    except QueueFull as err:
+        room_session.say(str(err))
+        return
+    st.session_state[JOB] = job.key
+
+
+@rerun.poll(POLL_SECONDS)
+def _making(key: str):
+    """While the build runs: the whole view runs again once it has ended (the download, or why not)."""
+    job = service().job(key)
+    if job is None or not job.active:
+        return True
+    service().waiting(job, devices.who())
+    st.caption("Making the handout… (a few seconds: every lesson's numbers and charts)")
+
+
+def student(view):
+    """A room's student: the handout, once the teacher shares it, while no question is open."""
+    name = decks.handout_in(view.lesson_json)
+    if name is None or (view.round > 0 and not view.revealed):
+        return
+    deck = decks.load(name)
+    path = service().cached(deck, stamp(deck))
+    if path is not None:
+        st.download_button("The lecture's handout (HTML)", _read(path), file_name=_file_name(name),
+                           mime="text/html", on_click="ignore", key="room_handout", help=WHAT)
