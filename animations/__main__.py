@@ -13,42 +13,13 @@ makes silent videos.
 """
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
 from animations.catalog import QUALITIES, SCENES, lecture_lesson
-from animations.render import DEFAULT_MEDIA, RenderError, outputs, render
+from animations.render import DEFAULT_MEDIA, RenderError, export, progress_bar, render
 from animations.voice import DEFAULT_RATE, DEFAULT_VOICE, MAX_RATE, MIN_RATE, VOICES, voice_from
 from core import PRESETS, AttentionConfig, ConfigError
-
-BAR = 30
-
-
-def _bar(label: str):
-    """on_progress that draws `label [#####.....] done/total` on the terminal."""
-
-    def show(done, total):
-        filled = BAR * done // total if total else 0
-        sys.stderr.write(f"\r{label:<10} [{'#' * filled}{'.' * (BAR - filled)}] {done}/{total}")
-        sys.stderr.flush()
-
-    return show
-
-
-def export(movie: Path, out: Path, name: str) -> Path:
-    """Copy one render (mp4, .srt, .vtt, sections) into `out` as `<name>.mp4`, `<name>.srt`,
-    `<name>.vtt`, `<name>_sections/`."""
-    out.mkdir(parents=True, exist_ok=True)
-    files = outputs(movie)
-    target = out / f"{name}.mp4"
-    shutil.copyfile(files["video"], target)
-    for kind, suffix in (("subtitles", ".srt"), ("vtt", ".vtt")):
-        if files[kind].is_file():
-            shutil.copyfile(files[kind], out / f"{name}{suffix}")
-    if files["sections_index"] is not None:
-        shutil.copytree(files["sections_index"].parent, out / f"{name}_sections", dirs_exist_ok=True)
-    return target
 
 
 def _config(args) -> AttentionConfig:
@@ -58,7 +29,7 @@ def _config(args) -> AttentionConfig:
 
 
 def _render_one(name, cfg, args) -> Path:
-    movie = render(name, cfg, args.quality, on_progress=_bar(name), timeout=args.timeout, media_dir=args.media,
+    movie = render(name, cfg, args.quality, on_progress=progress_bar(name), timeout=args.timeout, media_dir=args.media,
                    voice=voice_from(args.voice, args.rate))
     sys.stderr.write("\n")
     return export(movie, args.out, name)

@@ -243,3 +243,33 @@ def outputs(movie: Path) -> dict:
     return {"video": movie, "subtitles": folder / f"{movie.stem}.srt", "vtt": folder / f"{movie.stem}.vtt",
             "sections_index": index,
             "sections": json.loads(index.read_text()) if index else []}
+
+
+# -- for the command line (python -m animations, make lecture) ---------------------------------------
+BAR = 30
+
+
+def progress_bar(label: str):
+    """on_progress that draws `label [#####.....] done/total` on the terminal."""
+
+    def show(done, total):
+        filled = BAR * done // total if total else 0
+        sys.stderr.write(f"\r{label:<10} [{'#' * filled}{'.' * (BAR - filled)}] {done}/{total}")
+        sys.stderr.flush()
+
+    return show
+
+
+def export(movie: Path, out: Path, name: str) -> Path:
+    """Copy one render (mp4, .srt, .vtt, sections) into `out` as `<name>.mp4`, `<name>.srt`,
+    `<name>.vtt`, `<name>_sections/`."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = outputs(movie)
+    target = out / f"{name}.mp4"
+    shutil.copyfile(files["video"], target)
+    for kind, suffix in (("subtitles", ".srt"), ("vtt", ".vtt")):
+        if files[kind].is_file():
+            shutil.copyfile(files[kind], out / f"{name}{suffix}")
+    if files["sections_index"] is not None:
+        shutil.copytree(files["sections_index"].parent, out / f"{name}_sections", dirs_exist_ok=True)
+    return target

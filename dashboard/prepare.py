@@ -24,7 +24,16 @@ import time
 from pathlib import Path
 
 from animations.catalog import QUALITIES, SCENES, check_scene, lecture_lesson
-from animations.render import DEFAULT_TIMEOUT, RenderError, cache_dir, checked_request, render, speaking
+from animations.render import (
+    DEFAULT_TIMEOUT,
+    RenderError,
+    cache_dir,
+    checked_request,
+    export,
+    progress_bar,
+    render,
+    speaking,
+)
 from animations.sections import steps
 from animations.voice import DEFAULT_RATE, DEFAULT_VOICE, VOICES, voice_from
 from classroom.catalogue import BY_URL
@@ -131,8 +140,6 @@ def prepare(deck: Deck, quality: str, voice, media: Path, out: Path | None, say=
             render_one=render, timeout: float = RENDER_TIMEOUT) -> list[str]:
     """Train the deck's runs, render its videos (films first: the induction scene then draws the class's
     run instead of training its own), and return each screen's readiness."""
-    from animations.__main__ import _bar, export
-
     store = FilmStore(media)
     for settings in films(deck):
         if store.has(settings.key()):
@@ -147,7 +154,7 @@ def prepare(deck: Deck, quality: str, voice, media: Path, out: Path | None, say=
             say(f"rendering {scene} at {quality} quality …")
         try:
             movie = render_one(scene, cfg, quality, timeout=timeout, media_dir=media, voice=voice,
-                               on_progress=None if made else _bar(scene))
+                               on_progress=None if made else progress_bar(scene))
         except (RenderError, OSError) as err:
             say(f"\n{scene}: could not be rendered: {str(err).splitlines()[0]}")
             continue
