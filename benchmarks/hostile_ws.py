@@ -18,9 +18,9 @@ server: calm (the reference), then beside a flooder.
   run the page again and again (no attack), to tell what the attacks cost from what the runs do;
 - the one-device flood (issue 39): `--one-device N` tabs from one address (device_flood.py).
 
-Addresses. On loopback the lab takes the client's address from X-Forwarded-For (dashboard/room/session.py),
-so every session sends one, as phones have their own: each student 10.0.1.i, the flooder 10.0.0.66, the
-teacher none (the lab's own machine, which the lab trusts: classroom/rooms/clients.py).
+Addresses. The lab names 127.0.0.1 a trusted proxy, so it takes a client's address from X-Forwarded-For
+(dashboard/room/session.py): each student sends 10.0.1.i, the flooder 10.0.0.66, as phones have their own;
+the teacher none (the lab's own machine, which the lab trusts: classroom/rooms/clients.py).
 
 Printed: p50 / p95 / max of the honest joins, votes and lesson changes, how many were refused (goal: none,
 p95 ≤ 2 s), the hostile/calm ratio of each p95, what the flooders got, server RSS and CPU, and this client's
@@ -226,8 +226,8 @@ async def phase(port: int, pid: int, args, flooders: int, one: int = 0) -> dict:
 def run_phase(args, flooders: int, one: int = 0) -> dict:
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
         log = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 (the server writes it until it stops)
-        proc, port = start_streamlit("dashboard/app.py", ["--server.fileWatcherType", "none"],
-                                     env={"ATTENTION_LAB_MEDIA": tmp}, log=log)
+        proc, port = start_streamlit("dashboard/app.py", ["--server.fileWatcherType", "none"], log=log,
+                                     env={"ATTENTION_LAB_MEDIA": tmp, "ATTENTION_LAB_TRUSTED_PROXIES": "127.0.0.1"})
         try:
             t0 = time.monotonic()
             stats = asyncio.run(phase(port, proc.pid, args, flooders, one))

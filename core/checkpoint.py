@@ -8,7 +8,8 @@ sentence that names the folder, what is wrong, and what the lab can run.
 
 A folder is anyone's file, so each read is bounded before it happens: config.json by its size, its
 nesting, finite numbers and the types of the fields the lab uses; the weights by the size their
-config.json implies, from the files' sizes on disk, before a byte of them is read.
+config.json implies, from the files' sizes on disk, before a byte of them is read; tokenizer.json by
+MAX_TOKENIZER_BYTES (core/limits.py), from its size on disk too.
 """
 
 import json
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from . import model_json
 from .errors import ConfigError, quote
+from .limits import MAX_TOKENIZER_BYTES
 
 CAN_RUN = ('The lab runs BERT-family encoders (model_type "bert", absolute positions) and GPT-2 '
            '(model_type "gpt2"), from a folder with config.json, model.safetensors or pytorch_model.bin, '
@@ -232,16 +234,34 @@ def read_tensors(folder: Path, shape: Shape) -> dict:
     return tensors
 
 
-def read_tokenizer(folder: Path):
-    """The folder's tokenizer.json, read by `tokenizers` (never truncated: long texts are refused by the lab)."""
+def tokenizer_bytes(folder: Path) -> bytes:
+    """The folder's tokenizer.json, read only within MAX_TOKENIZER_BYTES (its size on disk looked at first),
+    or a ConfigError naming the file and the bound."""
     path = folder / "tokenizer.json"
     if not path.is_file():
         refuse(folder, "has no tokenizer.json, so the lab cannot turn a sentence into its word pieces "
                       "(tokenizer.save_pretrained(folder) writes one).")
+    try:
+        return model_json.read_bytes(path, MAX_TOKENIZER_BYTES)
+    except model_json.Refused as err:
+        refuse(folder, f"has a tokenizer.json {err}, so the lab does not read it.")
+
+
+def checked_tokenizer(folder: Path):
+    """Whether the folder's tokenizer.json is there and within MAX_TOKENIZER_BYTES, from its size on disk
+    alone (a folder's listing reads nothing); a ConfigError if not."""
+    path = folder / "tokenizer.json"
+    if not path.is_file() or path.stat().st_size > MAX_TOKENIZER_BYTES:
+        tokenizer_bytes(folder)  # raises its sentence
+
+
+def read_tokenizer(folder: Path):
+    """The folder's tokenizer.json, read by `tokenizers` (never truncated: long texts are refused by the lab)."""
+    raw = tokenizer_bytes(folder)
     from tokenizers import Tokenizer
 
     try:
-        tok = Tokenizer.from_file(str(path))
+        tok = Tokenizer.from_str(raw.decode("utf-8"))
     except Exception:  # noqa: BLE001
         refuse(folder, "has a tokenizer.json that `tokenizers` cannot read.")
     tok.no_truncation()

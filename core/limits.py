@@ -22,3 +22,7 @@ MAX_ENTRY = 1e4  # hand-entered numbers: q·k stays far from float32's overflow 
 # (12 layers × 12 heads at 64 word pieces, as BERT-base or GPT-2). Every one of them is computed,
 # kept in the trace four times (scores, scaled, masked, weights) and drawn in the model view.
 MAX_ATTENTION_CELLS = 12 * 12 * MAX_TOKENS**2
+# A model folder's tokenizer.json (core/checkpoint.py), looked at on disk before it is read: the built-in
+# model's is 466,247 bytes. `tokenizers` holds the whole file while it parses it (a 600 MB one raised a lab
+# process's peak memory from 670 to 1,270 MiB, issue 47).
+MAX_TOKENIZER_BYTES = 16 * 10**6

@@ -2,7 +2,8 @@
 
 `json.loads` alone reads a file of any size, nests as deep as the file does (ending in a RecursionError),
 and turns NaN, Infinity and 1e400 into floats that are not finite. `read` refuses each of these before
-a value reaches the lab, saying why in a phrase the caller puts after the file's name.
+a value reaches the lab, saying why in a phrase the caller puts after the file's name. `read_bytes` reads
+any file of a model folder (a tokenizer.json) within a bound, checked on disk first.
 """
 
 import json
@@ -48,6 +49,22 @@ def too_deep(value, most: int, level: int = 0) -> tuple | None:
             children = value.items() if isinstance(value, dict) else enumerate(value)
             stack.extend((child, at + 1, (*path, key)) for key, child in children)
     return None
+
+
+def read_bytes(path: Path, most: int) -> bytes:
+    """The file's bytes if it holds at most `most`: its size on disk is looked at before a byte is read, and
+    no more than most + 1 bytes are read should it grow meanwhile; else Refused, saying its size and the bound."""
+    try:
+        size = path.stat().st_size
+        if size <= most:
+            with path.open("rb") as f:
+                raw = f.read(most + 1)
+            if len(raw) <= most:
+                return raw
+            size = max(len(raw), path.stat().st_size)
+    except OSError:
+        raise Refused("that cannot be opened") from None
+    raise Refused(f"of {size / 1e6:,.1f} MB, more than the {most / 1e6:,.1f} MB the lab reads of one")
 
 
 def read(path: Path):

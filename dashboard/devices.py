@@ -1,8 +1,9 @@
 """One device is one student: who is asking, and how much of the server one device may hold.
 
 A device is what the server really knows of a machine: its network address (dashboard/room/session.py
-`client_address`: the connection's own, or HAProxy's X-Forwarded-For in a hall). A script has one
-device and as many sessions (tabs, cookies, websockets) as it likes, so the lab bounds per device:
+`client_address`: the connection's own, or the X-Forwarded-For of a proxy the lab is told to trust, as the
+hall's HAProxy). A script has one device and as many sessions (tabs, cookies, websockets) as it likes, so
+the lab bounds per device:
 
 - sessions: a device holds at most `sessions_per_device` connected sessions (ATTENTION_LAB_DEVICE_SESSIONS,
   default DEFAULT_SESSIONS: a student's phone or laptop with a few tabs). One more is refused at its
@@ -16,11 +17,11 @@ device and as many sessions (tabs, cookies, websockets) as it likes, so the lab 
   device, whether it holds a room's teacher key (jobs/policy.py: per-device quota, the teacher first).
   Jobs whose sessions have all gone are cancelled: `alive(key)`, handed to jobs at import.
 
-The lab's own machine (no address: a screen or browser on the laptop that serves) is trusted and not
-bounded, as the room's limits trust it (classroom/rooms/clients.py); in a hall, every connection comes
-through HAProxy with the client's address, and each lab process bounds the sessions it serves (HAProxy
-keeps a browser on one process). The counts live here, in module state, not in a Streamlit cache: a
-`clear_cache` message empties those for everyone (dashboard/process.py).
+The lab's own machine (127.0.0.1 or ::1, an IPv4-mapped ::ffff:127.0.0.1 included: a screen or browser on
+the laptop that serves) is trusted and not bounded, as the room's limits trust it (classroom/rooms/clients.py);
+in a hall, every connection comes through HAProxy with the client's address, and each lab process bounds
+the sessions it serves (HAProxy keeps a browser on one process). The counts live here, in module state,
+not in a Streamlit cache: a `clear_cache` message empties those for everyone (dashboard/process.py).
 
 `session_key()` is this session's id for the lab (a job's requester, a room's seat without a cookie):
 derived from Streamlit's session id with a secret of this process, so it lasts as long as the session,
@@ -51,7 +52,6 @@ DEFAULT_SESSIONS = 6  # a phone or laptop with a few tabs of the lab; a reload's
 RUNS_PER_S, BURST = 2.0, 10
 PARTS_PER_S, PART_BURST = 8.0, 24
 PRUNE_S = 30.0  # how often the sessions that have gone are forgotten
-LOOPBACK = ("127.0.0.1", "::1")  # the lab's own machine; other loopback addresses are devices (tests play them)
 _SECRET = secrets.token_bytes(32)
 REFUSED = ("This device already has {limit} tabs of the lab open. Close one of the others, then reload this "
            "page. (A shared computer or tablet cart? The teacher can raise the limit: {env}.)")
@@ -194,10 +194,9 @@ def session_key() -> str:
 
 
 def device() -> str | None:
-    """This session's device: its network address; None for the lab's own machine (Streamlit gives no
-    address for 127.0.0.1 or ::1, and in a hall HAProxy forwards that address for a browser on it)."""
-    address = room_session.client_address()
-    return None if address in LOOPBACK else address
+    """This session's device: its network address; None for the lab's own machine (127.0.0.1 or ::1, in any
+    form: dashboard/room/session.py `client_address`)."""
+    return room_session.client_address()
 
 
 def who() -> jobs.Requester:

@@ -6,7 +6,8 @@ live here (the lesson cache is a plain module-level object, dashboard/data.py), 
 `st.cache_resource`: any visitor can send Streamlit's `clear_cache` message (two bytes on the
 websocket, or "Clear cache" in a menu) and it empties every Streamlit cache for all sessions,
 which would delete every room and reset the render queue and its limits. Nothing a browser sends
-reaches these; `stop()` (dashboard/serve.py, as the server stops) shuts down the ones that run work.
+reaches these; `stop()` (dashboard/serve.py, as the server stops) shuts down the ones that run work, and
+`start()` sets what the process needs as a server starts.
 """
 
 import ctypes
@@ -53,6 +54,19 @@ class Held(Generic[T]):
         """Forget the object; the next call makes a new one (for tests: a fresh service or registry)."""
         with self._lock:
             self._value = None
+
+
+def start():
+    """What a lab server sets for its process as it starts (dashboard/serve.py `main`), never on import:
+    tests and tools import the app."""
+    import torch
+
+    # Lessons are tiny: more threads for one trace only fight the other sessions and the browser for the cores.
+    torch.set_num_threads(1)
+    # uvicorn (Streamlit's server) would take a client's address from the X-Forwarded-For of any connection
+    # from 127.0.0.1 or ::1, a local tunnel's included: it believes no one, and the lab reads the header from
+    # the proxies it is told of (ATTENTION_LAB_TRUSTED_PROXIES: classroom/rooms/clients.py `address_of`).
+    os.environ["FORWARDED_ALLOW_IPS"] = ""
 
 
 def stop():

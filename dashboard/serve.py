@@ -34,6 +34,10 @@ does not change it), `session_alive(id)` (Runtime.is_active_session: False once 
 and a gate every rerun passes first, on the event loop (`set_rerun_gate`): `gate(session id, later,
 whole page?)` runs it now (True), or not (False: dropped, or `later()` called when its turn comes).
 
+As the server starts, `main` makes uvicorn (Streamlit's server) believe no proxy's X-Forwarded-For,
+which it took from any connection of 127.0.0.1 or ::1 (a local tunnel's: a client named its own
+device); the lab reads the header from the proxies it is told of (process.py `start`, clients.py).
+
 As the server stops (Ctrl+C, SIGTERM: Streamlit's own handlers end its loop), `main` stops what
 the process runs (dashboard/process.py `stop`: the render queue and its manim processes), which
 would otherwise keep starting renders for nobody before Python could exit.
@@ -280,15 +284,11 @@ def listens(pid: int, port: int) -> bool:
 
 
 def main(argv: list[str] | None = None):
-    import torch
+    from dashboard import process
 
-    # Lessons are tiny: more threads for one trace only fight the other sessions and the browser for
-    # the cores. Set here, where the server starts, not on import (tests and tools import the app).
-    torch.set_num_threads(1)
+    process.start()  # the process's settings for a server: at its start, never on import
     install()
     from streamlit.web import cli
-
-    from dashboard import process
 
     try:
         cli.main(["run", str(APP), *offline(sys.argv[1:] if argv is None else argv)], prog_name="streamlit")

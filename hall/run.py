@@ -9,6 +9,9 @@ What each lab process receives in its environment:
   the processes share (renders, rooms) is kept; without it the lab keeps all of it in-process;
 - ATTENTION_LAB_MEDIA      the one media folder they share (renders are renamed into place);
 - ATTENTION_LAB_PROCESS    its name in the hall (lab1, lab2, ...: HAProxy's server and cookie);
+- ATTENTION_LAB_TRUSTED_PROXIES  HAProxy's address as the lab sees it (PROXY_ADDRESS: it connects to the
+  labs' loopback ports from 127.0.0.1), so the lab reads the client's address from the X-Forwarded-For
+  that HAProxy writes, and from no one else (classroom/rooms/clients.py);
 - STREAMLIT_SERVER_COOKIE_SECRET  one secret for all, as Streamlit asks of replicas.
 
 Render workers: the hall runs `--render-workers` processes of `python -m jobs.worker` (WORKER_ARGV:
@@ -28,6 +31,7 @@ import urllib.request
 from pathlib import Path
 
 from classroom.films.trainer import OMP_WAIT_POLICY
+from classroom.rooms.clients import TRUSTED_PROXIES_ENV
 from dashboard.serve import free_port, listens
 
 from . import haproxy, redis_server
@@ -37,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The worker and the tasks it serves, in order: a film is seconds of work, a render minutes.
 WORKER_ARGV = ["-m", "jobs.worker", "classroom.films.task:worker_task", "animations.service:worker_task"]
 PROGRAMS = {"haproxy": "haproxy", "redis-server": "redis-server", "redis-cli": "redis-tools"}  # -> Debian package
+PROXY_ADDRESS = "127.0.0.1"  # HAProxy's source address towards the lab processes' loopback ports
 STREAMLIT_FLAGS = ["--server.headless", "true", "--server.fileWatcherType", "none",
                    "--browser.gatherUsageStats", "false"]
 
@@ -93,7 +98,8 @@ class Hall:
         redis_server.wait_ready(redis.proc, self.password, self.redis_port)
 
     def _start_labs(self):
-        env = {**self.shared_env(), "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32)}
+        env = {**self.shared_env(), "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32),
+               TRUSTED_PROXIES_ENV: PROXY_ADDRESS}
         for i in range(1, self.workers + 1):
             port = free_port()
             argv = [sys.executable, "-m", "dashboard.serve", "--server.address", "127.0.0.1",

@@ -124,8 +124,11 @@ def lab_server():
     """The lab as `make run` serves it, one per test process, for the browser tests that need no setting
     of their own: a server started (torch, Streamlit, the trained model loaded) once, not once per file,
     and the lab's front end then comes from the shared context's cache in every file after the first.
-    Tests that change a setting (a media folder, a limit) or stop a server start their own."""
-    with streamlit_server() as url:
+    Tests that change a setting (a media folder, a limit) or stop a server start their own. One setting
+    differs from `make run`'s: 127.0.0.1 is named a trusted proxy, so that a browser context plays a device
+    of its own by X-Forwarded-For (Chromium cannot choose its source address); a browser that sends none
+    is the lab's own machine, as under `make run`."""
+    with streamlit_server({"ATTENTION_LAB_TRUSTED_PROXIES": "127.0.0.1"}) as url:
         yield url
 
 

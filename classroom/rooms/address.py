@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 import segno
 
+from classroom.rooms.clients import ip
 from classroom.rooms.codes import CODE_ALPHABET, CODE_LENGTH
 from classroom.rooms.records import RoomError
 
@@ -60,6 +61,10 @@ def parse_host(text: str, default_port: int) -> tuple[str, int]:
         _ip(host, version=6)
     if not _valid_host(host) or not _PORT.fullmatch(port) or not 1 <= int(port) <= 65535:
         raise AddressError(BAD_HOST)
+    try:
+        host = str(ip(host))  # an IPv4-mapped [::ffff:a.b.c.d] is a.b.c.d, as a phone on IPv4 needs it
+    except ValueError:  # a host name
+        pass
     return host, int(port)
 
 

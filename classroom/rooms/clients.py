@@ -3,10 +3,10 @@
 A client is what the server really knows of a request: its browser session (a random id the
 page keeps server-side; a script can open as many as it likes) and, where the page can tell,
 its network address (a phone's own address on the local network, or the X-Forwarded-For that
-the hall's HAProxy sets). A limit counts one client's failures only, so a script that sends
-wrong codes or wrong PINs is refused, and a student typing the right code, or the teacher
-typing the right PIN, on another device never is. A client over a limit is refused before its
-code or PIN is looked at (else the limit would not slow guessing down).
+a trusted proxy sets, as the hall's HAProxy: `address_of`). A limit counts one client's
+failures only, so a script that sends wrong codes or wrong PINs is refused, and a student typing
+the right code, or the teacher typing the right PIN, on another device never is. A client over a
+limit is refused before its code or PIN is looked at (else the limit would not slow guessing down).
 
 Guessing a room code, the arithmetic. A code is one of 32^8 = 2^40 ≈ 1.1e12. One address may
 send 30 wrong codes a minute (10 per session): at most 60 in a 60 s span that straddles a
@@ -27,11 +27,25 @@ the others' joins for up to a minute. A lab on the class's own network sees ever
 address.
 """
 
+import functools
 import hashlib
 import ipaddress
+import logging
 import math
+import os
 
 from classroom.rooms.records import TooManyTries
+
+log = logging.getLogger(__name__)
+TRUSTED_PROXIES_ENV = "ATTENTION_LAB_TRUSTED_PROXIES"  # comma-separated addresses; none by default
+THIS_MACHINE = frozenset({"127.0.0.1", "::1"})  # the lab's own machine; the rest of 127/8 are devices (tests play them)
+
+
+def ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """An IP address read from `text`, an IPv4-mapped IPv6 address as the IPv4 address it carries (a lab served
+    on `::` sees 127.0.0.1 as ::ffff:127.0.0.1: one machine, one address); ValueError if it is none."""
+    address = ipaddress.ip_address(text.strip())
+    return (address.ipv4_mapped or address) if address.version == 6 else address
 
 
 def clean_address(address) -> str | None:
@@ -39,9 +53,48 @@ def clean_address(address) -> str | None:
     if not isinstance(address, str) or len(address) > 64:
         return None
     try:
-        return str(ipaddress.ip_address(address.strip()))
+        return str(ip(address))
     except ValueError:
         return None
+
+
+def parse_proxies(text: str | None) -> frozenset[str]:
+    """The addresses named in TRUSTED_PROXIES_ENV's value: the proxies whose X-Forwarded-For the lab believes.
+    A name that is not an IP address is left out, and the log says so."""
+    named = set()
+    for part in (text or "").split(","):
+        if part.strip() and (address := clean_address(part)) is None:
+            log.warning("%s: %r is not an IP address; it is not trusted", TRUSTED_PROXIES_ENV, part.strip()[:64])
+        elif part.strip():
+            named.add(address)
+    return frozenset(named)
+
+
+@functools.cache
+def trusted_proxies() -> frozenset[str]:
+    """The proxies named in TRUSTED_PROXIES_ENV (the hall names its HAProxy: hall/run.py, deploy/), read once,
+    at first use (a lab process's first client), never on import."""
+    return parse_proxies(os.environ.get(TRUSTED_PROXIES_ENV))
+
+
+def address_of(peer: str | None, forwarded_for: list[str], trusted: frozenset[str]) -> str | None:
+    """A client's network address, None for the lab's own machine. `peer`: the connection's address (None:
+    this machine, as Streamlit gives 127.0.0.1 and ::1); `forwarded_for`: the X-Forwarded-For headers'
+    values, in order. Only a trusted proxy's header is read, and in it the right-most address that is not
+    a trusted proxy (the hop that proxy saw: what a client wrote to the left of it is not believed); where
+    every hop is trusted, the left-most. X-Real-IP and Forwarded are never read: the hall's HAProxy
+    replaces X-Forwarded-For and passes those on as the client sent them."""
+    address = clean_address(peer) if peer is not None else "127.0.0.1"
+    if address is not None and (address in trusted or (peer is None and THIS_MACHINE & trusted)):
+        hops = [hop for value in forwarded_for for hop in value.split(",")]
+        for hop in reversed(hops):
+            hop = clean_address(hop)
+            if hop is None:  # an unreadable hop: the client is not known beyond the proxy
+                break
+            address = hop
+            if hop not in trusted:
+                break
+    return None if address in THIS_MACHINE else address
 
 
 TAG_HEX = 16  # 64 bits: finding a session id whose tag is a classmate's takes ~2^64 hashes (6 digits took 26 s)

@@ -17,13 +17,12 @@ key that stopped working is forgotten, so the page stops polling it.
 
 import functools
 import json
-import os
 
 import streamlit as st
 
 from classroom.question import Question
 from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, SeatElsewhere, make_registry, normalise_code
-from classroom.rooms.clients import clean_address
+from classroom.rooms.clients import address_of, trusted_proxies
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
 from dashboard import display
@@ -34,7 +33,6 @@ SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
 SEAT_COOKIE, ROOM_COOKIE, HIDING, VIEWER = "attention_lab_seat", "attention_lab_room", "room_hiding", "room_viewer"
 REJOIN, FORGET, CARRIED = "room_rejoin_tried", "room_forget", "room_carried"  # CARRIED: see push_lesson
-HALL_PROCESS_ENV = "ATTENTION_LAB_PROCESS"  # set by the hall for its lab processes (hall/run.py, deploy/)
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
 registry: Held[RoomRegistry] = Held(make_registry)  # not a Streamlit cache (dashboard/process.py)
@@ -90,14 +88,9 @@ def rejoin():
 
 
 def client_address() -> str | None:
-    """This client's network address: the connection's own; or the last X-Forwarded-For entry when the
-    connection is from this machine or this is a hall's lab process (the hall's HAProxy replaces the
-    header with the client's address, hall/haproxy.cfg.in). None for a screen on this machine."""
-    address = st.context.ip_address
-    if address is None or os.environ.get(HALL_PROCESS_ENV):
-        forwarded = st.context.headers.get("X-Forwarded-For") or ""
-        address = forwarded.rsplit(",", 1)[-1].strip() or None
-    return clean_address(address)
+    """This client's network address: the connection's own, or, from a trusted proxy, the client it names in
+    X-Forwarded-For (classroom/rooms/clients.py). None for a screen on this machine."""
+    return address_of(st.context.ip_address, st.context.headers.get_all("X-Forwarded-For"), trusted_proxies())
 
 
 def teacher_key():

@@ -7,11 +7,12 @@ import json
 
 import pytest
 import safetensors.torch
+import tokenizers
 import torch
 
 from core import ConfigError, trained_trace
 from core import models as found
-from core.checkpoint import CAN_RUN, checked_weight_files, read_shape, read_tensors
+from core.checkpoint import CAN_RUN, checked_weight_files, read_shape, read_tensors, read_tokenizer
 from core.model_json import MOST_BYTES, MOST_DEPTH
 from tests import checkpoints
 from tests.core.conftest import needs_model
@@ -28,10 +29,10 @@ def _raw(src, dst, old: str, new: str):
     return dst
 
 
-def _oversize(src, dst, size: int):
-    """A copy of `src` whose model.safetensors is `size` bytes long: sparse, so it costs no disk."""
+def _oversize(src, dst, size: int, name: str = "model.safetensors"):
+    """A copy of `src` whose file `name` is `size` bytes long: sparse, so it costs no disk."""
     checkpoints.copy_without(src, dst)
-    with open(dst / "model.safetensors", "r+b") as f:
+    with open(dst / name, "r+b") as f:
         f.truncate(size)
     return dst
 
@@ -60,6 +61,10 @@ ATTACKS = {
                  'has a config.json whose hidden_act is ["gelu"], not a name.'),
     "oversize": (lambda b, d: _oversize(b, d, 287 * 10**6),
                  "has weights of 287.0 MB, more than the "),
+    # issue 47: a 600 MB tokenizer.json raised a lab's peak memory from 670 to 1,270 MiB
+    "huge-tokenizer": (lambda b, d: _oversize(b, d, 600 * 10**6, "tokenizer.json"),
+                       "has a tokenizer.json of 600.0 MB, more than the 16.0 MB the lab reads of one, so the lab "
+                       "does not read it."),
 }
 
 
@@ -99,6 +104,17 @@ def test_oversize_weights_are_refused_without_being_read(folders, monkeypatch):
     assert (folder / "model.safetensors").stat().st_size == 287 * 10**6
     with pytest.raises(ConfigError, match="so the lab does not read them"):
         read_tensors(folder, read_shape(folder))
+
+
+def test_an_oversize_tokenizer_is_refused_without_being_read(folders, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the tokenizer was read")
+
+    monkeypatch.setattr(tokenizers.Tokenizer, "from_file", never)
+    monkeypatch.setattr(tokenizers.Tokenizer, "from_str", never)
+    monkeypatch.setattr(type(folders["huge-tokenizer"]), "open", never)  # nor opened by the lab
+    with pytest.raises(ConfigError, match="has a tokenizer.json of 600.0 MB, more than the 16.0 MB"):
+        read_tokenizer(folders["huge-tokenizer"])
 
 
 def test_the_weights_bound_holds_every_tensor_a_checkpoint_may_keep(folders, tmp_path):

@@ -124,14 +124,15 @@ def messages(at: AppTest) -> str:
 
 @pytest.fixture
 def lab(tmp_path):
-    """start(renders, env) -> a real lab server with a room open and renders queued in it
-    (test_hostile_server.Lab, running lab_harness.py); each stopped at the end."""
+    """start(renders, env, address) -> a real lab server with a room open and renders queued in it
+    (test_hostile_server.Lab, running lab_harness.py; served on 127.0.0.1 unless `address` says);
+    each stopped at the end."""
     from tests.dashboard.test_hostile_server import Lab
 
     made = []
 
-    def start(renders: int, env: dict | None = None) -> Lab:
-        made.append(Lab(tmp_path, renders, env))
+    def start(renders: int, env: dict | None = None, address: str = "127.0.0.1") -> Lab:
+        made.append(Lab(tmp_path, renders, env, address))
         return made[-1]
 
     yield start

@@ -116,12 +116,13 @@ def from_address(port: int, address: str) -> socket.socket:
 
 
 class Tab:
-    """A browser session on the lab, from `address` (a loopback source address: the lab's device)."""
+    """A browser session on the lab, from `address` (a loopback source address: the lab's device), sending
+    X-Forwarded-For: `forwarded` if given (as a proxy does, or a client that forges it)."""
 
-    def __init__(self, port: int, address: str, query: str = "", page: str = "room"):
+    def __init__(self, port: int, address: str, query: str = "", page: str = "room", forwarded: str | None = None):
         self.ws = contextlib.ExitStack().enter_context(connect(
             f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], sock=from_address(port, address),
-            open_timeout=30))
+            open_timeout=30, additional_headers={"X-Forwarded-For": forwarded} if forwarded else {}))
         self.query, self.page = query, page
 
     def run(self, *before: bytes) -> tuple[list[str], set[str]]:
@@ -181,3 +182,52 @@ def test_clear_cache_does_not_seat_a_tab_twice(lab):
         assert after["room"] == "open" and after["limit"].startswith("held"), after
     finally:
         tab.close()
+
+
+def admitted(tab: Tab) -> bool:
+    return not any("tabs of the lab open" in s for s in tab.run()[0])
+
+
+@pytest.mark.slow
+def test_on_dual_stack_the_labs_own_machine_is_trusted_and_a_student_is_one_device_whatever_it_forwards(lab):
+    """Issue 47, item 7: served on `::`, 127.0.0.1 arrives as ::ffff:127.0.0.1, and the teacher's own laptop
+    was bounded as a student's device. A student (127.0.0.9, as ::ffff:127.0.0.9) is one device, however
+    its tabs fill in X-Forwarded-For: the lab names no proxy by default (item 10)."""
+    server = lab(renders=0, env={"ATTENTION_LAB_DEVICE_SESSIONS": "1"}, address="::")
+    tabs = []
+    try:
+        for _ in range(2):
+            tabs.append(Tab(server.port, "127.0.0.1"))
+            assert admitted(tabs[-1]), "the lab's own machine was bounded as a device"
+        tabs.append(Tab(server.port, "127.0.0.9", forwarded="10.1.2.3"))
+        assert admitted(tabs[-1])
+        tabs.append(Tab(server.port, "127.0.0.9", forwarded="10.1.2.4"))
+        assert not admitted(tabs[-1]), "a forwarded address from a proxy nobody named made a second device"
+    finally:
+        for tab in tabs:
+            tab.close()
+
+
+@pytest.mark.slow
+def test_a_forwarded_address_counts_only_from_a_proxy_the_lab_is_told_of(lab):
+    """Issue 47, item 10: uvicorn took X-Forwarded-For from any connection of 127.0.0.1, so a local tunnel
+    passed on a client's forgery. Here 127.0.0.9 is the named proxy: the clients it forwards are devices;
+    another loopback client (127.0.0.10) and this machine (127.0.0.1) forward nothing."""
+    server = lab(renders=0, env={"ATTENTION_LAB_DEVICE_SESSIONS": "1", "ATTENTION_LAB_TRUSTED_PROXIES": "127.0.0.9"})
+    tabs = []
+
+    def tab(address: str, forwarded: str | None = None) -> bool:
+        tabs.append(Tab(server.port, address, forwarded=forwarded))
+        return admitted(tabs[-1])
+
+    try:
+        assert tab("127.0.0.9", "10.1.2.3")
+        assert tab("127.0.0.9", "10.1.2.4"), "a second client behind the proxy counted as the proxy"
+        assert not tab("127.0.0.9", "10.1.2.3"), "the forwarded client holds its bound"
+        assert not tab("127.0.0.9", "6.6.6.6, 10.1.2.3"), "the address the client wrote left of its own counted"
+        assert tab("127.0.0.10", "10.1.2.5")
+        assert not tab("127.0.0.10"), "a client that is no named proxy counted as the address it forwarded"
+        assert tab("127.0.0.1", "10.1.2.3"), "this machine's forwarded address was believed"
+    finally:
+        for one in tabs:
+            one.close()

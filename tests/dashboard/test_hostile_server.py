@@ -28,14 +28,14 @@ HARNESS = Path(__file__).with_name("lab_harness.py")
 
 
 class Lab:
-    def __init__(self, tmp_path: Path, renders: int, env: dict | None = None):
+    def __init__(self, tmp_path: Path, renders: int, env: dict | None = None, address: str = "127.0.0.1"):
         self.port, self.starts = free_port(), tmp_path / "starts.txt"
         self.starts.touch()
         env = {**os.environ, "ATTENTION_LAB_MEDIA": str(tmp_path / "media"), "ATTENTION_LAB_RENDER_WORKERS": "1",
                "LAB_TEST_RENDERS": str(renders), "LAB_TEST_STARTS": str(self.starts), "PYTHONPATH": str(ROOT),
                **(env or {})}
         self.proc = subprocess.Popen(
-            [sys.executable, str(HARNESS), "--server.headless", "true", "--server.address", "127.0.0.1",
+            [sys.executable, str(HARNESS), "--server.headless", "true", "--server.address", address,
              "--server.port", str(self.port)], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True)
         self.code = json.loads(self._line())["code"]
@@ -128,17 +128,13 @@ def test_a_signal_stops_the_lab_and_its_renders_with_a_full_queue(lab, sig):
     assert server.started() == started and len(started) == 1, "a queued render started after the signal"
 
 
-def room_page(port: int, query: str, address: str, device: str | None = None,
-              cookies: str | None = None) -> tuple[list[str], set[str]]:
-    """A fresh browser session on the Room page (`/room?query`) from `address` (as X-Forwarded-For, the
-    header the lab reads for a connection from its own machine), or from the loopback address `device`
-    itself (the connection's own address, as a phone on the network has): the warnings shown, and widget
-    keys. `cookies`: the Cookie header a browser would send."""
-    headers = {"X-Forwarded-For": address} if device is None else {}
-    if cookies:
-        headers["Cookie"] = cookies
+def room_page(port: int, query: str, device: str, cookies: str | None = None) -> tuple[list[str], set[str]]:
+    """A fresh browser session on the Room page (`/room?query`) from the loopback address `device` (the
+    connection's own address, as a phone on the network has; Linux routes all of 127/8 here): the warnings
+    shown, and widget keys. `cookies`: the Cookie header a browser would send."""
+    headers = {"Cookie": cookies} if cookies else {}
     with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], additional_headers=headers,
-                 **({} if device is None else {"source_address": (device, 0)})) as ws:
+                 source_address=(device, 0)) as ws:
         return one_run(ws, query, alerts=("WARNING",))
 
 
@@ -167,14 +163,14 @@ def test_a_flooder_is_counted_by_its_address_over_fresh_sessions_and_a_classmate
     wrong = ("2222" if server.code[:4] != "2222" else "3333") + server.code[4:]
     refused = None
     for n in range(1, 8):  # two windows' worth at most (a window may end during the loop)
-        said, _ = room_page(server.port, f"code={wrong}", "10.0.0.66")
+        said, _ = room_page(server.port, f"code={wrong}", "127.0.0.66")
         if any("Too many" in s for s in said):
             refused = (n, said)
             break
         assert any("No open room has that code" in s for s in said), said
     assert refused is not None, "7 fresh sessions from one address each had their wrong code looked at"
     assert "from this network address" in " ".join(refused[1]), refused
-    said, keys = room_page(server.port, f"code={server.code}", "10.0.1.7")
+    said, keys = room_page(server.port, f"code={server.code}", "127.0.1.7")
     assert said == [] and "room_leave" in keys, f"a classmate at another address was not let in: {said}"
 
 
@@ -185,14 +181,14 @@ def test_one_device_holds_two_seats_over_fresh_sessions_and_a_copied_seat_cookie
     server = lab(renders=0, env={"LAB_TEST_PRESENT_SECONDS": "600"})  # each session here ends after one run
     join = f"code={server.code}"
     for _ in range(2):
-        said, keys = room_page(server.port, join, "", device="127.0.0.66")
+        said, keys = room_page(server.port, join, "127.0.0.66")
         assert said == [] and "room_leave" in keys, said
-    said, keys = room_page(server.port, join, "", device="127.0.0.66")
+    said, keys = room_page(server.port, join, "127.0.0.66")
     assert "room_leave" not in keys and "already has 2 seats in this room" in " ".join(said), said
     seat = f"attention_lab_seat={'c0ffee' * 6}"  # a seat cookie, as the classmate's browser keeps it
     # the classmate; a copy of the cookie on another device; the classmate's reload, in the seat it had
     for device in ("127.0.0.77", "127.0.0.88", "127.0.0.77"):
-        said, keys = room_page(server.port, join, "", device=device, cookies=seat)
+        said, keys = room_page(server.port, join, device, cookies=seat)
         assert said == [] and "room_leave" in keys, said
     # 3 seats: the copy took the classmate's seat; 5: the cookie was not read (the reload took a new seat)
     assert server.check()["devices"] == [1, 1, 2, 3]

@@ -1,7 +1,8 @@
 """Issue 41's acceptance, in Chromium as a class would use it: one teacher's presenter window and one
 projector window (1920×1080, one browser), and 3 students on phones (390×844, touch), each its own device
-(its own loopback address, as X-Forwarded-For: the header the lab reads for a connection from its own
-machine). The default deck is stepped from start to finish by keys alone on the presenter window.
+(its own loopback address, as X-Forwarded-For: the header the lab reads from a trusted proxy, which the
+test's lab names 127.0.0.1: tests/conftest.py lab_server). The default deck is stepped from start to finish
+by keys alone on the presenter window.
 
 At each question screen every phone shows the question, the students answer (known choices) and the
 teacher reveals from the presenter view. Checked: the projector shows each screen's marker n / N in order;

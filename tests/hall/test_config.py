@@ -102,6 +102,8 @@ def test_every_lab_and_render_worker_shares_one_media_volume_and_the_redis_url()
         assert env["ATTENTION_LAB_REDIS_URL"].endswith("@redis:6379/0"), name
         assert env["STREAMLIT_SERVER_COOKIE_SECRET"].startswith("${COOKIE_SECRET:?"), "one secret for all replicas"
         assert env["ATTENTION_LAB_PROCESS"] in (name, "render")
+        # the labs believe X-Forwarded-For from the proxy alone, at the fixed address it has on the network
+        assert env["ATTENTION_LAB_TRUSTED_PROXIES"] == services["proxy"]["networks"]["default"]["ipv4_address"]
     assert set(compose()["volumes"]) == {"media"}
 
 

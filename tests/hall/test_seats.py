@@ -17,7 +17,7 @@ def test_one_device_holds_two_seats_through_the_proxy_however_many_sessions_it_o
     key = rooms.open("246810", AttentionConfig().to_json())
     try:
         for device in ["127.0.0.66"] * 4 + ["127.0.0.77"]:  # four fresh sessions (no cookie), then a classmate
-            room_page(hall.info["port"], f"code={key.code}", "", device=device)
+            room_page(hall.info["port"], f"code={key.code}", device)
         # Two seats of one device and the classmate's, whichever process served each session and whether a
         # quiet seat made way (present for 10 s): no address read gives 5 devices, HAProxy's own 1 device
         assert sorted(m.device for m in rooms.teacher_view(key).roster) == [1, 1, 2]
