@@ -21,7 +21,7 @@ from dashboard.present.projector import LINK_NOTICE, keys, unready
 from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
-from dashboard.text import plain
+from dashboard.text import deck_markdown
 
 AT = "present_at"  # the screen the presenter stands on (1 = the first)
 STARTED = "present_started"  # when the clock started (time.time(): a hall's processes share no monotonic clock)
@@ -88,19 +88,20 @@ def view(deck: Deck, linked: int | None):
     if key is not None and ss.get(room_session.CARRIED) != _place(deck, number):
         go(deck, number)  # a room opened (or taken back) since the last step: tell its projector
     screen, last = deck.screens[number - 1], len(deck.screens)
-    st.markdown(f"**Presenting:** {plain(deck.title)}")
+    st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
         keys(deck, number, go, "presenter", visible=True)
-        st.markdown(f"### {number} / {last} · {plain(screen.title)}")
+        st.markdown(f"### {number} / {last} · {deck_markdown(screen.title, inline=True)}")
     if screen.unready:
         st.warning(unready(screen))
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
-        st.markdown(plain(screen.notes) if screen.notes else "*No notes for this screen.*")
+        st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
     with right:
         nxt = deck.screens[number] if number < last else None
-        st.markdown(f"**Next:** {plain(nxt.title)} ({nxt.kind})" if nxt else "**Next:** the end of the deck.")
+        st.markdown(f"**Next:** {deck_markdown(nxt.title, inline=True)} ({nxt.kind})" if nxt
+                    else "**Next:** the end of the deck.")
         clock(deck, number)
         handout(deck)
     room_session.messages()
