@@ -6,10 +6,16 @@ A deck is shared between teachers, so a file may be hostile: huge, nested withou
 control characters, or quoting links. None of that gets further than this module.
 """
 
+import os
 import re
+import stat
+import threading
 import tomllib
+from collections import OrderedDict
 from difflib import get_close_matches
 
+from classroom.deck_scan import key_problem
+from classroom.deck_text import PAGE_LINK
 from core.errors import quote, visible
 from core.model_json import too_deep
 
@@ -17,12 +23,17 @@ MAX_DECK_BYTES = 256 * 1024  # a 50-minute deck with long notes is a few tens of
 # How deep a deck nests, counting the file itself as 1: the list of screens (2), a screen (3), its lesson,
 # view or film table (4), a hand-entered matrix (5) and its rows (6). Anything deeper is no deck.
 MAX_DEPTH = 6
+# A key or a table's name of more dotted parts nests deeper than a deck may: refused before tomllib reads the
+# file, which spends n² on a key of n parts (classroom/deck_scan.py).
+MAX_KEY_PARTS = MAX_DEPTH
 # A plain text holds no character that draws nothing or reorders text (core.errors.visible's), but for
 # tabs and line breaks (\r\n too: a file saved on Windows).
 _BREAKS = str.maketrans("", "", "\t\n\r")
 # A link in a text: a scheme ("https://", "ftp://"), "www." or a script. A deck's texts point at no
 # place outside the lab; a screen names one of the lab's pages instead.
 _LINK = re.compile(r"(?i)[a-z][a-z0-9+.-]*://|\bwww\.|\bjavascript:")
+# A Markdown link or image (classroom/deck_text.py): a link goes to a page of the lab, and a deck shows no image.
+_MARKDOWN_LINK = re.compile(r"(!?)\[[^\[\]\n]*\]\(([^)\n]*)")
 
 
 class DeckError(ValueError):
@@ -46,22 +57,82 @@ def fail(message: str, screen: int = 0, title: str = "", field: str = "") -> Dec
     return DeckError(f"{start}: {message}" if start else message[:1].upper() + message[1:], screen, field)
 
 
-def read_bytes(path, name: str) -> bytes:
-    """The file's bytes, reading no more than one byte past the limit (a 10 GB file is not read)."""
+def open_deck(path, name: str) -> tuple[int, os.stat_result]:
+    """The file opened for reading (a descriptor, for read_bytes) and its stat, once it is known to be a regular
+    file within MAX_DECK_BYTES. It is opened without blocking, then checked: a FIFO, a device or a folder is
+    refused at once, never waited on (a FIFO with no writer would block `open` itself)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_DECK_BYTES + 1)
+        fd = os.open(path, flags)
     except OSError as err:
         raise fail(f"the deck file {quote(name)} cannot be read ({err.strerror or 'not a file'}).") from None
-    return data
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_DECK_BYTES:
+        os.close(fd)
+        raise fail(f"the deck file {quote(name)} cannot be read (it is not a file)." if not stat.S_ISREG(info.st_mode)
+                   else _too_large(name))
+    return fd, info
+
+
+# What load_once read, a deck or the DeckError that refused the file, by the file as it was: (its path, device,
+# inode, mtime_ns, size) and the names it was checked against. A refusal is kept too: a hostile file is refused
+# once per edit, not once per visit.
+_LOADED: OrderedDict = OrderedDict()
+_LOADED_MOST = 16
+_LOADED_LOCK = threading.Lock()
+
+
+def load_once(path, names, parse):
+    """`parse(its bytes, its name, names)` of the file at `path`, kept until the file changes (its mtime or
+    size); a DeckError it raised is raised again, as a new one, without reading the file."""
+    name = os.path.basename(os.fspath(path))
+    fd, info = open_deck(path, name)
+    try:
+        key = (os.path.abspath(path), info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size, names)
+        with _LOADED_LOCK:
+            found = _LOADED.get(key)
+            if found is not None:
+                _LOADED.move_to_end(key)
+        if found is None:
+            try:
+                found = parse(read_bytes(fd), name, names)
+            except DeckError as err:
+                found = err
+            with _LOADED_LOCK:
+                _LOADED[key] = found
+                while len(_LOADED) > _LOADED_MOST:
+                    _LOADED.popitem(last=False)
+    finally:
+        os.close(fd)
+    if isinstance(found, DeckError):  # a fresh one each time: a raised error gathers its traceback
+        raise DeckError(str(found), found.screen, found.field) from None
+    return found
+
+
+def forget_loaded():
+    """Read every deck file again on its next load (what a deck can show depends on the machine too: whether
+    the trained model is installed)."""
+    with _LOADED_LOCK:
+        _LOADED.clear()
+
+
+def read_bytes(fd: int) -> bytes:
+    """The bytes of a file that open_deck opened, reading no more than one byte past the limit (a file that
+    grew since is not read whole)."""
+    with os.fdopen(fd, "rb", closefd=False) as file:
+        return file.read(MAX_DECK_BYTES + 1)
+
+
+def _too_large(name: str) -> str:
+    return (f"the deck file {quote(name)} is larger than {MAX_DECK_BYTES // 1024} KB; a deck is a short text "
+            "file of screens and notes.")
 
 
 def parse_toml(text: str | bytes, name: str) -> dict:
     """The file's TOML as a dict, once its size, encoding, characters and nesting are within bounds."""
     size = len(text) if isinstance(text, bytes) or len(text) > MAX_DECK_BYTES else len(_utf8(text, name))
     if size > MAX_DECK_BYTES:
-        raise fail(f"the deck file {quote(name)} is larger than {MAX_DECK_BYTES // 1024} KB; a deck is a short text "
-                   "file of screens and notes.")
+        raise fail(_too_large(name))
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -72,6 +143,8 @@ def parse_toml(text: str | bytes, name: str) -> dict:
     if (at := hidden_at(text)) >= 0:
         raise fail(f"line {text[:at].count(chr(10)) + 1} of the deck file holds an invisible character "
                    f"({visible(text[at])}); a deck is plain text.")
+    if why := key_problem(text, quote(name), MAX_KEY_PARTS, MAX_DEPTH):
+        raise fail(why)
     try:
         data = tomllib.loads(text)
     except RecursionError:  # tomllib reads nested arrays and inline tables by recursion
@@ -117,6 +190,12 @@ def plain_text(value: str, most: int) -> str:
     if link := _LINK.search(value):
         return (f"this text holds a link ({quote(link[0])}); a deck points at nothing outside the lab: name a "
                 "source by its title instead.")
+    for image, target in _MARKDOWN_LINK.findall(value):
+        if image:
+            return "this text holds an image (![...](...)); a deck shows no images in its texts."
+        if not PAGE_LINK.fullmatch(target.strip()):
+            return (f"this text links to {quote(target)}; a link in a deck goes to a page of the lab, written as its "
+                    "address: [the masking page](masking).")
     return ""
 
 

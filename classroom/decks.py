@@ -13,7 +13,8 @@ dashboard and animations and imports neither, and each list keeps one home (dash
 PAGES, animations/catalog.py's SCENES, dashboard/lesson/state.py's VIEW_NAMES).
 
 Every string of a deck is plain text, and is shown to a teacher or to students: front ends show it
-escaped (the dashboard through dashboard/text.py), never as Markdown or HTML.
+escaped (the dashboard through dashboard/text.py), but for the small declared part of Markdown that its
+texts may use (classroom/deck_text.py), never as raw Markdown or HTML.
 """
 
 import dataclasses
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from classroom import film_question
 from classroom.changes import apply_change
-from classroom.deck_file import DeckError, Reader, fail, parse_toml, plain_text, read_bytes, shown
+from classroom.deck_file import DeckError, Reader, fail, forget_loaded, load_once, parse_toml, plain_text, shown
 from classroom.kinds import KINDS
 from core.config import MASKS, AttentionConfig
 from core.errors import ConfigError, ModelMissing, quote
@@ -32,7 +33,8 @@ from core.film import LearnSettings
 from core.limits import MAX_SEED, MAX_TEXT_CHARS
 from core.presets import PRESETS
 
-__all__ = ["DEFAULT_DECK", "Deck", "DeckError", "Names", "Screen", "default_deck", "load_deck", "parse_deck"]
+__all__ = ["DEFAULT_DECK", "Deck", "DeckError", "Names", "Screen", "default_deck", "forget_loaded", "load_deck",
+           "parse_deck"]
 
 DEFAULT_DECK = Path(__file__).resolve().parent / "decks" / "default.toml"
 MAX_SCREENS = 200
@@ -96,9 +98,9 @@ class Deck:
 
 
 def load_deck(path, names: Names) -> Deck:
-    """The deck in the file `path`; DeckError (and nothing else) says why a file is no deck."""
-    name = Path(path).name
-    return parse_deck(read_bytes(path, name), name, names)
+    """The deck in the file `path`; DeckError (and nothing else) says why a file is no deck. Read once until the
+    file changes, a refusal too (classroom/deck_file.py's load_once)."""
+    return load_once(path, names, parse_deck)
 
 
 def default_deck(names: Names) -> Deck:

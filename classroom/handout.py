@@ -5,7 +5,8 @@ teacher's `notes`), the formulas of its topic (MathML, classroom/handout_text.py
 as `core.run_trace` gives them (tables rounded to 3 decimals, and a heatmap as an SVG image drawn offline by
 vl-convert, classroom/handout_chart.py), and a reading list.
 
-A deck is a file a teacher may share, so every string it holds is HTML-escaped here, and the page loads
+A deck is a file a teacher may share, so every string it holds is HTML-escaped here (its texts' declared
+Markdown, classroom/deck_text.py, becomes a few tags around escaped text; a link its words), and the page loads
 nothing: no script, no font, no image but data: URIs, with a Content-Security-Policy that says so.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from classroom import handout_chart as chart
 from classroom.catalogue import BY_URL, LESSON_STEPS
 from classroom.changes import apply_change, describe_change
+from classroom.deck_text import html_blocks, inline_html, words
 from classroom.decks import Deck, Screen
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
 from core.analysis import saturation
@@ -49,12 +51,12 @@ def build_handout(deck: Deck) -> str:
     """The handout of `deck` as one HTML document."""
     seen: dict = {}  # (lesson key, head, tables) -> the first screen that showed those numbers
     screens = "".join(_screen(s, seen) for s in deck.screens)
-    contents = "".join(f'<li><a href="#screen-{s.number}">{e(s.title)}</a></li>' for s in deck.screens)
+    contents = "".join(f'<li><a href="#screen-{s.number}">{inline_html(s.title)}</a></li>' for s in deck.screens)
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{e(deck.title)}: handout</title><style>{STYLE}</style></head><body>"
-            f"<header><h1>{e(deck.title)}</h1>{_paragraphs(deck.about, 'about')}"
+            f"<title>{e(words(deck.title))}: handout</title><style>{STYLE}</style></head><body>"
+            f"<header><h1>{inline_html(deck.title)}</h1>{_paragraphs(deck.about, 'about')}"
             f'<p class="meta">{len(deck.screens)} screens, {deck.minutes:g} minutes planned. Every number here was '
             f"computed by the lab (attention-lab's core) for the lesson a screen names, and is rounded to "
             f"{DECIMALS} decimals.</p></header>"
@@ -87,7 +89,7 @@ def _screen(s: Screen, seen: dict) -> str:
         body += f'<p class="lesson">After the change: {e(describe_change(s.lesson, s.change))}.</p>'
         body += _lesson(s, after, lesson_tables, seen)
     return (f'<section class="screen" id="screen-{s.number}"><h2><span class="number">{s.number}</span>'
-            f'{e(s.title)}</h2><p class="meta">{_where(s)} · {s.minutes:g} min</p>{body}</section>')
+            f'{inline_html(s.title)}</h2><p class="meta">{_where(s)} · {s.minutes:g} min</p>{body}</section>')
 
 
 def _topic(s: Screen) -> tuple:
@@ -189,10 +191,10 @@ def number(x: float) -> str:
 
 
 def _paragraphs(text: str, css: str) -> str:
-    """A deck's text as escaped paragraphs: a blank line starts one, a single line break (a TOML string
-    wrapped in the file) is a space."""
-    parts = [" ".join(p.split()) for p in text.replace("\r\n", "\n").split("\n\n")]
-    inner = "".join(f"<p>{e(p)}</p>" for p in parts if p)
+    """A deck's text as HTML (classroom/deck_text.py's declared Markdown, every character escaped): a blank
+    line starts a paragraph, a single line break (a TOML string wrapped in the file) is a space; a heading
+    of the text sits below the screen's <h2>."""
+    inner = html_blocks(text, top=3)
     return f'<div class="{css}">{inner}</div>' if inner else ""
 
 

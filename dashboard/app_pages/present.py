@@ -16,7 +16,7 @@ from dashboard.lesson import state
 from dashboard.present import deck as decks
 from dashboard.present import presenter, projector
 from dashboard.room import session as room_session
-from dashboard.text import plain
+from dashboard.text import deck_markdown, plain
 
 MODE = "present_mode"  # "projector" or "presenter" once chosen; neither: the deck's overview
 DECK = "present_deck"
@@ -60,8 +60,10 @@ elif ss.get(MODE) == "presenter":
     presenter.view(deck, linked_screen)
 else:
     st.title("Present a lecture", anchor=False)
-    st.markdown(f"**{plain(deck.title)}**: {len(deck.screens)} screens, {deck.minutes:g} minutes planned, "
-                f"{sum(s.kind == 'question' for s in deck.screens)} room questions. {plain(deck.about)}")
+    st.markdown(f"**{deck_markdown(deck.title, inline=True)}**: {len(deck.screens)} screens, {deck.minutes:g} "
+                f"minutes planned, {sum(s.kind == 'question' for s in deck.screens)} room questions.")
+    if deck.about:
+        st.markdown(deck_markdown(deck.about))
     st.markdown("The **presenter view** is the room's teacher's: open a room (or take yours back with its PIN) "
                 "and it shows each screen's notes, the next screen and the time, steers a **projector window** "
                 "and asks the deck's questions on students' phones. Or show the deck on this screen alone, "

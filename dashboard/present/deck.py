@@ -37,12 +37,7 @@ def load(name: str) -> Deck:
     if name not in DECKS:
         raise DeckError(f"The lab has no deck called {json.dumps(str(name)[:40])}; its decks are "
                         f"{', '.join(DECKS)}.")
-    return _load(name, DECKS[name].stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=8)
-def _load(name: str, stamp: int) -> Deck:  # `stamp`: a deck edited while the lab runs is read again
-    return decks.load_deck(DECKS[name], names())
+    return decks.load_deck(DECKS[name], names())  # kept by the file's mtime and size, refusals too
 
 
 def name_of(deck: Deck) -> str:

@@ -25,7 +25,7 @@ from dashboard.present.projector import LINK_NOTICE, keys, unready
 from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
-from dashboard.text import plain
+from dashboard.text import deck_markdown
 
 AT = "present_at"  # the screen the presenter stands on (1 = the first)
 STARTED = "present_started"  # when the clock started (time.time(): a hall's processes share no monotonic clock)
@@ -100,19 +100,20 @@ def view(deck: Deck, linked: int | None):
     if key is None:  # a step's teacher action found the key stopped working
         return _not_teacher(deck)
     screen, last = deck.screens[number - 1], len(deck.screens)
-    st.markdown(f"**Presenting:** {plain(deck.title)}")
+    st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
         keys(deck, number, go, "presenter", visible=True)
-        st.markdown(f"### {number} / {last} · {plain(screen.title)}")
+        st.markdown(f"### {number} / {last} · {deck_markdown(screen.title, inline=True)}")
     if screen.unready:
         st.warning(unready(screen))
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
-        st.markdown(plain(screen.notes) if screen.notes else "*No notes for this screen.*")
+        st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
     with right:
         nxt = deck.screens[number] if number < last else None
-        st.markdown(f"**Next:** {plain(nxt.title)} ({nxt.kind})" if nxt else "**Next:** the end of the deck.")
+        st.markdown(f"**Next:** {deck_markdown(nxt.title, inline=True)} ({nxt.kind})" if nxt
+                    else "**Next:** the end of the deck.")
         clock(deck, number)
         handouts.teacher(deck)
     room_session.messages()
@@ -136,7 +137,7 @@ def _is_teacher() -> bool:
 
 def _not_teacher(deck: Deck):
     """What anyone else gets: no notes, no clock, no steps, no handout; the way to become the room's teacher."""
-    st.markdown(f"**Presenting:** {plain(deck.title)}")
+    st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
     st.info("The presenter view (the screens' notes, the clock, the steps and the handout) is the room's "
             "teacher's. Open a room with a PIN of your choice, or take yours back with its code and PIN. The "
             "projector's window, which shows the deck without the notes, needs neither.")

@@ -28,7 +28,7 @@ from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.room import session as room_session
 from dashboard.room.teacher import address
-from dashboard.text import plain
+from dashboard.text import deck_markdown, plain
 from dashboard.video import player, studio
 
 NUMBER = "present_number"  # the screen this window shows (1 = the first)
@@ -133,7 +133,7 @@ def _page(screen: Screen, view):
 
 
 def _title(screen: Screen):
-    st.title(screen.title, anchor=False)
+    st.title(deck_markdown(screen.title, inline=True), anchor=False)
 
 
 def _video_file(screen: Screen) -> Path | None:
