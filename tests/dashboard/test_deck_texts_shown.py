@@ -13,6 +13,7 @@ from tests.conftest import shown
 
 from .conftest import no_exception
 from .test_present import present  # noqa: F401 (a fixture)
+from .test_present_gate import open_room
 
 TITLE = ":red[EXAM CANCELLED] go **home** <img src=x onerror=alert(1)> :material/warning:"
 NOTES = "# Tell them\n**Softmax** rows sum to one: see [the masking page](masking). :blue[x] <b>y</b>"
@@ -57,7 +58,7 @@ def test_a_screens_title_on_the_projector_draws_no_directive_image_or_html(hosti
 
 
 def test_the_presenter_formats_the_declared_subset_of_the_notes_and_nothing_else(hostile_deck):
-    at = present({"deck": hostile_deck, "presenter": "1"})  # noqa: F811
+    at = open_room(present({"deck": hostile_deck, "presenter": "1"}))  # noqa: F811 (the notes are the teacher's)
     no_exception(at)
     bodies = [str(m.value) for m in at.markdown]
     notes = next(b for b in bodies if "Softmax" in b)
