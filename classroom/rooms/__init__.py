@@ -6,8 +6,9 @@ dashboard/process.py, not in a Streamlit cache) and call only `RoomRegistry`'s p
 - `make_registry()`: rooms in this process, or in Redis when ATTENTION_LAB_REDIS_URL is set
   (the hall: several lab processes behind HAProxy).
 - `address.py`: the room's address on the local network and its QR code (SVG, no network).
-- `kept.py`: a room's answers as CSV, and the answer sets kept after closing (on disk under the
-  media folder for one process, in Redis for the hall).
+- `answer_files.py`: a room's answers as two CSVs (a row per answer; a row per student);
+  `kept.py`: the answer sets kept after closing (on disk under the media folder for one process,
+  in Redis for the hall).
 """
 
 import os

@@ -40,10 +40,11 @@ class RoomBackend(ABC):
             raise NotTeacher(NOT_TEACHER)
         return code, digest
 
-    def _teacher_raw(self, key, now: float | None = None) -> tuple[str, str, RawRoom]:
-        """(code, digest, the room as its teacher reads it), or NotTeacher."""
+    def _teacher_raw(self, key, now: float | None = None, live: bool = False) -> tuple[str, str, RawRoom]:
+        """(code, digest, the room as its teacher reads it), or NotTeacher. `live`: the rounds the panel draws
+        only (the current one and the one it asks again), not every round of the lecture."""
         code, digest = self._auth(key)
-        raw = self._read_teacher(code, digest, self._clock() if now is None else now)
+        raw = self._read_teacher(code, digest, self._clock() if now is None else now, live)
         if raw is None:
             raise NotTeacher(NOT_TEACHER)
         return code, digest, raw
@@ -103,16 +104,18 @@ class RoomBackend(ABC):
     # ("ok", RawRoom: its last round, no answers) | ("removed", None) | ("gone", None); no seat taken
 
     @abstractmethod
-    def _answer(self, code, session, number, answer_json, now) -> str: ...  # ... | "device:<seats>"
+    def _answer(self, code, session, number, answer_json, now, at) -> str: ...  # ... | "device:<seats>"
+    # `at`: when, in epoch seconds (the CSV's seconds to answer)
 
     @abstractmethod
-    def _read_teacher(self, code, digest, now) -> RawRoom | None: ...
+    def _read_teacher(self, code, digest, now, live=False) -> RawRoom | None: ...
 
     @abstractmethod
     def _set_lesson(self, code, digest, lesson, now) -> tuple: ...  # (status, version)
 
     @abstractmethod
-    def _ask(self, code, digest, question_json, now, asked) -> tuple: ...  # (status, number); "" asks again
+    def _ask(self, code, digest, question_json, now, asked, screen) -> tuple: ...
+    # (status, number); "" asks again (on the screen of the round it asks again); "rounds": at max_rounds
 
     @abstractmethod
     def _reveal(self, code, digest, now) -> tuple: ...

@@ -13,9 +13,11 @@ seats sent them and whether or not those seats are still here (docs/classroom.md
 
 import json
 
+from classroom.decks import MAX_SCREENS
 from classroom.question import Question, QuestionError
 from classroom.rooms import clients
-from classroom.rooms.backend import NO_QUESTION, NOT_IN_ROOM, NOT_TEACHER, RoomBackend
+from classroom.rooms.after_class import AfterClass
+from classroom.rooms.backend import NO_QUESTION, NOT_IN_ROOM, NOT_TEACHER  # noqa: F401 (pages and tests import it here)
 from classroom.rooms.clients import member_tag
 from classroom.rooms.codes import (
     hash_pin,
@@ -27,12 +29,9 @@ from classroom.rooms.codes import (
     valid_session,
     verify_pin,
 )
-from classroom.rooms.kept import KEPT_ID, answers_csv, new_record
 from classroom.rooms.records import (
-    KeptInfo,
     Member,
     NotInRoom,
-    NotTeacher,
     RawRoom,
     RoomError,
     StudentView,
@@ -43,14 +42,13 @@ from classroom.rooms.tally import gone_seats, load_question, student_view_of, ta
 
 STALE = "The teacher has moved on to another question."
 REVEALED = "The answer has been revealed: this question takes no more answers."
-NO_KEPT = "No kept answers have that name: they may have been deleted."
 
 
 class SeatElsewhere(RoomError):
     """This seat joined from another network address: a copied seat cookie is no seat (docs/classroom.md)."""
 
 
-class RoomRegistry(RoomBackend):
+class RoomRegistry(AfterClass):
     # -- the teacher -------------------------------------------------------------------------
     def open(self, pin: str, lesson_json: str, session: str | None = None, address: str | None = None) -> TeacherKey:
         """A new room with the teacher's lesson; keep the key in st.session_state only. `session` and
@@ -97,48 +95,36 @@ class RoomRegistry(RoomBackend):
         self._check_lesson(lesson_json)
         return self._teacher_result(self._set_lesson(*self._auth(key), lesson_json, self._clock()))
 
-    def ask(self, key: TeacherKey, question: Question) -> int:
-        """A new round with `question`, answer hidden; returns the round's number."""
+    def ask(self, key: TeacherKey, question: Question, screen: int = 0) -> int:
+        """A new round with `question`, answer hidden; returns the round's number. `screen`: the deck's screen
+        that asks it (1, 2, ...; the CSV's "screen"), 0 outside a deck. A room asks at most
+        RoomLimits.max_rounds rounds: beyond, a clear refusal (no earlier round is ever dropped)."""
         if not isinstance(question, Question):
             raise RoomError("Only a question made by the lab can be asked.")
+        if isinstance(screen, bool) or not isinstance(screen, int) or not 0 <= screen <= MAX_SCREENS:
+            raise RoomError(f"A deck's screen is a whole number from 1 to {MAX_SCREENS}.")
         text = question.to_json()
         if len(question.lesson) > self.limits.max_lesson_chars or len(text) > self.limits.max_question_chars:
             raise RoomError("This question's lesson is too large to share with a room.")
-        return self._teacher_result(self._ask(*self._auth(key), text, self._clock(), self._wall()))
+        return self._asked(self._ask(*self._auth(key), text, self._clock(), self._wall(), screen))
 
     def ask_again(self, key: TeacherKey) -> int:
         """The current question once more, in a new round; the old round stays for the before/after view."""
-        return self._teacher_result(self._ask(*self._auth(key), "", self._clock(), self._wall()))
+        return self._asked(self._ask(*self._auth(key), "", self._clock(), self._wall(), 0))
+
+    def _asked(self, result) -> int:
+        if result[0] == "rounds":
+            raise RoomError(f"This room has asked {self.limits.max_rounds} questions, its limit; every answer is "
+                            "kept. Download the answers (CSV), then close this room and open a new one to ask more.")
+        return self._teacher_result(result)
 
     def reveal(self, key: TeacherKey) -> None:
         """Show the answer to everyone: this round, and earlier rounds of the same question, close."""
         self._teacher_result(self._reveal(*self._auth(key), self._clock()))
 
-    def close(self, key: TeacherKey, keep: bool = False) -> str:
-        """Close the room for everyone; returns its answers as CSV (kept.py), for a download after closing.
-        `keep`: they are also kept (until the teacher deletes them), opened later with the room's PIN."""
-        code, digest, raw = self._teacher_raw(key)
-        text = answers_csv(raw.rounds)
-        if keep:
-            pin = self._pin_record(code, self._clock())
-            if pin is None:
-                raise NotTeacher(NOT_TEACHER)
-            if len(text) > self.limits.max_kept_chars:
-                raise RoomError("These answers are too many to keep: download the CSV instead.")
-            # kept before closing: a refusal leaves the room open
-            if not self.kept.put(new_record(code, pin, raw.rounds, text, self._wall())):
-                raise RoomError(f"The lab already keeps {self.limits.max_kept} answer sets, its limit: delete one "
-                                "first, or close without keeping (download the CSV).")
-        self._teacher_result(self._close(code, digest))
-        return text
-
-    def answers_csv(self, key: TeacherKey) -> str:
-        """Every kept round's answers as CSV: question, choice, count, when, and seat tags only (kept.py)."""
-        return answers_csv(self._teacher_raw(key)[2].rounds)
-
     def teacher_view(self, key: TeacherKey) -> TeacherView:
         now = self._clock()
-        raw = self._teacher_raw(key, now)[2]
+        raw = self._teacher_raw(key, now, live=True)[2]
         here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
         answered = raw.rounds[-1].answers if raw.rounds else {}
         gone = gone_seats(raw)
@@ -150,7 +136,8 @@ class RoomRegistry(RoomBackend):
                                in_room=False) for s, d in gone.items())
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
                            members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster,
-                           seats_per_device=raw.seats, locked=raw.locked, blocked=raw.blocked)
+                           seats_per_device=raw.seats, locked=raw.locked, blocked=raw.blocked,
+                           max_rounds=self.limits.max_rounds, asked=raw.asked)
 
     def remove(self, key: TeacherKey, tag: str, block: bool = False) -> str:
         """Take a student out of the room (a script, a prank): their answers go; that seat cannot rejoin, and
@@ -178,32 +165,6 @@ class RoomRegistry(RoomBackend):
     def unblock(self, key: TeacherKey) -> None:
         """Every device the teacher took out may take new seats again (removed seats stay out)."""
         self._teacher_result(self._setting(*self._auth(key), "unblock", 1))
-
-    # -- answers kept after closing (kept.py) ------------------------------------------------
-    def kept_list(self) -> tuple[KeptInfo, ...]:
-        return self.kept.list()
-
-    def _kept_with_pin(self, kept_id: str, pin: str, session, address) -> dict:
-        """The kept set `kept_id`, if `pin` is its room's; tries count as PIN tries do (per client and set)."""
-        session, address, now = self._session(session), clients.clean_address(address), self._clock()
-        if not (isinstance(kept_id, str) and KEPT_ID.fullmatch(kept_id)):
-            raise RoomError(NO_KEPT)
-        L = self.limits
-        who = clients.scopes(f"kept:{kept_id}", session, address, L.pin_tries_per_session, L.pin_tries_per_address)
-        clients.take(self, who, L.pin_window, now, "PIN tries for these answers")
-        record = self.kept.get(kept_id)
-        if record is None:
-            raise RoomError(NO_KEPT)
-        if not verify_pin(pin, record["pin"]):
-            raise RoomError("That PIN does not match the PIN of the room these answers come from.")
-        return record
-
-    def kept_csv(self, kept_id: str, pin: str, session: str, address: str | None = None) -> str:
-        return self._kept_with_pin(kept_id, pin, session, address)["csv"]
-
-    def delete_kept(self, kept_id: str, pin: str, session: str, address: str | None = None) -> None:
-        self._kept_with_pin(kept_id, pin, session, address)
-        self.kept.delete(kept_id)
 
     # -- a student ---------------------------------------------------------------------------
     def join(self, code: str, session: str, address: str | None = None) -> str:
@@ -266,7 +227,7 @@ class RoomRegistry(RoomBackend):
             picked = load_question(current.question).check(choice)
         except QuestionError as err:
             raise RoomError(str(err)) from None
-        status = self._answer(norm, session, current.number, json.dumps(list(picked)), self._clock())
+        status = self._answer(norm, session, current.number, json.dumps(list(picked)), self._clock(), self._wall())
         messages = {"stale": STALE, "revealed": REVEALED,
                     "full": f"This question already has {self.limits.max_members} answers, its limit."}
         if status in messages:

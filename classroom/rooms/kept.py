@@ -1,17 +1,7 @@
-"""What stays after class: a room's answers as CSV, and the answer sets a teacher keeps on closing.
+"""What stays after class: the answer sets a teacher keeps on closing (the CSVs: answer_files.py).
 
-The CSV has one row per choice of every round kept (a choice nobody picked reads 0), so the file
-reads like the teacher's histograms and every row sums up:
-
-    round, question, choice, count, when, seats, correct
-
-`when` is the time the round was asked (UTC), `seats` the anonymous tags (clients.member_tag) of
-the seats that picked the choice, space-separated: a tag follows one seat from the "before" round to
-the "after" one. No session id, address or device appears. `correct` is empty until the round is
-revealed, then "yes" or "no" (a CSV opened on the projector must not give the answer away).
-
-A kept set is that CSV with the room's code, the time it closed and the room's PIN record (scrypt):
-the same PIN opens or deletes it, so a student who knows the code cannot. Where it lives:
+A kept set is a closed room's two CSVs with the room's code, the time it closed and the room's PIN record
+(scrypt): the same PIN opens or deletes it, so a student who knows the code cannot. Where it lives:
 - `MemoryKept`: this process only (tests, and a registry made without a folder);
 - `DiskKept`: `<media>/rooms/kept/` for the single-process lab (`make_registry`); the file names
   are ids the lab draws (16 hex digits), never anything a user typed;
@@ -19,69 +9,26 @@ the same PIN opens or deletes it, so a student who knows the code cannot. Where 
 Each store holds at most RoomLimits.max_kept sets; a teacher deletes them (there is no other expiry).
 """
 
-import csv
-import io
 import json
 import os
 import re
 import secrets
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 
-from classroom.rooms.clients import member_tag
 from classroom.rooms.codes import normalise_code
 from classroom.rooms.records import KeptInfo
-from classroom.rooms.tally import load_question
 
-HEADER = ("round", "question", "choice", "count", "when", "seats", "correct")
 KEPT_ID = re.compile(r"[0-9a-f]{16}")
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so (CSV injection)
 META_BYTES = 4096  # a kept set's metadata file: a code, times, counts, a scrypt record
+FILES = {"csv": ".csv", "students": ".students.csv"}  # a record's texts, and the suffixes DiskKept stores them under
 
 
-def _cell(text: str) -> str:
-    """A cell a spreadsheet shows as text: a leading formula character (a teacher's token "=1+1") is quoted,
-    numbers such as -0.25 are left as they are."""
-    if text.startswith(_FORMULA):
-        try:
-            float(text)
-        except ValueError:
-            return "'" + text
-    return text
-
-
-def when(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if seconds else ""
-
-
-def answers_rows(rounds) -> list[tuple]:
-    """The CSV's rows (without the header) for `rounds` (RawRound, oldest first, every answer)."""
-    rows = []
-    for r in rounds:
-        q = load_question(r.question)
-        seats = [[] for _ in q.choices]
-        for session, text in r.answers.items():
-            for i in json.loads(text):
-                seats[i].append(member_tag(session))
-        for i, choice in enumerate(q.choices):
-            correct = ("yes" if i in q.answer else "no") if r.revealed else ""
-            rows.append((r.number, q.prompt, choice, len(seats[i]), when(r.asked), " ".join(sorted(seats[i])), correct))
-    return rows
-
-
-def answers_csv(rounds) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180
-    writer.writerow(HEADER)
-    for row in answers_rows(rounds):
-        writer.writerow([_cell(str(v)) for v in row])
-    return out.getvalue()
-
-
-def new_record(code: str, pin_record: str, rounds, text: str, closed: float) -> dict:
+def new_record(code: str, pin_record: str, rounds, files, closed: float) -> dict:
+    """`files`: answer_files.AnswerFiles, stored as "csv" (a row per answer) and "students" (a row per seat)."""
     return {"id": secrets.token_hex(8), "code": code, "closed": closed, "pin": pin_record,
-            "rounds": len(rounds), "answers": sum(len(r.answers) for r in rounds), "csv": text}
+            "rounds": len(rounds), "answers": sum(len(r.answers) for r in rounds), "csv": files.answers,
+            "students": files.students}
 
 
 def _info(meta: dict) -> KeptInfo:
@@ -121,8 +68,9 @@ class MemoryKept:
 
 
 class DiskKept:
-    """Kept sets as two files each, `<id>.csv` then `<id>.json` (its metadata, written last: a set whose
-    .json is there is whole), both written aside and renamed into place."""
+    """Kept sets as files: `<id>.csv` and `<id>.students.csv` (the two CSVs), then `<id>.json` (its metadata,
+    written last: a set whose .json is there is whole), each written aside and renamed into place. A set kept
+    before the second CSV existed has none (its record's "students" is None)."""
 
     def __init__(self, folder, max_kept: int = 50, max_chars: int = 1_000_000):
         self.folder, self.max_kept, self.max_chars = Path(folder), max_kept, max_chars
@@ -158,8 +106,10 @@ class DiskKept:
             if len(self._ids()) >= self.max_kept:
                 return False
             self.folder.mkdir(parents=True, exist_ok=True)
-            meta = {k: v for k, v in record.items() if k != "csv"}
-            self._write(self._path(record["id"], ".csv"), record["csv"])
+            meta = {k: v for k, v in record.items() if k not in FILES}
+            for name, suffix in FILES.items():
+                if record.get(name) is not None:
+                    self._write(self._path(record["id"], suffix), record[name])
             self._write(self._path(record["id"], ".json"), json.dumps(meta))
             return True
 
@@ -172,18 +122,23 @@ class DiskKept:
         meta = self._meta(path) if path else None
         if meta is None:
             return None
-        try:
-            data = self._path(kept_id, ".csv")
-            if data.stat().st_size > 4 * self.max_chars:  # UTF-8: at most 4 bytes a character
+        record = dict(meta)
+        for name, suffix in FILES.items():
+            try:
+                data = self._path(kept_id, suffix)
+                if data.stat().st_size > 4 * self.max_chars:  # UTF-8: at most 4 bytes a character
+                    return None
+                with open(data, encoding="utf-8", newline="") as f:
+                    record[name] = f.read()
+            except FileNotFoundError:
+                record[name] = None  # a set kept before its second CSV existed
+            except (OSError, ValueError):
                 return None
-            with open(data, encoding="utf-8", newline="") as f:
-                return {**meta, "csv": f.read()}
-        except (OSError, ValueError):
-            return None
+        return record if record["csv"] is not None else None
 
     def delete(self, kept_id: str) -> None:
         with self._lock:
-            for suffix in (".json", ".csv"):  # the metadata first: a half-deleted set is not listed
+            for suffix in (".json", *FILES.values()):  # the metadata first: a half-deleted set is not listed
                 path = self._path(kept_id, suffix)
                 if path is not None:
                     path.unlink(missing_ok=True)
@@ -209,7 +164,7 @@ class RedisKept:
         return f"{self._prefix}kept:{{{kept_id}}}"
 
     def put(self, record: dict) -> bool:
-        fields = [str(x) for kv in record.items() for x in kv]
+        fields = [str(x) for kv in record.items() if kv[1] is not None for x in kv]
         return bool(self._call(self._put, keys=[f"{self._prefix}kept", self._key(record["id"])],
                                args=[self.max_kept, record["id"], record["closed"], *fields]))
 

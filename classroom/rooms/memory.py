@@ -1,9 +1,9 @@
 """Rooms in this process's memory: the laptop default (one Streamlit process, sessions in threads).
 
 One lock guards everything; every primitive is a few dict operations under it (the slow
-PIN hash runs before, in `RoomRegistry`). Bounded everywhere: rooms, members, rounds,
-answers per round and rate-limit counters each have a cap, and idle rooms are dropped on the
-next call that looks at them.
+PIN hash runs before, in `RoomRegistry`). Bounded everywhere: rooms, members, rounds (a room at
+its bound asks no more: none is dropped), answers per round and rate-limit counters each have a
+cap, and idle rooms are dropped on the next call that looks at them.
 """
 
 import threading
@@ -20,9 +20,11 @@ class _Round:
     question: str
     again_of: int
     asked: float = 0.0  # seconds since the epoch
+    screen: int = 0  # the deck's screen that asked it; 0: none
     revealed: bool = False
     answers: dict = field(default_factory=dict)  # session -> answer JSON; ≤ max_members
     devices: dict = field(default_factory=dict)  # session -> its device, for every answer: stays when the seat goes
+    times: dict = field(default_factory=dict)  # session -> when it last answered (epoch seconds)
 
 
 @dataclass
@@ -38,8 +40,9 @@ class _Room:
     barred: set = field(default_factory=set)  # devices the teacher took out: no new seats; the same
     seats: int = 2  # seats per device; the teacher's to change
     locked: bool = False
-    rounds: dict = field(default_factory=dict)  # number -> _Round, oldest first; ≤ max_rounds
+    rounds: dict = field(default_factory=dict)  # number -> _Round, oldest first; ≤ max_rounds, none dropped
     last_round: int = 0
+    answered: dict = field(default_factory=dict)  # session -> device, of every seat with an answer in any round
 
 
 class MemoryRooms(RoomRegistry):
@@ -131,9 +134,11 @@ class MemoryRooms(RoomRegistry):
             for s in out:
                 self._drop_member(room, s)
                 room.removed.add(s)
+                room.answered.pop(s, None)
                 for r in room.rounds.values():
                     r.answers.pop(s, None)
                     r.devices.pop(s, None)
+                    r.times.pop(s, None)
             if device is not None:
                 room.barred.add(device)
             return "ok", None
@@ -179,7 +184,7 @@ class MemoryRooms(RoomRegistry):
                 rounds = (RawRound(room.last_round, r.question, r.revealed, r.again_of, {}),)
             return "ok", RawRoom(room.version, room.lesson, rounds)
 
-    def _answer(self, code, session, number, answer_json, now):
+    def _answer(self, code, session, number, answer_json, now, at):
         with self._lock:
             room = self._live(code, now)
             if room is None or session not in room.members:
@@ -197,19 +202,23 @@ class MemoryRooms(RoomRegistry):
                     return "full"
             r.answers[session] = answer_json
             r.devices[session] = room.devices[session]
+            r.times[session] = at
+            room.answered[session] = room.devices[session]
             room.members[session] = room.active = now
             return "ok"
 
-    def _read_teacher(self, code, digest, now):
+    def _read_teacher(self, code, digest, now, live=False):
         with self._lock:
             room = self._teacher(code, digest, now)
             if room is None:
                 return None
             room.active = now
-            rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers), r.asked, dict(r.devices))
-                           for n, r in room.rounds.items())
+            last = room.rounds.get(room.last_round)
+            wanted = room.rounds if not live else (last.again_of, room.last_round) if last else ()
+            rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers), r.asked, dict(r.devices),
+                                    r.screen, dict(r.times)) for n in wanted if (r := room.rounds.get(n)))
             return RawRoom(room.version, room.lesson, rounds, dict(room.members), dict(room.devices), room.seats,
-                           room.locked, len(room.barred))
+                           room.locked, len(room.barred), room.last_round, dict(room.answered))
 
     def _set_lesson(self, code, digest, lesson, now):
         with self._lock:
@@ -221,7 +230,7 @@ class MemoryRooms(RoomRegistry):
             room.active = now
             return "ok", room.version
 
-    def _ask(self, code, digest, question_json, now, asked):
+    def _ask(self, code, digest, question_json, now, asked, screen):
         with self._lock:
             room = self._teacher(code, digest, now)
             if room is None:
@@ -230,11 +239,12 @@ class MemoryRooms(RoomRegistry):
             if not question_json:  # ask the current question again
                 if not room.rounds:
                     return "none", None
-                again, question_json = room.last_round, room.rounds[room.last_round].question
+                last = room.rounds[room.last_round]
+                again, question_json, screen = room.last_round, last.question, last.screen
+            if len(room.rounds) >= self.limits.max_rounds:
+                return "rounds", None
             room.last_round += 1
-            room.rounds[room.last_round] = _Round(question_json, again, asked)
-            while len(room.rounds) > self.limits.max_rounds:
-                del room.rounds[next(iter(room.rounds))]
+            room.rounds[room.last_round] = _Round(question_json, again, asked, screen)
             room.active = now
             return "ok", room.last_round
 

@@ -20,10 +20,14 @@ class RoomLimits:
     seats_per_device: int = 2  # a new room's bound of seats per device (docs/classroom.md, Seats): a phone and a
     #                            reload that lost its cookie; the teacher raises it (up to max_members) for shared
     #                            tablets or a class behind one NAT. Also how often a device's answers count in a round
-    max_rounds: int = 8  # questions kept per room, for the before/after view
+    max_rounds: int = 100  # rounds (questions asked, and asked again) per room: every round of a lecture is kept
+    #                        for the CSV; the teacher is told from `rounds_warning` left, and the next is refused
+    #                        at the bound (nothing is dropped). Memory: docs/classroom.md, What stays after class
+    rounds_warning: int = 10  # the teacher's panel says how many rounds are left from this many
     max_lesson_chars: int = 20_000  # a lesson as JSON; a question holds one too
-    max_question_chars: int = MAX_QUESTION_CHARS  # at most that (what is stored must read back): worst
-    #                                               case per registry 100 rooms × (20 kB + 8 × 40 kB) ≈ 34 MB
+    max_question_chars: int = MAX_QUESTION_CHARS  # at most that (what is stored must read back); a room's
+    #                                               worst case (100 rounds of it, and 300 answers each) is in
+    #                                               docs/classroom.md, What stays after class
     idle_seconds: float = 2 * 3600  # a room nobody has used for this long closes
     present_seconds: float = 10.0  # "present": seen in this long (several polls: *_POLL_SECONDS)
     member_idle_seconds: float = 15 * 60  # a full room makes space by dropping students unseen this long
@@ -39,7 +43,7 @@ class RoomLimits:
     open_window: float = 2 * 3600.0
     max_limit_counters: int = 10_000  # rate-limit counters an in-process registry keeps
     max_kept: int = 50  # answer sets kept after closing (kept.py), per lab or hall; the teacher deletes them
-    max_kept_chars: int = 1_000_000  # one kept set's CSV: 8 rounds × a few choices × 300 seat tags fit
+    max_kept_chars: int = 16_000_000  # one kept set's two CSVs: a full room's (100 rounds × 300 answers) fit
 
     def __post_init__(self):
         if self.max_question_chars > MAX_QUESTION_CHARS:
@@ -89,6 +93,7 @@ class Tally:
     revealed: bool
     correct: int | None  # students whose answer is right; None until revealed (the screen is projected)
     again_of: int  # 0, or the number of the round this one asks again
+    screen: int = 0  # the deck's screen that asked it (1, 2, ...); 0: asked outside a deck
 
 
 @dataclass(frozen=True)
@@ -98,11 +103,19 @@ class TeacherView:
     lesson_json: str
     present: int  # students seen in the last RoomLimits.present_seconds
     members: int  # students in the room
-    rounds: tuple  # Tally, oldest first; the last is the current question
+    rounds: tuple  # Tally: the current round, after the one it asks again (the panel's histograms) if any; the
+    #                rest are in the CSVs (RoomRegistry.answer_files): a poll reads two rounds, never a lecture's
     roster: tuple = ()  # Member, in the order they joined
     seats_per_device: int = 2  # this room's bound (RoomLimits.seats_per_device, raised by the teacher)
     locked: bool = False  # no new seats: the students in the room stay
     blocked: int = 0  # devices the teacher took out: they get no new seat in this room
+    max_rounds: int = 100  # RoomLimits.max_rounds: rounds this room may ask in all
+    asked: int = 0  # rounds asked so far
+
+    @property
+    def rounds_left(self) -> int:
+        """Rounds this room may still ask (none is ever dropped: at 0 the next ask is refused)."""
+        return self.max_rounds - self.asked
 
     @property
     def current(self) -> Tally | None:
@@ -174,8 +187,10 @@ class RawRound:
     revealed: bool
     again_of: int
     answers: dict  # session -> answer JSON ("[2]"); a student's view holds only their own
-    asked: float = 0.0  # when it was asked: seconds since the epoch (the CSV's "when")
+    asked: float = 0.0  # when it was asked: seconds since the epoch (the CSV's "asked")
     devices: dict = field(default_factory=dict)  # session -> device of each answer (a teacher's read only)
+    screen: int = 0  # the deck's screen that asked it; 0: asked outside a deck
+    times: dict = field(default_factory=dict)  # session -> when it last answered, epoch seconds (a teacher's read)
 
 
 @dataclass(frozen=True)
@@ -184,9 +199,12 @@ class RawRoom:
 
     version: int
     lesson: str
-    rounds: tuple  # RawRound, oldest first (a student's read: only the current one, if any)
+    rounds: tuple  # RawRound, oldest first (a student's read: only the current one, if any; a teacher's live read:
+    #                the current one and the one it asks again)
     members: dict = field(default_factory=dict)  # session -> last seen (a teacher's read only)
     devices: dict = field(default_factory=dict)  # session -> device, for members (a teacher's read only)
     seats: int = 2  # the room's seats per device
     locked: bool = False
     blocked: int = 0  # devices barred from new seats
+    asked: int = 0  # rounds asked (a teacher's read)
+    answered: dict = field(default_factory=dict)  # session -> device, of every seat with an answer in any round

@@ -2,15 +2,17 @@
 lab processes can never interleave half of one update with another.
 
 Layout under a prefix P, for a room with code C:
-  P room:{C}        hash   secret, pin, lesson, version, round (last), first (oldest kept),
+  P room:{C}        hash   secret, pin, lesson, version, round (last), first (1: no round is dropped),
                            active (last use), seats (per device), locked ('1'),
-                           q:N (question JSON), rev:N, again:N, asked:N (epoch seconds)
+                           q:N (question JSON), rev:N, again:N, asked:N (epoch seconds), screen:N
   P room:{C}:m      hash   session -> last seen
   P room:{C}:d      hash   session -> device (clients.device), for members
   P room:{C}:x      set    sessions the teacher removed
   P room:{C}:b      set    devices the teacher took out: no new seats
   P room:{C}:a:N    hash   session -> answer JSON, for round N
   P room:{C}:ad:N   hash   session -> device, for round N's answers (stays when the seat goes)
+  P room:{C}:at:N   hash   session -> when it last answered round N (epoch seconds)
+  P room:{C}:as     hash   session -> device, of every seat with an answer in any round
   P rooms           zset   code -> last use: counts open rooms, finds idle ones
 Every room key carries a TTL (ARGV[5] ms, longer than the idle limit) refreshed on use, so
 Redis drops what an idle room leaves behind even if no lab process looks again; the idle
@@ -28,17 +30,18 @@ local INDEX = P .. 'rooms'
 local function key(code) return P .. 'room:{' .. code .. '}' end
 local room = key(C)
 local members = room .. ':m'
-local devices, removed, barred = room .. ':d', room .. ':x', room .. ':b'
+local devices, removed, barred, answered = room .. ':d', room .. ':x', room .. ':b', room .. ':as'
 local function answers(n) return room .. ':a:' .. n end
 local function answered_by(n) return room .. ':ad:' .. n end
+local function answered_at(n) return room .. ':at:' .. n end
 local function kept(r)
   return tonumber(redis.call('HGET', r, 'first') or '1'), tonumber(redis.call('HGET', r, 'round') or '0')
 end
 local function drop(code)
   local r = key(code)
   local first, last = kept(r)
-  for n = first, last do redis.call('DEL', r .. ':a:' .. n, r .. ':ad:' .. n) end
-  redis.call('DEL', r, r .. ':m', r .. ':d', r .. ':x', r .. ':b')
+  for n = first, last do redis.call('DEL', r .. ':a:' .. n, r .. ':ad:' .. n, r .. ':at:' .. n) end
+  redis.call('DEL', r, r .. ':m', r .. ':d', r .. ':x', r .. ':b', r .. ':as')
   redis.call('ZREM', INDEX, code)
 end
 local function alive()
@@ -55,10 +58,12 @@ local function touch()
   redis.call('PEXPIRE', devices, ttl)
   redis.call('PEXPIRE', removed, ttl)
   redis.call('PEXPIRE', barred, ttl)
+  redis.call('PEXPIRE', answered, ttl)
   local first, last = kept(room)
   for n = first, last do
     redis.call('PEXPIRE', answers(n), ttl)
     redis.call('PEXPIRE', answered_by(n), ttl)
+    redis.call('PEXPIRE', answered_at(n), ttl)
   end
 end
 local function teacher() return alive() and redis.call('HGET', room, 'secret') == ARGV[6] end
@@ -143,9 +148,11 @@ end
 for _, s in ipairs(out) do
   drop_member(s)
   redis.call('SADD', removed, s)
+  redis.call('HDEL', answered, s)
   for n = first, last do
     redis.call('HDEL', answers(n), s)
     redis.call('HDEL', answered_by(n), s)
+    redis.call('HDEL', answered_at(n), s)
   end
 end
 if device then redis.call('SADD', barred, device) end
@@ -188,7 +195,7 @@ local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, '
 return {'ok', v, lesson, n, q, rev or '0', again}
 """
 
-# ARGV 6 session, 7 round, 8 answer JSON, 9 max answers
+# ARGV 6 session, 7 round, 8 answer JSON, 9 max answers, 10 when (epoch seconds)
 ANSWER = PRELUDE + """
 if not alive() or redis.call('HEXISTS', members, ARGV[6]) == 0 then return 'gone' end
 local n = redis.call('HGET', room, 'round')
@@ -203,26 +210,11 @@ if redis.call('HEXISTS', a, ARGV[6]) == 0 then
 end
 redis.call('HSET', a, ARGV[6], ARGV[8])
 redis.call('HSET', answered_by(n), ARGV[6], device)
+redis.call('HSET', answered_at(n), ARGV[6], ARGV[10])
+redis.call('HSET', answered, ARGV[6], device)
 redis.call('HSET', members, ARGV[6], ARGV[3])
 touch()
 return 'ok'
-"""
-
-# ARGV 6 digest -> {version, lesson, members (flat), devices (flat), seats, locked, blocked,
-#                   {n, question, revealed, again, asked, answers (flat), their devices (flat)}...}
-READ_TEACHER = PRELUDE + """
-if not teacher() then return false end
-touch()
-local out = {redis.call('HGET', room, 'version'), redis.call('HGET', room, 'lesson'), redis.call('HGETALL', members),
-             redis.call('HGETALL', devices), redis.call('HGET', room, 'seats'),
-             redis.call('HGET', room, 'locked') or '0', redis.call('SCARD', barred)}
-local first, last = kept(room)
-for n = first, last do
-  local q, rev, again, asked = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n, 'asked:' .. n))
-  table.insert(out, {n, q, rev or '0', again, asked or '0', redis.call('HGETALL', answers(n)),
-                     redis.call('HGETALL', answered_by(n))})
-end
-return out
 """
 
 # ARGV 6 digest, 7 lesson
@@ -236,39 +228,6 @@ touch()
 return {'ok', redis.call('HGET', room, 'version')}
 """
 
-# ARGV 6 digest, 7 question JSON ('' = the current one again), 8 max rounds, 9 asked (epoch seconds)
-ASK = PRELUDE + """
-if not teacher() then return {'denied'} end
-local current, q, again = redis.call('HGET', room, 'round'), ARGV[7], '0'
-if q == '' then
-  if current == '0' then return {'none'} end
-  q, again = redis.call('HGET', room, 'q:' .. current), current
-end
-local n = redis.call('HINCRBY', room, 'round', 1)
-redis.call('HSET', room, 'q:' .. n, q, 'again:' .. n, again, 'asked:' .. n, ARGV[9])
-local first = tonumber(redis.call('HGET', room, 'first'))
-while n - first + 1 > tonumber(ARGV[8]) do
-  redis.call('DEL', answers(first), answered_by(first))
-  redis.call('HDEL', room, 'q:' .. first, 'rev:' .. first, 'again:' .. first, 'asked:' .. first)
-  first = first + 1
-end
-redis.call('HSET', room, 'first', first)
-touch()
-return {'ok', n}
-"""
-
-# ARGV 6 digest
-REVEAL = PRELUDE + """
-if not teacher() then return {'denied'} end
-local first, last = kept(room)
-if last == 0 then return {'none'} end
-local q = redis.call('HGET', room, 'q:' .. last)
-for n = first, last do
-  if redis.call('HGET', room, 'q:' .. n) == q then redis.call('HSET', room, 'rev:' .. n, '1') end
-end
-touch()
-return {'ok'}
-"""
 
 # ARGV 6 digest
 CLOSE = PRELUDE + """

@@ -12,6 +12,7 @@ import time
 import redis
 
 from classroom.rooms import redis_lua as lua
+from classroom.rooms import redis_rounds_lua as rounds_lua
 from classroom.rooms.base import RoomRegistry
 from classroom.rooms.kept import RedisKept
 from classroom.rooms.records import RawRoom, RawRound, RoomsUnavailable
@@ -30,8 +31,10 @@ class RedisRooms(RoomRegistry):
         if kwargs.get("kept") is None:  # answer sets kept after closing: in the hall's Redis, like the rooms
             self.kept = RedisKept(client, prefix, self.limits.max_kept, self._call)
         self._scripts = {name: client.register_script(getattr(lua, name)) for name in
-                         ("CREATE", "JOIN", "LEAVE", "REMOVE", "SETTING", "READ", "VIEW", "ANSWER", "READ_TEACHER",
-                          "SET_LESSON", "ASK", "REVEAL", "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
+                         ("CREATE", "JOIN", "LEAVE", "REMOVE", "SETTING", "READ", "VIEW", "ANSWER", "SET_LESSON",
+                          "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
+        self._scripts |= {name: client.register_script(getattr(rounds_lua, name))
+                          for name in ("READ_TEACHER", "ASK", "REVEAL")}
 
     @classmethod
     def from_url(cls, url: str, **kwargs) -> "RedisRooms":
@@ -89,25 +92,26 @@ class RedisRooms(RoomRegistry):
         question, revealed, again = out[4:7]
         return "ok", RawRoom(version, lesson, (RawRound(number, question, revealed == "1", int(again), {}),))
 
-    def _answer(self, code, session, number, answer_json, now):
-        return self._run("ANSWER", code, now, session, number, answer_json, self.limits.max_members)
+    def _answer(self, code, session, number, answer_json, now, at):
+        return self._run("ANSWER", code, now, session, number, answer_json, self.limits.max_members, repr(float(at)))
 
-    def _read_teacher(self, code, digest, now):
-        out = self._run("READ_TEACHER", code, now, digest)
+    def _read_teacher(self, code, digest, now, live=False):
+        out = self._run("READ_TEACHER", code, now, digest, "1" if live else "0")
         if not out:
             return None
         members = _pairs(out[2])
-        rounds = tuple(RawRound(int(n), q, rev == "1", int(again), _pairs(answers), float(asked), _pairs(by))
-                       for n, q, rev, again, asked, answers, by in out[7:])
+        rounds = tuple(RawRound(int(n), q, rev == "1", int(again), _pairs(answers), float(asked), _pairs(by),
+                                int(screen), {s: float(t) for s, t in _pairs(at).items()})
+                       for n, q, rev, again, asked, answers, by, screen, at in out[9:])
         return RawRoom(int(out[0]), out[1], rounds, {s: float(seen) for s, seen in members.items()}, _pairs(out[3]),
-                       int(out[4]), out[5] == "1", int(out[6]))
+                       int(out[4]), out[5] == "1", int(out[6]), int(out[7]), _pairs(out[8]))
 
     def _set_lesson(self, code, digest, lesson, now):
         out = self._run("SET_LESSON", code, now, digest, lesson)
         return out[0], int(out[1]) if len(out) > 1 else None
 
-    def _ask(self, code, digest, question_json, now, asked):
-        out = self._run("ASK", code, now, digest, question_json, self.limits.max_rounds, repr(float(asked)))
+    def _ask(self, code, digest, question_json, now, asked, screen):
+        out = self._run("ASK", code, now, digest, question_json, self.limits.max_rounds, repr(float(asked)), screen)
         return out[0], int(out[1]) if len(out) > 1 else None
 
     def _reveal(self, code, digest, now):

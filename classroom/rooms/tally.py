@@ -31,13 +31,8 @@ def tally(raw: RawRound, present: frozenset = frozenset()) -> Tally:
 
 
 def gone_seats(raw: RawRoom) -> dict:
-    """Seats that left the room but whose answers still count in a kept round: session -> device."""
-    gone: dict = {}
-    for r in raw.rounds:
-        for s in r.answers:
-            if s not in raw.members:
-                gone.setdefault(s, r.devices.get(s, s))
-    return gone
+    """Seats that left the room but whose answers still count in a round: session -> device."""
+    return {s: d for s, d in raw.answered.items() if s not in raw.members}
 
 
 def student_view_of(code: str, raw: RawRoom, session: str | None) -> StudentView:

@@ -47,7 +47,7 @@ def go(deck: Deck, number: int):
     if room_session.teacher_key() is None:
         return
     if screen.kind == "question" and not screen.unready:
-        _ask(screen)
+        _ask(screen, number)
     st.session_state[room_session.CARRIED] = _place(deck, number)
     room_session.push_lesson(state.lesson())  # at once, not at the end of the run: the projector polls for it
 
@@ -57,16 +57,16 @@ def _place(deck: Deck, number: int) -> dict:
     return {decks.PLACE_KEY: f"{decks.name_of(deck)}:{number}", **handouts.carried(deck)}
 
 
-def _ask(screen):
-    """Ask the screen's question in the room, unless it is the room's current question already (a step
-    back and forth does not start a new round)."""
+def _ask(screen, number: int):
+    """Ask the screen's question (screen `number` of the deck) in the room, unless it is the room's current
+    question already (a step back and forth does not start a new round)."""
     try:
         question = decks.question_of(screen)
     except QuestionError as err:
         room_session.say(f"The question of this screen cannot be asked: {err}")
         return
     if not _is_current(question):
-        room_session.ask(question)
+        room_session.ask(question, number)
 
 
 def _is_current(question) -> bool:

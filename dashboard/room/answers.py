@@ -1,10 +1,11 @@
-"""What stays after class (docs/classroom.md): the room's answers as CSV, downloadable at any time and,
-from the tab that closed the room, after closing; closing, which asks whether to keep them; and the
-answer sets kept in the lab, each opened (for a download) or deleted with its room's PIN.
+"""What stays after class (docs/classroom.md): the room's answers as two CSVs (a row per answer; a row per
+student, for a gradebook), downloadable at any time and, from the tab that closed the room, after closing;
+closing, which asks whether to keep them; and the answer sets kept in the lab, each opened (for a download)
+or deleted with its room's PIN.
 
-This session holds the closed room's CSV (`CLOSED`), the kept sets it opened (`KEPT_OPEN`) and the CSV the
-presenter view read last (`READ`), in st.session_state only. Every file is named by the lab (a room code,
-an id it drew), never by a visitor.
+This session holds the closed room's files (`CLOSED`), the kept sets it opened (`KEPT_OPEN`) and the files
+the presenter view read last (`READ`), in st.session_state only. Every file is named by the lab (a room
+code and a date), never by a visitor.
 """
 
 import time
@@ -14,62 +15,76 @@ from functools import partial
 import streamlit as st
 
 from classroom.rooms import RoomError, format_code
+from classroom.rooms.answer_files import AnswerFiles, file_name
 from core.limits import MAX_FIELD_CHARS
 from dashboard.room import session as room_session
 
 CLOSED, KEPT_OPEN = "room_closed_csv", "room_kept_open"
-READ = "room_csv_read"  # (room code, its answers as CSV, when read): the presenter's read_then_download
+READ = "room_csv_read"  # (room code, its AnswerFiles, when read): the presenter's read_then_download
+FILES = {"answers": "Answers (a row per answer)", "by-student": "By student (for a gradebook)"}
 
 
 def close(keep: bool = False):
     """Close the room; its answers stay in this tab as CSV for a download, and in the lab too if `keep`."""
-    text = room_session.teacher_call(room_session.registry().close, keep)
-    if text is None and room_session.teacher_key() is not None:
+    files = room_session.teacher_call(room_session.registry().close, keep)
+    if files is None and room_session.teacher_key() is not None:
         return  # refused (too many kept sets): the room stays open, the message says why
     st.session_state.pop(room_session.TEACHER, None)
-    if text is not None:
-        st.session_state[CLOSED] = text
+    if files is not None:
+        st.session_state[CLOSED] = files
         if keep:
             room_session.say("The room is closed; its answers are kept in the lab until you delete them (with "
                              "its PIN).", "success")
 
 
-def closed_csv() -> str | None:
-    """The answers of the room this tab closed last, as CSV."""
+def closed_files() -> AnswerFiles | None:
+    """The answers of the room this tab closed last, as the two CSVs."""
     return st.session_state.get(CLOSED)
 
 
-def _read(key, rooms) -> str:
-    """The room's answers as CSV at this moment (no Streamlit state: it may run in another thread)."""
+def _read(key, rooms, what: str | None = None):
+    """The room's answers at this moment (no Streamlit state: it may run in another thread): both files, or
+    the text of one (`what`: "answers" or "by-student")."""
     try:
-        return rooms.answers_csv(key)
+        files = rooms.answer_files(key)
     except RoomError as err:
-        return f"error\r\n{err}\r\n"  # the room closed meanwhile: the file says so
+        text = f"\ufefferror\r\n{err}\r\n"  # the room closed meanwhile: the file says so
+        files = AnswerFiles(getattr(key, "code", ""), time.time(), text, text)
+    return files if what is None else _text(files, what)
 
 
-def answers_csv_source():
+def _text(files: AnswerFiles, what: str) -> str | None:
+    return files.answers if what == "answers" else files.students
+
+
+def answers_csv_source(what: str = "answers"):
     """For st.download_button: a function (it runs when the button is clicked, in another thread, with
-    no Streamlit state) that reads the room's answers as CSV at that moment."""
-    return partial(_read, room_session.teacher_key(), room_session.registry())
+    no Streamlit state) that reads the room's answers as the CSV `what` at that moment."""
+    return partial(_read, room_session.teacher_key(), room_session.registry(), what)
 
 
-def file_name(code: str) -> str:
-    return f"room-{code}-answers.csv"
+CSV_HELP = ("Answers: a row per answer (round, screen, question, the answer, right or not, the right answer, "
+            "seconds to answer, the seat's tag). By student: a row per seat, a column per round, 1 right and 0 "
+            "wrong, for a gradebook. No names, no addresses; the answer key only once revealed, or after closing.")
 
 
-CSV_HELP = ("Question, choice, count, when, and the seats' tags; no names, no addresses. The answer key only once "
-            "revealed.")
+def downloads(files: AnswerFiles, key: str, label: str = "Download"):
+    """A download button for each of the two files (a set kept before the second existed has one)."""
+    for what, title in FILES.items():
+        text = _text(files, what)
+        if text is not None:
+            st.download_button(f"{label}: {title} (CSV)", text, file_name=files.name(what), mime="text/csv",
+                               key=f"{key}_{what}" if what != "answers" else key, on_click="ignore")
 
 
 def read_then_download(code: str):
     """The answers as CSV for the presenter view, whose clock reruns every 2 s: read on a click, then offered
-    as a plain download of that text. A deferred download (`answers_csv_source`) lost its file to those reruns."""
+    as plain downloads of that text. A deferred download (`answers_csv_source`) lost its file to those reruns."""
     if st.button("Read the room's answers for a CSV", key="present_csv_read", help=CSV_HELP):
         st.session_state[READ] = (code, _read(room_session.teacher_key(), room_session.registry()), time.time())
     read = st.session_state.get(READ)
     if read and read[0] == code:
-        st.download_button(f"Download the answers as read at {_clock(read[2])} (CSV)", read[1],
-                           file_name=file_name(code), mime="text/csv", key="present_csv", on_click="ignore")
+        downloads(read[1], "present_csv", f"Download the answers as read at {_clock(read[2])}")
 
 
 def _clock(seconds: float) -> str:
@@ -87,15 +102,16 @@ def kept_list() -> tuple:
 def open_kept(kept_id: str, pin: str) -> bool:
     """A kept set's CSV into this session, if `pin` is its room's."""
     try:
-        text = room_session.registry().kept_csv(kept_id, pin, room_session.session_id(), room_session.client_address())
+        files = room_session.registry().kept_files(kept_id, pin, room_session.session_id(),
+                                                   room_session.client_address())
     except RoomError as err:
         room_session.say(str(err))
         return False
-    st.session_state.setdefault(KEPT_OPEN, {})[kept_id] = text
+    st.session_state.setdefault(KEPT_OPEN, {})[kept_id] = files
     return True
 
 
-def opened_kept(kept_id: str) -> str | None:
+def opened_kept(kept_id: str) -> AnswerFiles | None:
     return st.session_state.get(KEPT_OPEN, {}).get(kept_id)
 
 
@@ -118,8 +134,11 @@ def after_class(code: str):
     """The answers as CSV at any time; closing, which asks whether to keep them; the kept sets."""
     left, right = st.columns(2)
     with left:
-        st.download_button("Download the answers (CSV)", data=answers_csv_source(), file_name=file_name(code),
-                           mime="text/csv", key="room_csv", on_click="ignore", help=CSV_HELP)
+        now = time.time()
+        for what, title in FILES.items():
+            st.download_button(f"Download the answers: {title} (CSV)", data=answers_csv_source(what),
+                               file_name=file_name(code, now, what), mime="text/csv", on_click="ignore",
+                               key="room_csv" if what == "answers" else f"room_csv_{what}", help=CSV_HELP)
     with right, st.popover("Close the room"):
         st.markdown("Everyone leaves the room. Its answers:")
         st.radio("Its answers", list(KEEP), format_func=KEEP.get, index=None, key="room_keep",
@@ -159,17 +178,14 @@ def kept_answers():
                 delete_kept(chosen, pin)
         room_session.messages()
         for kept_id, info in by_id.items():
-            text = opened_kept(kept_id)
-            if text is not None:
-                st.download_button(f"Download room {format_code(info.code)}'s answers, closed "
-                                   f"{_closed_at(info.closed)} (CSV)", data=text, mime="text/csv",
-                                   file_name=file_name(info.code), key=f"room_kept_csv_{kept_id}",
-                                   on_click="ignore")
+            files = opened_kept(kept_id)
+            if files is not None:
+                downloads(files, f"room_kept_csv_{kept_id}",
+                          f"Room {format_code(info.code)}, closed {_closed_at(info.closed)}")
 
 
 def closed_download():
-    """The answers of the room this tab closed, as CSV (whether or not they were kept)."""
-    text = closed_csv()
-    if text is not None:
-        st.download_button("Download the answers of the room you closed (CSV)", data=text, mime="text/csv",
-                           file_name="room-answers.csv", key="room_closed_download", on_click="ignore")
+    """The answers of the room this tab closed, as the two CSVs (whether or not they were kept)."""
+    files = closed_files()
+    if files is not None:
+        downloads(files, "room_closed_download", "The room you closed")

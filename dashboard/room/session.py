@@ -168,8 +168,8 @@ def push_lesson(cfg: AttentionConfig):
         st.session_state[PUSHED] = text
 
 
-def ask(question: Question):
-    if teacher_call(registry().ask, question) is not None:
+def ask(question: Question, screen: int = 0):  # screen: the deck's that asks it (RoomRegistry.ask)
+    if teacher_call(registry().ask, question, screen) is not None:
         say("Asked: every student's screen shows the question now.", "toast")  # passes, unlike a box
 
 

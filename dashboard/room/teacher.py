@@ -87,6 +87,7 @@ def live():
         roster(view)
         return
     st.markdown(f"**Question {now.number}:** {plain(now.question.prompt)}")
+    rounds_left(view)
     rounds = [view.before, now] if view.before is not None else [now]
     for col, tally in zip(st.columns(len(rounds)), rounds, strict=True):
         with col:
@@ -105,6 +106,15 @@ def live():
                 help="Every student's screen shows the truth beside their own answer.")
     right.button("Ask again (after discussion)", key="room_again", on_click=room_session.ask_again,
                  help="The same question in a new round: the two histograms side by side.")
+
+
+def rounds_left(view):
+    """Near the room's bound of rounds, how many are left (none is dropped: at the bound an ask is refused)."""
+    left = view.rounds_left
+    if left <= room_session.registry().limits.rounds_warning:
+        more = (f"it can ask {left} more" if left else "it asks no more") + " (every answer is kept)"
+        st.warning(f"This room has asked {view.max_rounds - left} of its {view.max_rounds} questions: {more}. "
+                   "For more, download the answers, close the room and open a new one.")
 
 
 def count_line(tally, present: int) -> str:

@@ -46,8 +46,9 @@ def test_room_keys_expire_in_redis_and_a_closed_room_leaves_nothing(redis_client
     rooms.answer(key.code, sid(2), n, 0)
     rooms.remove(key, rooms.teacher_view(key).roster[1].tag)
     room_keys = [k for k in redis_client.scan_iter(f"{prefix}room:*")]
-    # the room, its members, their devices, removed seats, barred devices, one round's answers and their devices
-    assert len(room_keys) == 7
+    # the room, its members, their devices, removed seats, barred devices, one round's answers, their devices
+    # and their times, and the seats that answered
+    assert len(room_keys) == 9
     limit_ms = (rooms.limits.idle_seconds + TTL_MARGIN_S) * 1000
     for k in room_keys:
         assert 0 < redis_client.pttl(k) <= limit_ms

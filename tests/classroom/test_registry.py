@@ -173,9 +173,13 @@ def test_rooms_members_and_rounds_are_bounded(make):
     clock.advance(101)
     rooms.student_view(a.code, sid(1))  # sid(2) has been silent past member_idle_seconds
     rooms.join(a.code, sid(3))
-    for _ in range(5):
+    for _ in range(3):
         rooms.ask(a, Q)
-    assert [t.number for t in rooms.teacher_view(a).rounds] == [3, 4, 5]
+    with pytest.raises(RoomError, match="asked 3 questions, its limit"):  # refused: no round is dropped
+        rooms.ask(a, Q)
+    with pytest.raises(RoomError, match="asked 3 questions, its limit"):
+        rooms.ask_again(a)
+    assert rooms.teacher_view(a).asked == 3 and [t.number for t in rooms.teacher_view(a).rounds] == [3]
 
 
 def test_idle_rooms_expire_and_used_ones_do_not(make):

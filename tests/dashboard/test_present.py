@@ -174,7 +174,7 @@ def test_a_bad_deck_link_opens_the_default_deck_and_says_why(query, said, number
 
 def test_the_presenter_downloads_the_room_s_answers_as_csv_and_a_rerun_keeps_the_file(monkeypatch):
     """Read on a click, then a plain download (the clock reruns the page every 2 s: a deferred download lost
-    its file to them). The file holds what the students answered: the question, one row per choice, counts."""
+    its file to them). The file holds what the students answered: a row per answer, with the screen that asked."""
     got, real = {}, st.download_button
 
     def record(label, data, *args, **kwargs):
@@ -205,11 +205,12 @@ def test_the_presenter_downloads_the_room_s_answers_as_csv_and_a_rerun_keeps_the
     teacher.button(key="present_csv_read").click().run()
     no_exception(teacher)
     label, data = got.pop("present_csv")
-    assert label.startswith("Download the answers as read at ") and label.endswith(" UTC (CSV)")
-    table = list(csv.DictReader(io.StringIO(data)))
-    assert [r["choice"] for r in table] == list(question.choices) and {r["question"] for r in table} == {
-        question.prompt}
-    assert [int(r["count"]) for r in table] == [picks.count(i) for i in range(len(question.choices))]
+    assert label.startswith("Download the answers as read at ") and label.endswith(" UTC: Answers (a row per answer) "
+                                                                                  "(CSV)")
+    table = list(csv.DictReader(io.StringIO(data.encode("utf-8").decode("utf-8-sig"))))  # as a spreadsheet reads it
+    assert {(r["question"], r["screen"]) for r in table} == {(question.prompt, "4")}  # the deck's screen that asked
+    assert sorted(r["answer"] for r in table) == [question.choices[i] for i in sorted(picks)]
+    assert len(list(csv.reader(io.StringIO(got["present_csv_by-student"][1])))) == 1 + len(picks)
     teacher.run()  # the clock's rerun, or a step: the file read stays offered
     assert got["present_csv"] == (label, data)
 

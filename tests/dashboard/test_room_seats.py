@@ -37,7 +37,8 @@ def downloads(monkeypatch):
 
 
 def rows(text: str) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(text)))
+    """A downloaded CSV's rows, read as a spreadsheet reads its bytes: UTF-8 after the byte-order mark."""
+    return list(csv.DictReader(io.StringIO(text.encode("utf-8").decode("utf-8-sig"))))
 
 
 def close(t, keep: str | None):
@@ -57,16 +58,19 @@ def test_the_csv_download_equals_what_was_answered_before_and_after_closing(make
     t.run()
     tags = {m.tag for m in room_session.registry().teacher_view(key).roster}
     q = room_session.registry().teacher_view(key).current.question
-    table = rows(downloads["room_csv"])
-    assert [r["choice"] for r in table] == list(q.choices) and {r["question"] for r in table} == {q.prompt}
-    assert [int(r["count"]) for r in table] == [int(i in (1, 3)) for i in range(len(q.choices))]
-    assert {r["seats"] for r in table if r["seats"]} == tags and {r["correct"] for r in table} == {""}
+    table = rows(downloads["room_csv"])  # a row per answer, the key not shown before the reveal
+    assert sorted(r["answer"] for r in table) == [q.choices[1], q.choices[3]] and {r["question"] for r in table} == {
+        q.prompt}
+    assert {r["seat"] for r in table} == tags and {r["right"] for r in table} == {""}
+    assert [r["seat"] for r in rows(downloads["room_csv_by-student"])] == sorted(tags)
     for s in (a, b):
         assert s.session_state["room_session"] not in downloads["room_csv"]  # tags only, no session ids
-    before = downloads["room_csv"]
     close(t, "delete")
-    assert "room_teacher" not in t.session_state and downloads["room_closed_download"] == before
-    assert room_session.registry().kept_list() == ()
+    assert "room_teacher" not in t.session_state and room_session.registry().kept_list() == ()
+    after = rows(downloads["room_closed_download"])  # the class is over: the key is in
+    assert [(r["seat"], r["answer"]) for r in after] == [(r["seat"], r["answer"]) for r in table]
+    assert [r["right"] for r in after] == ["yes" if q.choices.index(r["answer"]) in q.answer else "no" for r in table]
+    assert len(rows(downloads["room_closed_download_by-student"])) == 2
 
 
 def test_closing_asks_whether_to_keep_and_kept_answers_open_and_go_with_the_pin(make_app, downloads):
@@ -75,6 +79,7 @@ def test_closing_asks_whether_to_keep_and_kept_answers_open_and_go_with_the_pin(
     t.button(key="room_ask").click().run()
     s.run()
     answer(s, 2)
+    question = room_session.registry().teacher_view(key).current.question
     close(t, None)
     assert t.session_state["room_teacher"] == key and "Choose first whether to keep" in messages(t)
     close(t, "keep")
@@ -88,11 +93,34 @@ def test_closing_asks_whether_to_keep_and_kept_answers_open_and_go_with_the_pin(
     other.button[[b.label for b in other.button].index("Open")].click().run()
     no_exception(other)
     assert downloads[f"room_kept_csv_{info.id}"] == downloads["room_closed_download"]
-    assert [int(r["count"]) for r in rows(downloads[f"room_kept_csv_{info.id}"])][2] == 1
+    assert downloads[f"room_kept_csv_{info.id}_by-student"] == downloads["room_closed_download_by-student"]
+    assert [r["answer"] for r in rows(downloads[f"room_kept_csv_{info.id}"])] == [question.choices[2]]
     other.text_input(key="room_kept_pin").input(PIN)
     other.button[[b.label for b in other.button].index("Delete")].click().run()
     no_exception(other)
     assert room_session.registry().kept_list() == ()
+
+
+def test_the_teacher_is_told_before_the_room_s_bound_of_rounds_and_an_ask_beyond_is_refused(make_app):
+    """Issue 48: a room kept its last 8 rounds and dropped the older ones without a word."""
+    t, key = teacher(make_app)
+    rooms = room_session.registry()
+    t.button(key="room_ask").click().run()
+    question = rooms.teacher_view(key).current.question
+    for _ in range(88):
+        rooms.ask(key, question)
+    t.run()
+    assert not t.warning  # 89 asked, 11 left: not yet
+    rooms.ask(key, question)
+    t.run()
+    assert [w.value for w in t.warning] == ["This room has asked 90 of its 100 questions: it can ask 10 more (every "
+                                            "answer is kept). For more, download the answers, close the room and "
+                                            "open a new one."]
+    for _ in range(10):
+        rooms.ask(key, question)
+    t.button(key="room_ask").click().run()
+    no_exception(t)
+    assert "asked 100 questions, its limit" in messages(t) and rooms.teacher_view(key).asked == 100
 
 
 def test_lock_and_seats_per_device_reach_the_room(make_app):
