@@ -10,23 +10,18 @@ from collections.abc import Callable
 from classroom import film_question, kinds, layers_question
 from classroom.decks import Screen
 from classroom.question import Question, QuestionError
+from classroom.screens import screen_kind
 from core.film import Film, LearnSettings
 
 
 def films_needed(screen: Screen) -> tuple[LearnSettings, ...]:
     """The training runs `screen` shows or asks about (none for a page, scene, video or lesson question)."""
-    if screen.kind == "film":
-        return (screen.film,)
-    if screen.kind == "question" and screen.question == kinds.Layers.name:
-        return layers_question.runs(screen.film)
-    if screen.kind == "question" and screen.question == kinds.Film.name:
-        return (screen.film,)
-    return ()
+    return screen_kind(screen.kind).films(screen)
 
 
 def screen_question(screen: Screen, film_of: Callable[[LearnSettings], Film | None]) -> Question:
     """The question of a question screen; QuestionError says why there is none (such as a run not trained yet)."""
-    if screen.kind != "question":
+    if not screen_kind(screen.kind).asks:
         raise QuestionError(f"Screen {screen.number} is a {screen.kind}, not a question.")
     if screen.unready:  # its lesson is a stand-in (decks.Screen): never asked
         raise QuestionError(screen.unready)

@@ -15,11 +15,11 @@ import math
 from pathlib import Path
 
 from classroom import handout_chart as chart
-from classroom.catalogue import BY_URL, LESSON_STEPS
 from classroom.changes import apply_change, describe_change
 from classroom.deck_text import html_blocks, inline_html, words
 from classroom.decks import Deck, Screen
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
+from classroom.screens import screen_kind
 from core.analysis import saturation
 from core.config import AttentionConfig
 from core.errors import ConfigError
@@ -28,15 +28,6 @@ from core.trace import token_labels
 
 __all__ = ["build_handout", "write_handout"]
 
-# What a screen shows, by the page (its catalogue record's `handout`), scene or question kind it names: (its
-# formulas, the tables of its lesson), as classroom/catalogue.py describes them.
-PAGES = {url: page.handout for url, page in BY_URL.items()}
-SCENES = {
-    "scores": LESSON_STEPS, "masking": (("mask",), ("masked", "weights")), "multihead": (("heads",), ("weights",)),
-    "scaling": (("scale",), ("saturation",)), "trained": (("norm",), ()), "induction": ((), ()),
-}
-QUESTIONS = {"focus": (("softmax",), ("weights",)), "change": ((), ("weights",)), "blocked": (("mask",), ("masked",)),
-             "film": ((), ()), "trained": (("attention",), ()), "layers": ((), ())}
 CAPTIONS = {"scaled": "Scores ÷ √d_k (÷ temperature)", "masked": "Scores after the mask (−∞ = blocked)",
             "weights": "Weights (each row sums to 1)", "mixed": "Output of the head: weights · V"}
 DECIMALS = 3
@@ -93,23 +84,12 @@ def _screen(s: Screen, seen: dict) -> str:
 
 
 def _topic(s: Screen) -> tuple:
-    table = {"page": PAGES, "scene": SCENES, "video": SCENES, "question": QUESTIONS}.get(s.kind, {})
-    return table.get(s.page or s.scene or s.question, ((), ()))
+    return screen_kind(s.kind).topic(s)
 
 
 def _where(s: Screen) -> str:
-    """What the screen is in the lab, in words."""
-    if s.kind == "page":
-        return f"The lab's page {e(s.page)}"
-    if s.kind == "scene":
-        return f"Lecture video {e(s.scene)}, step {e(s.step)}"
-    if s.kind == "video":
-        return f"Lecture video {e(s.scene)}"
-    if s.kind == "question":
-        return f"Room question ({e(s.question)})"
-    film = s.film
-    return (f"Watch it learn: step {s.at:,} of {film.steps:,} of a {film.layers}-layer model with {film.heads} "
-            f"heads learning {e(film.task)}; the lab's Watch it learn page shows the run")
+    """What the screen is in the lab, in words (escaped)."""
+    return e(screen_kind(s.kind).where(s))
 
 
 def _head(s: Screen) -> int:

@@ -14,10 +14,12 @@ import torch.nn.functional as F
 
 from animations import style
 from classroom import handout, handout_chart
+from classroom.catalogue import PAGES
 from classroom.decks import parse_deck
 from classroom.handout import build_handout
 from classroom.handout_text import READING
 from classroom.kinds import KINDS
+from classroom.screens import QUESTION_TOPICS, SCENE_TOPICS
 from core import run_trace
 from core.presets import PRESETS
 
@@ -220,12 +222,13 @@ def test_the_teachers_notes_never_reach_the_handout_and_a_screen_without_handout
 
 def test_every_page_scene_and_question_kind_has_its_topic(deck_names):
     """A page, scene or kind added to the lab must be given its formulas and tables here (or none)."""
-    assert set(handout.PAGES) == set(deck_names.pages)
-    assert set(handout.SCENES) == set(deck_names.scenes)
-    assert set(handout.QUESTIONS) == set(KINDS)
+    assert {url for page in PAGES for url in page.urls} == set(deck_names.pages)
+    assert set(SCENE_TOPICS) == set(deck_names.scenes)
+    assert set(QUESTION_TOPICS) == set(KINDS)
     from classroom.handout_text import FORMULAS
 
-    named = {f for topics in (handout.PAGES, handout.SCENES, handout.QUESTIONS) for f, _ in topics.values()}
+    named = {page.handout[0] for page in PAGES} | {f for topics in (SCENE_TOPICS, QUESTION_TOPICS)
+                                                    for f, _ in topics.values()}
     assert {f for fs in named for f in fs} <= set(FORMULAS)
 
 
