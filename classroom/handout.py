@@ -229,5 +229,6 @@ def _reading() -> str:
     for authors, year, title, where, link in READING:
         when = f" ({year})" if year else ""
         address = f' <a href="{e(link)}">{e(link)}</a>' if link else ""
-        items.append(f"<li>{e(authors)}{when}. <cite>{e(title)}</cite>. {e(where)}{address}</li>")
+        stop = "" if title.endswith(("?", "!")) else "."  # "Better than One?", never "One?."
+        items.append(f"<li>{e(authors)}{when}. <cite>{e(title)}</cite>{stop} {e(where)}{address}</li>")
     return f'<section class="reading" id="reading"><h2>Reading list</h2><ol>{"".join(items)}</ol></section>'
