@@ -23,13 +23,14 @@ from classroom.screens import screen_kind
 from core.analysis import saturation
 from core.config import AttentionConfig
 from core.errors import ConfigError
-from core.lesson import run_trace
+from core.lesson import run_trace, with_mask
 from core.trace import token_labels
 
 __all__ = ["build_handout", "write_handout"]
 
 CAPTIONS = {"scaled": "Scores ÷ √d_k (÷ temperature)", "masked": "Scores after the mask (−∞ = blocked)",
             "weights": "Weights (each row sums to 1)", "mixed": "Output of the head: weights · V"}
+UNMASKED = "Scores (this lesson's mask blocks no key)"
 DECIMALS = 3
 SATURATION_DK = (4, 16, 64, 256, 1024)
 # The most lessons one handout computes and draws: the default deck has 8; a hostile deck of 200 screens, each
@@ -74,13 +75,26 @@ def _screen(s: Screen, seen: dict) -> str:
     if s.unready:  # its lesson is a stand-in (decks.Screen): the words of a lesson the lab cannot compute here
         body += f'<p class="meta">The lab could not compute this lesson here: {e(s.unready)}</p>'
     elif lesson_tables:
-        body += _lesson(s, s.lesson, lesson_tables, seen)
+        shown, why = _shown(s)
+        body += (f'<p class="lesson">{e(why)}</p>' if why else "") + _lesson(s, shown, lesson_tables, seen)
     if s.kind == "question" and s.change:  # the reveal: the same row after the change (drawn changes: the lab's)
         after = apply_change(s.lesson, s.change)  # checked when the deck was read
         body += f'<p class="lesson">After the change: {e(describe_change(s.lesson, s.change))}.</p>'
         body += _lesson(s, after, lesson_tables, seen)
     return (f'<section class="screen" id="screen-{s.number}"><h2><span class="number">{s.number}</span>'
             f'{inline_html(s.title)}</h2><p class="meta">{_where(s)} · {s.minutes:g} min</p>{body}</section>')
+
+
+def _shown(s: Screen) -> tuple[AttentionConfig, str]:
+    """The lesson whose numbers a screen shows, and why when it is not the screen's own: a blocked question's
+    lesson under the mask it asks about (what its reveal draws); the masking video's lesson under a causal mask
+    when it has none (the video's rule, animations/scenes/masking.py, by core.lesson.with_mask as there)."""
+    if s.kind == "question" and s.question == "blocked" and s.mask and s.mask != s.lesson.mask:
+        return (apply_change(s.lesson, f"mask:{s.mask}"),
+                f"The question asks about another mask: {describe_change(s.lesson, f'mask:{s.mask}')}.")
+    if s.kind in ("scene", "video") and s.scene == "masking" and s.lesson.mask == "none":
+        return with_mask(s.lesson, "causal"), "This lesson has no mask, so the video applies a causal one."
+    return s.lesson, ""
 
 
 def _topic(s: Screen) -> tuple:
@@ -141,8 +155,9 @@ def _table(screen: int, head: int, name: str, labels: list, trace) -> str:
     head_row += "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
     rows = "".join(f'<tr><th scope="row">{e(label)}</th>{"".join(f"<td>{number(x)}</td>" for x in row)}</tr>'
                    for label, row in zip(labels, values, strict=True))
+    caption = CAPTIONS[name] if name != "masked" or not trace.mask.all() else UNMASKED
     return (f'<table class="numbers" data-lab="{name}" data-screen="{screen}" data-head="{head}">'
-            f"<caption>{CAPTIONS[name]}, head {head + 1}</caption>{head_row}{rows}</table>")
+            f"<caption>{caption}, head {head + 1}</caption>{head_row}{rows}</table>")
 
 
 def _saturation() -> str:
@@ -183,5 +198,6 @@ def _reading() -> str:
     for authors, year, title, where, link in READING:
         when = f" ({year})" if year else ""
         address = f' <a href="{e(link)}">{e(link)}</a>' if link else ""
-        items.append(f"<li>{e(authors)}{when}. <cite>{e(title)}</cite>. {e(where)}{address}</li>")
+        stop = "" if title.endswith(("?", "!")) else "."  # "Better than One?", never "One?."
+        items.append(f"<li>{e(authors)}{when}. <cite>{e(title)}</cite>{stop} {e(where)}{address}</li>")
     return f'<section class="reading" id="reading"><h2>Reading list</h2><ol>{"".join(items)}</ol></section>'

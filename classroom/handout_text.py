@@ -163,8 +163,8 @@ READING = (
      "MiniLM: Deep Self-Attention Distillation for Task-Agnostic Compression of Pre-Trained Transformers",
      "Advances in Neural Information Processing Systems 33 (NeurIPS 2020).", "https://arxiv.org/abs/2002.10957"),
     ("Jianlin Su, Yu Lu, Shengfeng Pan, Ahmed Murtadha, Bo Wen, Yunfeng Liu", "2021",
-     "RoFormer: Enhanced Transformer with Rotary Position Embedding", "arXiv preprint 2104.09864 (the rotary "
-     "encoding, RoPE).", "https://arxiv.org/abs/2104.09864"),
+     "RoFormer: Enhanced Transformer with Rotary Position Embedding", "Neurocomputing 568, 127063 (2024; "
+     "arXiv 2104.09864, 2021): the rotary encoding, RoPE.", "https://arxiv.org/abs/2104.09864"),
 )
 
 # Nothing is loaded from anywhere: no script, no font, no image but data: URIs (the browser enforces it).

@@ -8,7 +8,7 @@ the revealed chart draws:
   `weights[h, q]`; keys within TIE of the largest weight tie (the chart prints 2 decimals),
   and any of them is right.
 - "change": if <a named change, classroom.changes>, what happens to the largest weight in the row
-  of query q (head h)? The answer is the range holding Δ = max(after) − max(before): "stays"
+  of query q (head h), whichever key holds it? The answer is the range holding Δ = max(after) − max(before): "stays"
   means |Δ| < 0.01, and the ranges are 0.01, 0.1 and 0.3 wide steps up or down, each holding
   its lower end.
 - "blocked": under a mask, which query rows may attend to no key at all? The answer is exactly
@@ -24,14 +24,13 @@ import random
 import numpy as np
 
 from classroom.changes import apply_change, available_changes, describe_change
-from classroom.question import NO_ROW, Question, QuestionError, join_words
+from classroom.question import NO_ROW, Question, QuestionError
+from classroom.reasons import EDGES, TIE, blocked_reason, change_reason, focus_reason
 from core.config import AttentionConfig
 from core.errors import ConfigError
 from core.lesson import run_trace
 from core.trace import token_labels
 
-TIE = 0.005
-EDGES = (0.01, 0.1, 0.3)
 BUCKETS = ("down by 0.3 or more", "down by 0.1 to 0.3", "down by 0.01 to 0.1", "stays (changes by less than 0.01)",
            "up by 0.01 to 0.1", "up by 0.1 to 0.3", "up by 0.3 or more")
 CLEAR_MARGIN = 0.05  # a focus row whose winner leads by this much is a fair question
@@ -89,40 +88,8 @@ def _focus(cfg: AttentionConfig, trace, h: int, q: int) -> Question:
         kind="focus", lesson=cfg.to_json(), change="", head=h, query=q,
         prompt=f"In head {h + 1}, which key does query “{labels[q]}” attend to most?",
         choices=tuple(labels), answer=answer, multiple=False,
-        reason=_focus_reason(labels, row, answer, h, q, trace.k[h]),
+        reason=focus_reason(labels, row, answer, h, q, trace.k[h]),
         numbers=tuple(float(w) for w in row))
-
-
-def _focus_reason(labels, row, answer, h: int, q: int, keys) -> str:
-    where = f"in head {h + 1}, query “{labels[q]}”"
-    if len(answer) > 1:
-        named = join_words([f"“{labels[i]}” ({row[i]:.3f})" for i in answer])
-        return (f"{where} gives its largest weights to {named}, equal to within {TIE}, so each of them is right"
-                + _shared_vectors(labels, keys, answer))
-    top = answer[0]
-    text = f"{where} gives its largest weight, {row[top]:.3f}, to key “{labels[top]}”"
-    rest = np.delete(np.arange(len(row)), top)
-    if (row[rest] == 0).all():
-        return text + ", and 0 to every other key"
-    second = rest[row[rest] >= row[rest].max() - TIE]  # every key tied for second place
-    named = join_words([f"“{labels[i]}”" for i in second])
-    return (text + f"; the next largest, {row[second[0]]:.3f}, goes to {named}"
-            + (f", equal to within {TIE}" if len(second) > 1 else "") + _shared_vectors(labels, keys, second))
-
-
-def _shared_vectors(labels, keys, tied) -> str:
-    """Why keys tie when they are the same vector: keys with one key vector (to float rounding) get the same
-    weight from every query. "The" and "the" are one: a word's vector ignores case."""
-    groups = []
-    for i in tied:
-        group = next((g for g in groups if np.allclose(keys[g[0]], keys[i], rtol=1e-5, atol=1e-6)), None)
-        (group.append(int(i)) if group is not None else groups.append([int(i)]))
-    same = [g for g in groups if len(g) > 1]
-    if not same:
-        return ""
-    parts = "; ".join(join_words([f"“{labels[i]}”" for i in g]) for g in same)
-    return (f" ({parts} have the same key vector in this head, so every query that may see both gives them the same "
-            "weight)")
 
 
 def change_bucket(delta: float) -> int:
@@ -144,86 +111,9 @@ def _change(cfg: AttentionConfig, change: str, before, after, h: int, q: int) ->
     return Question(
         kind="change", lesson=cfg.to_json(), change=change, head=h, query=q,
         prompt=f"In head {h + 1}, if {describe_change(cfg, change)}, what happens to the largest weight in the row "
-               f"of query “{labels[q]}”? Each range includes its lower end.",
+               f"of query “{labels[q]}”, whichever key holds it? Each range includes its lower end.",
         choices=BUCKETS, answer=(change_bucket(b - a),), multiple=False,
-        reason=_change_reason(before, after, h, q), numbers=(a, b))
-
-
-def _change_reason(before, after, h: int, q: int) -> str:
-    la, lb = token_labels(before.tokens), token_labels(after.tokens)
-    wa, wb = before.weights[h, q].astype(float), after.weights[h, q].astype(float)  # (T,), (T',)
-    a, b = wa.max(), wb.max()
-    text = (f"in head {h + 1}, the largest weight in the row of query “{la[q]}” goes from {a:.3f} "
-            f"(key “{la[int(wa.argmax())]}”) to {b:.3f} (key “{lb[int(wb.argmax())]}”), ")
-    d = b - a
-    if d == 0:
-        text += "so it does not change"
-    elif abs(d) < EDGES[0]:
-        text += f"so it stays within 0.01 (it changes by {_amount(d)})"
-    else:
-        text += f"{'up' if d > 0 else 'down'} by {_amount(d)}"
-    renormalised = _renormalised(before, after, h, q)
-    if renormalised:
-        return text + renormalised
-    gaps = [_gap(t, h, q) for t in (before, after)]
-    if None not in gaps:
-        return text + (f"; among the keys it may attend to, the gap between the two largest scaled scores goes "
-                       f"from {gaps[0]:.3f} to {gaps[1]:.3f}")
-    if gaps[1] is None:
-        return text + f", since “{lb[int(wb.argmax())]}” is the only key it may attend to after the change"
-    return text + f", since “{la[int(wa.argmax())]}” was the only key it could attend to before the change"
-
-
-def _renormalised(before, after, h: int, q: int) -> str:
-    """The reason when the change only blocks or unblocks keys of this row (a mask): the scores of the keys seen
-    before and after are unchanged, and the softmax shares the row's whole 1 among the keys it may see."""
-    n = min(len(before.tokens), len(after.tokens))
-    if list(before.tokens[:n]) != list(after.tokens[:n]):
-        return ""
-    T = max(len(before.tokens), len(after.tokens))
-    seen_b, seen_a = np.zeros(T, bool), np.zeros(T, bool)
-    seen_b[: len(before.tokens)], seen_a[: len(after.tokens)] = before.mask[q], after.mask[q]
-    both, lost, gained = seen_b & seen_a, seen_b & ~seen_a, seen_a & ~seen_b
-    sb, sa = before.scaled[h, q].astype(float), after.scaled[h, q].astype(float)
-    common = np.flatnonzero(both)
-    if not common.size or not np.allclose(sb[common], sa[common], rtol=1e-6, atol=1e-6):  # the scores moved
-        return ""
-    if not (lost.any() or gained.any()):
-        added = len(after.tokens) - len(before.tokens)
-        return ("; it may attend to the same keys as before, with the same scores"
-                + (f" (the {added} tokens added are blocked for it)" if added > 0 else ""))
-    la, lb = token_labels(before.tokens), token_labels(after.tokens)
-    wb, wa = before.weights[h, q].astype(float), after.weights[h, q].astype(float)
-    held, holds = wb[common].sum(), wa[common].sum()  # the share of the keys seen both times, before and after
-    j = int(wa.argmax())
-    text = "; the mask leaves the score of every key the query still sees as it was"
-    if lost.any():
-        text += f": it blocks {join_words([f'“{la[i]}”' for i in np.flatnonzero(lost)])}"
-    if gained.any():
-        seen = join_words([f"“{lb[i]}”" for i in np.flatnonzero(gained)])
-        text += f"{' and' if lost.any() else ':'} it lets the query see {seen}"
-    text += (f", and the softmax shares the whole 1 among the keys it may see. The keys it sees both times held "
-             f"{held:.3f} of its weight and now hold {holds:.3f}")
-    if both[j]:
-        return text + (f", so each of their weights is multiplied by {holds:.3f} / {held:.3f}: “{lb[j]}” gets "
-                       f"{wb[j]:.3f} × {holds:.3f} / {held:.3f} ≈ {wa[j]:.3f}")
-    return text + f", and the largest weight now goes to “{lb[j]}”, a key it could not see before"
-
-
-def _gap(trace, h: int, q: int):
-    """Largest minus second-largest scaled score among the keys the query may attend to, or None."""
-    allowed = np.sort(trace.scaled[h, q][trace.mask[q]].astype(float))  # (keys,)
-    return None if len(allowed) < 2 else allowed[-1] - allowed[-2]
-
-
-def _amount(d: float) -> str:
-    """|Δ| printed with enough digits that it never reads as a range edge it is not (0.0996, not 0.100)."""
-    a = abs(d)
-    for digits in range(3, 8):
-        text = f"{a:.{digits}f}"
-        if float(text) not in EDGES or a in EDGES:
-            return text
-    return repr(a)
+        reason=change_reason(before, after, h, q), numbers=(a, b))
 
 
 def _blocked(cfg: AttentionConfig, mask: str, view) -> Question:
@@ -238,19 +128,8 @@ def _blocked(cfg: AttentionConfig, mask: str, view) -> Question:
         prompt=f"{lead[:1].upper()}{lead[1:]}, which query rows are fully blocked (may attend to no key at all)? "
                f"Tick each one, or “{NO_ROW}”.",
         choices=(*labels, NO_ROW), answer=tuple(rows) or (len(labels),), multiple=True,
-        reason=_blocked_reason(labels, view.mask.sum(-1), rows, lead),
+        reason=blocked_reason(labels, view.mask.sum(-1), rows, lead),
         numbers=tuple(float(n) for n in view.mask.sum(-1)))
-
-
-def _blocked_reason(labels, keys, rows, lead: str) -> str:
-    if rows:
-        names = join_words([f"“{labels[i]}”" for i in rows])
-        rows_, their = ("rows", "their") if len(rows) > 1 else ("row", "its")
-        return f"{lead}, {rows_} {names} may attend to no key, so {their} weights are all 0"
-    fewest = int(np.argmin(keys))
-    n = int(keys[fewest])
-    return (f"{lead}, every row may attend to at least one key (the fewest, {n} key{'s' if n != 1 else ''}, "
-            f"for row “{labels[fewest]}”), so no row is fully blocked")
 
 
 def fair_focus_question(cfg: AttentionConfig, head: int, rng: random.Random) -> Question:

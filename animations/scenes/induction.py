@@ -93,10 +93,12 @@ class InductionScene(LessonScene):
         if None in self.heads.values() or self.formed is None:
             raise ValueError(f"The film of {f.settings} has no induction head: this scene needs one.")
         self.moments = sorted({0, f.snapshot_index(self.formed), len(f.snapshots) - 1})  # snapshot indices
-        # the trained model on fresh sequences: whole, without its top induction head, without every one
+        # the trained model on fresh sequences: whole, without its top induction head, without every one, and
+        # without its previous-token heads
         self.named = {"previous": f.previous_token_heads(), "induction": f.induction_heads()}
         top, every = [self.heads["induction"]], self.named["induction"]
-        self.ablation = {"none": ablated(f), "top": ablated(f, top), "all": ablated(f, every)}
+        self.ablation = {"none": ablated(f), "top": ablated(f, top), "all": ablated(f, every),
+                         "previous": ablated(f, self.named["previous"])}
         self.scores_drawn: list[tuple[str, int, str]] = []  # (head kind, step, text) for the tests
 
     def _speak(self, caption: str) -> float:

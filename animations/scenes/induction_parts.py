@@ -204,26 +204,30 @@ def pct(value: float) -> str:
 
 def shared_caption(top: tuple[int, int], named: dict, ablation: dict) -> str:
     """What removing heads does: `named` the run's heads of each kind, `ablation` (loss, accuracy) of
-    the trained model whole ("none"), without `top` ("top"), without every induction head ("all")."""
+    the trained model whole ("none"), without `top` ("top"), without every induction head ("all"), without every
+    previous-token head ("previous")."""
     (l2, h2), prev, ind = top, named["previous"], named["induction"]
     whole, alone, every = (pct(ablation[k][1]) for k in ("none", "top", "all"))
     chance = pct(1 / len(ALPHABET))
     scoring = (f"each scoring {pct(PREVIOUS_THRESHOLD)} or more" if PREVIOUS_THRESHOLD == INDUCTION_THRESHOLD
                else f"scoring {pct(PREVIOUS_THRESHOLD)} and {pct(INDUCTION_THRESHOLD)} or more")
     said = (f"This run names {len(prev)} previous-token {'head' if len(prev) == 1 else 'heads'} and {len(ind)} "
-            f"induction {'head' if len(ind) == 1 else 'heads'}, {scoring}, not one of each. On "
+            f"induction {'head' if len(ind) == 1 else 'heads'}, {scoring}. On "
             f"{ABLATION_SEQUENCES} fresh sequences, the trained model predicts {whole} of a second copy's "
             "characters, all but its first. ")
+    without_prev = (f"Remove its one previous-token head, layer {prev[0][0]}, head {prev[0][1]}, and it predicts "
+                    f"{pct(ablation['previous'][1])}: that head has no backup." if len(prev) == 1 else
+                    f"Remove all {len(prev)} previous-token heads, and it predicts {pct(ablation['previous'][1])}.")
     if len(ind) == 1:
         return said + (f"Remove its one induction head, layer {l2}, head {h2}, and it predicts {every} (a uniform "
-                       f"guess: {chance}): this head does the copying.")
+                       f"guess: {chance}): this head does the copying. {without_prev}")
     said += (f"Remove layer {l2}, head {h2} alone, and it still predicts {alone}; remove all {len(ind)} induction "
              f"heads, and {every} (a uniform guess: {chance}). ")
     lost_alone = ablation["none"][1] - ablation["top"][1]
     lost_all = ablation["none"][1] - ablation["all"][1]
     if lost_alone < lost_all / 2:  # one head alone does less than half of what all of them do
-        return said + "The work is shared: no one head does it."
-    return said + f"Layer {l2}, head {h2} does most of it; the others add the rest."
+        return said + f"The {len(ind)} induction heads share the copying. {without_prev}"
+    return said + f"Layer {l2}, head {h2} does most of the copying; the others add the rest. {without_prev}"
 
 
 def ablation_table(top: tuple[int, int], induction: list, ablation: dict) -> tuple[VGroup, list]:

@@ -104,7 +104,7 @@ class TrainedScene(LessonScene):
     # -- the model and its word pieces -----------------------------------------------------
     def introduce(self):
         m = MINILM
-        self.step("trained-model", f"Unlike the lecture videos, whose weights are random, this one shows a model "
+        self.step("trained-model", f"Unlike the lecture videos on random weights, this one shows a model "
                   f"trained on real text: {m.name}, a BERT encoder of {m.layers} layers with {m.heads} heads each, "
                   f"d_model {m.d_model}. It was distilled: MiniLM (Wang et al. 2020) trained a 12-layer student to "
                   "match only a larger teacher's last-layer self-attention, its attention weights and value "

@@ -136,7 +136,8 @@ def guided(text):
                "questions, lists, long clauses, sentences of one or two words, sentences of 40 word pieces or "
                "more), with transformers' own BERT; a claim that fails on some says “on most sentences” and names "
                "the kind of sentence it fails on. Heads like these (one piece back or forward, broad, parked on [CLS] "
-               "or [SEP]) were first catalogued in BERT by Clark et al. (2019, “What Does BERT Look At?”). Under each "
+               "or [SEP]) were catalogued in BERT by Clark et al. (2019, “What Does BERT Look At?”) and, at the same "
+               "time, by Kovaleva et al. (2019, “Revealing the Dark Secrets of BERT”). Under each "
                "note: its claims measured on your sentence.")
     st.caption(trained_norms.NOT_EXPLANATION)
     for note in HEADS_WORTH_A_LOOK:

@@ -61,7 +61,10 @@ def test_the_work_is_shared_as_a_hand_ablation_measures_it(scene, film):
     assert f"predicts {expected['none']} of a second copy's characters" in shared
     assert f"Remove layer {top[0]}, head {top[1]} alone, and it still predicts {expected['top']}" in shared
     assert f"remove all {len(ind)} induction heads, and {expected['all']}" in shared
-    assert "The work is shared: no one head does it." in shared  # the default run: each head alone does little
+    assert f"The {len(ind)} induction heads share the copying." in shared  # the default run: each alone does little
+    assert "not one of each" not in shared and "no one head does it" not in shared
+    assert len(prev) == 1 and f"Remove its one previous-token head, layer {prev[0][0]}, head {prev[0][1]}, and it " \
+        f"predicts {predicted(prev)}: that head has no backup." in shared
     assert "two heads" not in " ".join(scene.captions)
 
 

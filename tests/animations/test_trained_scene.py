@@ -203,7 +203,7 @@ def test_every_text_is_projector_sized_and_contrasts_with_what_it_is_read_on(sce
 def test_it_says_trained_not_random_and_what_the_model_reads(cat):
     said = " ".join(cat.captions)
     assert RANDOM_WEIGHTS not in said
-    assert "Unlike the lecture videos, whose weights are random, this one shows a model trained on real text: " \
+    assert "Unlike the lecture videos on random weights, this one shows a model trained on real text: " \
         "all-MiniLM-L6-v2" in cat.captions[0]
     assert "has to be tested, not assumed (Jain and Wallace 2019; Wiegreffe and Pinter 2019)." in said
     assert "word pieces, not words" in said and "[CLS] at the start and [SEP] at the end" in said

@@ -128,6 +128,35 @@ def test_the_masking_screen_prints_minus_infinity_and_the_articles_causal_weight
     assert np.abs(page.numbers("weights", n) - expected).max() <= TOLERANCE
 
 
+def test_the_blocked_question_prints_the_custom_mask_it_asks_about(deck, page):
+    """Screen 12 asks which rows are fully blocked under a custom mask (causal, its first query seeing nothing):
+    the handout prints that mask's scores, where row "Good" is all −∞, not the padding lesson's, where no row is."""
+    s = next(s for s in deck.screens if s.question == "blocked")
+    masked = page.numbers("masked", s.number)
+    T = masked.shape[0]
+    assert s.lesson.mask == "padding" and s.mask == "custom" and T == len(s.lesson.tokens)
+    allowed = np.tril(np.ones((T, T), bool))
+    allowed[0] = False  # the first query may attend to none
+    assert np.isneginf(masked[~allowed]).all() and np.isfinite(masked[allowed]).all()
+    assert "The question asks about another mask: the padding mask is replaced by a custom mask" in page.text_in["p"]
+
+
+def test_the_masking_videos_screen_prints_the_causal_mask_the_video_applies(deck, page):
+    """Screen 11 (the masking video's −∞ step) names the default lesson, which has no mask: the video applies a
+    causal one, and so does the handout; no table is captioned with a mask that blocks nothing."""
+    s = next(s for s in deck.screens if s.kind == "scene" and s.scene == "masking")
+    assert s.lesson.mask == "none"
+    masked = page.numbers("masked", s.number)
+    T = masked.shape[0]
+    assert np.isneginf(masked[np.triu_indices(T, 1)]).all() and np.isfinite(masked[np.tril_indices(T)]).all()
+    weights = page.numbers("weights", s.number)
+    assert (weights[np.triu_indices(T, 1)] == 0).all() and weights[0, 0] == 1.0
+    assert "This lesson has no mask, so the video applies a causal one." in page.text_in["p"]
+    for (lab, _), tables in page.tables.items():  # "−∞ = blocked" only above a table with a −∞ in it
+        if lab == "masked":
+            assert all("−∞" in str(t) or "blocks no key" in str(t) for t in tables)
+
+
 def test_nothing_is_loaded_from_outside_the_file(page):
     """Images are data: URIs (an SVG drawn as an image runs and loads nothing); no script, stylesheet link,
     frame or CSS url(); the only addresses are the reading list's links, which load nothing; and the page's

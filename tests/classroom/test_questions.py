@@ -1,6 +1,7 @@
 """Predict-then-reveal questions: every answer key is what the revealed chart shows, read
 straight from `run_trace`'s arrays, and every number a student reads is in the trace."""
 
+import math
 import re
 
 import numpy as np
@@ -75,10 +76,26 @@ def test_a_tie_for_second_place_names_every_key_and_why():
     q = focus_question(cfg, 0, 0)
     row = run_trace(cfg).weights[0, 0]
     assert row[0] == pytest.approx(row[4], abs=1e-6) and q.answer == (int(np.argmax(row)),)
-    assert "the next largest, 0.120, goes to “1 The”, “3 sat” and “5 the”, equal to within 0.005" in q.truth
+    assert "the next largest weights, equal to within 0.005, go to “1 The” (0.120), “5 the” (0.120) and “3 sat" \
+           "” (0.118)" in q.truth  # each with its own weight: "sat" gets 0.1179, not the 0.120 of "The"
     assert "(“1 The” and “5 the” have the same key vector in this head, so every query that may see both gives " \
            "them the same weight)" \
         in q.truth
+
+
+def test_the_next_largest_is_the_largest_other_weight_not_the_first_near_it():
+    """Screen 20's row (a trained head, 0.997 one piece back): every other key is within 0.005 of the runner-up,
+    so the reveal once printed the first such key's weight (0.000) as "the next largest". Here by hand: one
+    query (q = 1) and six keys whose scores are their k, unscaled."""
+    ks = (8.0, 0.0, 2.0, 0.5, 0.3, 0.1)
+    cfg = AttentionConfig(source="manual", d_model=1, num_heads=1, q=tuple((1.0,) for _ in ks),
+                          k=tuple((x,) for x in ks), v=tuple((1.0,) for _ in ks), scale=False)
+    w = [math.exp(x) / sum(math.exp(y) for y in ks) for x in ks]  # by hand
+    assert max(w[1:]) - min(w[1:]) < 0.005  # all five others "tie" within the lab's 0.005
+    truth = focus_question(cfg, 0, 0).truth
+    assert f"gives its largest weight, {w[0]:.3f}, to key “1 t1”" in truth
+    assert f"the next largest, {w[2]:.3f}, goes to “3 t3”, and each of the other 4 keys gets at most " \
+           f"{max(w[1], *w[3:]):.3f}" in truth and f"{w[2]:.3f}" == "0.002"
 
 
 def test_a_tie_for_first_place_says_when_the_keys_share_a_vector():
@@ -162,17 +179,51 @@ def test_change_answer_is_the_range_of_the_largest_weights_difference(cfg, chang
     wa, wb = before.weights[head, query], after.weights[head, query]
     n = min(len(wa), len(wb))
     both = before.mask[query][:n] & after.mask[query][:n]  # a mask change: the shares of the keys seen both times
-    allowed = [a, b, abs(b - a), *np.concatenate(gaps), *wa, *wb, wa[:n][both].sum(), wb[:n][both].sum()]
+    distinct = [s.max() - s[s < s.max() - 1e-6].max() for t in (before, after)  # the gap below a shared top
+                for s in [t.scaled[head, query][t.mask[query]].astype(float)] if (s < s.max() - 1e-6).any()]
+    shares = [1 / k for k in range(2, 9)]  # "none of the k can get more than 1/k"
+    allowed = [a, b, abs(b - a), *np.concatenate(gaps), *distinct, *shares, *wa, *wb, wa[:n][both].sum(),
+               wb[:n][both].sum()]
     for x in decimals(q.truth):
         assert any(abs(x - v) <= 0.0005 + 1e-9 for v in allowed) or x == 0.01, (x, q.truth)
     if change == "temperature*0.1":  # a colder softmax never lowers a row's largest weight
         assert not q.choices[q.answer[0]].startswith("down")
 
 
-def test_change_at_a_range_edge_prints_enough_digits():
-    from classroom.questions import _amount
+def test_a_shared_key_at_the_top_is_named_with_the_bound_it_sets():
+    """Screens 7 and 9: "The" and "the" share one key vector, so they split the row's top weight and neither can
+    pass 0.5, while the gap from their score to the next lower one grows tenfold with a ten times colder softmax."""
+    cfg = AttentionConfig()
+    before, after = run_trace(cfg), run_trace(cfg.replace(temperature=0.1))
+    s0, s1 = before.scaled[0, 6], after.scaled[0, 6]
+    assert s0[0] == s0[4] and np.array_equal(before.k[0][0], before.k[0][4])  # one vector
+    gap0, gap1 = s0[0] - np.sort(s0)[-3], s1[0] - np.sort(s1)[-3]  # the top two are the tie: the third is below
+    assert gap1 == pytest.approx(10 * gap0, rel=1e-4)
+    q = change_question(cfg, "temperature*0.1", 0, 6)
+    assert after.weights[0, 6, 0] < 0.5 and q.choices[q.answer[0]] == "up by 0.1 to 0.3"
+    assert "(keys “1 The” and “5 the”, 0.255 each)" in q.truth
+    assert "“1 The” and “5 the” have the same key vector in this head, so they get the same score before and after " \
+           "the change: they share the largest weight, and neither can get more than 1/2 = 0.500 of the row" in q.truth
+    assert f"the gap between the largest scaled score and the next lower one goes from {gap0:.3f} to {gap1:.3f}" \
+        in q.truth and "from 0.000 to 0.000" not in q.truth
 
-    assert _amount(0.0996) == "0.0996" and _amount(-0.29996) == "0.29996" and _amount(0.25) == "0.250"
+
+def test_a_change_that_moves_the_top_to_another_key_says_so():
+    """Screen 16: the largest weight moves from "The" to "on" (up), while "The" itself falls: the prompt asks about
+    the row's largest weight whichever key holds it, and the reveal says both."""
+    cfg = AttentionConfig()
+    after = run_trace(cfg.replace(positional="sinusoidal"))
+    q = change_question(cfg, "positional:sinusoidal", 0, 6)
+    assert "whichever key holds it" in q.prompt
+    assert int(after.weights[0, 6].argmax()) == 3
+    assert f"to {after.weights[0, 6, 3]:.3f} (key “4 on”), up by" in q.truth
+    assert f"(a different key: “1 The” itself now gets {after.weights[0, 6, 0]:.3f})" in q.truth
+
+
+def test_change_at_a_range_edge_prints_enough_digits():
+    from classroom.reasons import amount
+
+    assert amount(0.0996) == "0.0996" and amount(-0.29996) == "0.29996" and amount(0.25) == "0.250"
 
 
 # -- blocked: which rows may attend to no key? ------------------------------------------------------
