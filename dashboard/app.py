@@ -36,6 +36,8 @@ with st.sidebar:
         studio.video_on_the_page("A video of these heads")
     elif page.url_path == "watch-it-learn":  # its video is of a training run, rendered from the page itself
         studio.video_on_the_page("A video of this film")
+    elif rerun.hides(rerun.SIDEBAR_VIDEO):  # a video of the lesson on screen would show what decides it
+        st.caption("Lecture video: your room's question is open; it shows again once the teacher reveals the answer.")
     else:
         studio.render_with_my_settings(state.lesson)
         studio.job_panel("mine", current=state.lesson())

@@ -53,6 +53,11 @@ def choose():
     return chosen
 
 
+def url_path(chosen) -> str:
+    """The url path PAGES gives this session's Page `chosen` (Streamlit gives the default page "")."""
+    return next(url for p, (_, _, url, _) in zip(pages(), PAGES, strict=True) if p is chosen)
+
+
 def is_open(path: str) -> bool:
     """Whether the page of file `path` is the one this session's last full run chose."""
     return st.session_state.get(HERE) == path.removeprefix("app_pages/").removesuffix(".py")

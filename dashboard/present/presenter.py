@@ -80,6 +80,8 @@ def _asked(screen) -> bool:
 
 def view(deck: Deck, linked: int | None):
     """The presenter's view; `linked`: the screen its link named, if any."""
+    if rerun.hidden("presenter", "Present a lecture"):  # a student's: the notes and the handout may name answers
+        return
     ss = st.session_state
     if AT not in ss or (linked is not None and linked != ss[AT]):
         go(deck, linked or 1)
