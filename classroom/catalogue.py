@@ -11,6 +11,12 @@ from dataclasses import dataclass
 # "masked", "weights"), "mixed" (weights · V, the head's output) or "saturation" (core.analysis's answer to
 # why √d_k). A page that does not draw the sidebar's lesson prints no lesson numbers.
 NO_TOPIC = ((), ())
+# The kinds of room question (classroom/kinds.py) a page can decide, that is, show the numbers its answer is
+# read from while it is open (classroom/hiding.py): a lesson's weights, random or hand-entered ones (focus,
+# change, blocked) or the trained model's (trained: a lesson of source "trained"), or a training run's heads.
+LESSON_KINDS = frozenset({"focus", "change", "blocked", "trained"})
+FILM_KINDS = frozenset({"film", "layers"})
+EVERY_KIND = LESSON_KINDS | FILM_KINDS  # every kind there is (a test holds it to classroom/kinds.py's)
 LESSON_STEPS = (("scores", "scale", "softmax"), ("scaled", "weights"))
 
 
@@ -19,6 +25,7 @@ class Page:
     file: str  # its script, relative to dashboard/ ("app_pages/attention.py")
     title: str  # the sidebar's and the page's title
     url: str  # its url path: links and decks name the page by it
+    decides: frozenset  # the question kinds it can decide: a room's student sees a note instead while one is open
     aliases: tuple = ()  # more url paths that open it, as a teacher would write them on a slide
     default: bool = False  # the page at the lab's root (Streamlit then serves nothing at `url` itself)
     lesson_controls: bool = True  # the sidebar draws the lesson's controls (not where a deck sets the lesson)
@@ -34,25 +41,43 @@ class Page:
         return (self.url, *self.aliases)
 
 
+NONE = frozenset()
+
 PAGES = (
-    Page("app_pages/attention.py", "Scaled dot-product attention", "default-page", default=True,
+    # The lesson pages show the lesson's scores, weights, mask and output, for the lesson of the student's choice.
+    Page("app_pages/attention.py", "Scaled dot-product attention", "default-page", LESSON_KINDS, default=True,
          aliases=("scaled-dot-product", "attention"), handout=LESSON_STEPS),
-    Page("app_pages/multi_head.py", "Multi-head attention", "multi-head", handout=(("heads",), ("weights",))),
-    Page("app_pages/masking.py", "Masking", "masking", handout=(("mask", "softmax"), ("masked", "weights"))),
-    Page("app_pages/why_scale.py", "Why divide by √d_k", "why-scale", handout=(("scale",), ("saturation",))),
-    Page("app_pages/positional.py", "Positional encoding", "positional", handout=(("positions",), ("weights",))),
-    Page("app_pages/block.py", "Transformer block", "block", handout=(("block",), ("weights",))),
-    Page("app_pages/worked_example.py", "The article's worked example", "worked-example",
+    Page("app_pages/multi_head.py", "Multi-head attention", "multi-head", LESSON_KINDS,
+         handout=(("heads",), ("weights",))),
+    Page("app_pages/masking.py", "Masking", "masking", LESSON_KINDS,
+         handout=(("mask", "softmax"), ("masked", "weights"))),
+    Page("app_pages/why_scale.py", "Why divide by √d_k", "why-scale", LESSON_KINDS,
+         handout=(("scale",), ("saturation",))),
+    Page("app_pages/positional.py", "Positional encoding", "positional", LESSON_KINDS,
+         handout=(("positions",), ("weights",))),
+    Page("app_pages/block.py", "Transformer block", "block", LESSON_KINDS, handout=(("block",), ("weights",))),
+    # The article's 2×2 weights: the focus question of that one lesson.
+    Page("app_pages/worked_example.py", "The article's worked example", "worked-example", frozenset({"focus"}),
          handout=(("attention",), ("weights", "mixed"))),
-    Page("app_pages/trained_heads.py", "Trained heads", "trained-heads", video="page",
-         video_label="A video of these heads", runs_whole=True, needs_model=True,
+    # The trained model reading a sentence, every layer and head: a trained question, or a focus question asked
+    # about a trained lesson (it applies no change and no mask of a lesson's).
+    Page("app_pages/trained_heads.py", "Trained heads", "trained-heads", frozenset({"trained", "focus"}),
+         video="page", video_label="A video of these heads", runs_whole=True, needs_model=True,
          handout=(("attention", "norm"), ())),
-    Page("app_pages/watch_learn.py", "Watch it learn", "watch-it-learn", video="page",
+    # A run's heads and scores, its summary, the video of the default run.
+    Page("app_pages/watch_learn.py", "Watch it learn", "watch-it-learn", FILM_KINDS, video="page",
          video_label="A video of this film", runs_whole=True),
-    Page("app_pages/lecture.py", "Lecture videos", "lecture", runs_whole=True),
-    Page("app_pages/compare.py", "Compare two lessons", "compare", handout=(("attention",), ("weights",))),
-    Page("app_pages/room.py", "Classroom room", "room", runs_whole=True),
-    Page("app_pages/present.py", "Present a lecture", "present", lesson_controls=False, video="", runs_whole=True),
+    # Every scene's video: lessons, the trained model, the induction film.
+    Page("app_pages/lecture.py", "Lecture videos", "lecture", EVERY_KIND, runs_whole=True),
+    # Lesson A and lesson B (A after one change, a mask among them) side by side.
+    Page("app_pages/compare.py", "Compare two lessons", "compare", LESSON_KINDS,
+         handout=(("attention",), ("weights",))),
+    # A student's room: the question and their answer; the truth only once revealed.
+    Page("app_pages/room.py", "Classroom room", "room", NONE, runs_whole=True),
+    # The deck's overview: its screens' titles and kinds (the presenter's and the projector's views are
+    # classroom/hiding.py's and its screen kinds' rows).
+    Page("app_pages/present.py", "Present a lecture", "present", NONE, lesson_controls=False, video="",
+         runs_whole=True),
 )
 BY_URL = {url: page for page in PAGES for url in page.urls}  # every url path, aliases included
 ROOM, TRAINED, PRESENT = BY_URL["room"], BY_URL["trained-heads"], BY_URL["present"]  # the pages the app names

@@ -12,7 +12,7 @@ import dataclasses
 import re
 
 from classroom import film_question, layers_question
-from classroom.catalogue import BY_URL, LESSON_STEPS, NO_TOPIC
+from classroom.catalogue import BY_URL, EVERY_KIND, FILM_KINDS, LESSON_STEPS, NO_TOPIC, PAGES
 from classroom.changes import apply_change
 from classroom.deck_file import Reader, fail, shown
 from classroom.kinds import KINDS
@@ -43,6 +43,7 @@ class ScreenKind:
     name = ""  # the Screen's `kind`, as the deck file writes it
     fields = ()  # the settings of its own a deck file may give (besides kind, title, minutes, notes, handout)
     asks = False  # the room is asked the screen's question as the deck reaches it
+    decides = EVERY_KIND  # the question kinds the projector's screen can decide (classroom/hiding.py)
 
     @classmethod
     def fields_of(cls, table: dict, number: int, title: str) -> tuple:
@@ -74,6 +75,7 @@ class PageScreen(ScreenKind):
     """A page of the lab at a lesson and view."""
 
     name, fields = "page", ("page", "preset", "lesson", "view")
+    decides = frozenset().union(*(page.decides for page in PAGES))  # at most: a page screen hides as its page
 
     @staticmethod
     def read(r, names):
@@ -92,6 +94,7 @@ class SceneScreen(ScreenKind):
     """One step of a lecture video (its section), held still or played."""
 
     name, fields = "scene", ("scene", "step", "preset", "lesson")
+    decides = EVERY_KIND  # a step of any scene: a lesson's, the trained model's, the induction film's
 
     @staticmethod
     def read(r, names):
@@ -124,6 +127,7 @@ class QuestionScreen(ScreenKind):
     """A room question: of a lesson (its kind draws a fair row), or of training runs."""
 
     name, asks = "question", True
+    decides = frozenset()  # its own question and choices; the truth only once its own round is revealed
 
     @classmethod
     def fields_of(cls, table, number, title):
@@ -157,6 +161,7 @@ class FilmScreen(ScreenKind):
     """A moment of a training film."""
 
     name, fields = "film", ("film", "at")
+    decides = FILM_KINDS  # a run's loss and heads' scores up to the step shown
 
     @staticmethod
     def read(r, names):

@@ -33,6 +33,8 @@ if not room_session.following() and here.lesson_controls:  # a deck sets the les
 with st.sidebar:
     if here.video == "page":  # its video is the page's own (the trained model's, a training run's)
         studio.video_on_the_page(here.video_label)
+    elif here.video == "lesson" and rerun.hides(rerun.SIDEBAR_VIDEO):  # a video of the lesson would decide it
+        st.caption("Lecture video: your room's question is open; it shows again once the teacher reveals the answer.")
     elif here.video == "lesson":
         studio.render_with_my_settings(state.lesson)
         studio.job_panel("mine", current=state.lesson())

@@ -256,8 +256,6 @@ def video(settings):
 
 def page():
     settings = parts.settings_controls()
-    if rerun.answer_hidden():  # a room's question is open: any film would show what decides it
-        return
     if not questions.which_head(settings):
         return
     film = parts.film_of(settings)

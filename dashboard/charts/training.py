@@ -2,7 +2,9 @@
 
 Pure, like every chart module: the loss curve with chance and the moment the induction head
 forms marked, and each head's measured scores over training; the step under the scrubber is a
-vertical rule on both, so the curves and the heads' pictures say the same moment.
+vertical rule on both, so the curves and the heads' pictures say the same moment. Given that step,
+a chart draws the run up to it and nothing later: a film shown at step 0 (the deck's screen before
+its question) must not show where its curves go.
 """
 
 import math
@@ -53,6 +55,13 @@ def _level(y: float, colour: str, label: str = "", left: bool = False) -> list:
     return layers
 
 
+def _until(at: int | None, steps, values) -> tuple[np.ndarray, np.ndarray]:
+    """`steps` and `values` (one per step) cut to the steps at or before `at` (all of them when `at` is None)."""
+    steps = np.asarray(steps, dtype=int)
+    keep = np.ones(len(steps), dtype=bool) if at is None else steps <= at
+    return steps[keep], np.asarray(values, dtype=float)[keep]
+
+
 def accuracy_name(task: str) -> str:
     """What a film's accuracy is called: of the copy (induction: only the copy is scored), or of the next letter."""
     return "copy accuracy" if task == "induction" else "next-letter accuracy"
@@ -61,11 +70,14 @@ def accuracy_name(task: str) -> str:
 def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | None = None,
                counting: float | None = None) -> alt.Chart:
     """Training loss per step (steps 1..), chance (ln 32) dashed; `formed`: the step at which the
-    first induction score reached the threshold; `at`: the step under the scrubber (an orange rule);
-    `counting`: the loss of counting the letters seen so far (core.learn_tasks.counts_loss), dashed."""
+    first induction score reached the threshold, marked once `at` has reached it; `at`: the step under
+    the scrubber (an orange rule), the last one drawn; `counting`: the loss of counting the letters seen
+    so far (core.learn_tasks.counts_loss), dashed."""
     losses = np.asarray(losses, dtype=float)
-    df = pd.DataFrame({"step": np.asarray(steps, dtype=int), "loss": losses, "at": -1 if at is None else at})
+    # the scale from the whole run's losses: the same spec at every step, so a playing film swaps data only
     top = max(CHANCE, float(np.nanmax(losses)) if losses.size else CHANCE) * 1.08
+    steps, losses = _until(at, steps, losses)
+    df = pd.DataFrame({"step": steps, "loss": losses, "at": -1 if at is None else at})
     x = alt.X("step:Q", title="training step", scale=alt.Scale(domain=[0, total], nice=False))
     y = alt.Y("loss:Q", title="loss (nats)", scale=alt.Scale(domain=[0, top], nice=False))
     line = alt.Chart().mark_line(color=style.QUERY, strokeWidth=2).encode(
@@ -74,7 +86,7 @@ def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | N
     if counting is not None:
         # at the left, below: the one place a curve near counting's level leaves free (it starts at chance)
         layers += _level(counting, style.VALUE, f"counting: {counting:.2f}", left=True)
-    if formed is not None:
+    if formed is not None and (at is None or formed <= at):
         # in short lines: one line ran past a phone's chart (390 px) on either side of the rule
         label = [f"step {formed}:", "first induction", f"score ≥ {INDUCTION_THRESHOLD:g}"]
         layers += _rule(formed, style.OUTPUT, label, top * 0.72, total)
@@ -85,10 +97,13 @@ def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | N
 
 
 def scores_chart(snapshots, scores: np.ndarray, what: str, total: int, at: int | None = None) -> alt.Chart:
-    """One line per head: its `what` score (previous_token | induction) at each snapshot; the
-    threshold that names a head dashed."""
+    """One line per head: its `what` score (previous_token | induction) at each snapshot up to `at`
+    (the step under the scrubber); the threshold that names a head dashed."""
+    snapshots = np.asarray(snapshots, dtype=int)
+    keep = np.ones(len(snapshots), dtype=bool) if at is None else snapshots <= at
+    snapshots, scores = snapshots[keep], np.asarray(scores)[keep]  # (K,), (K, L, H)
     K, L, H = scores.shape
-    df = pd.DataFrame({"step": np.repeat(np.asarray(snapshots, dtype=int), L * H),
+    df = pd.DataFrame({"step": np.repeat(snapshots, L * H),
                        "head": [f"L{la + 1} H{h + 1}" for _ in range(K) for la in range(L) for h in range(H)],
                        "score": scores.reshape(-1).astype(float), "at": -1 if at is None else at})
     line = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
@@ -104,10 +119,11 @@ def scores_chart(snapshots, scores: np.ndarray, what: str, total: int, at: int |
 
 
 def accuracy_chart(steps, accuracy, total: int, task: str, at: int | None = None) -> alt.Chart:
-    """The share of the scored tokens predicted right, per step (0..1): `accuracy_name(task)`."""
+    """The share of the scored tokens predicted right, per step (0..1): `accuracy_name(task)`, up to `at`
+    (the step under the scrubber)."""
     name = accuracy_name(task)
-    df = pd.DataFrame({"step": np.asarray(steps, dtype=int), "accuracy": np.asarray(accuracy, dtype=float),
-                       "at": -1 if at is None else at})
+    steps, accuracy = _until(at, steps, accuracy)
+    df = pd.DataFrame({"step": steps, "accuracy": accuracy, "at": -1 if at is None else at})
     line = alt.Chart().mark_line(color=style.QUERY, strokeWidth=2).encode(
         x=alt.X("step:Q", title="training step", scale=alt.Scale(domain=[0, total], nice=False)),
         y=alt.Y("accuracy:Q", title=name, scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),

@@ -17,6 +17,10 @@ address (`state.write_url`, in a `finally`, so no early return of a page can ski
 lesson for a room's followers. Pages never call `st.rerun` or write the address (the room's three
 forms rerun the app themselves: docs/lesson.md, "What runs again", says why).
 
+While a room's question is open, a page, a deck's screen or the presenter's view that can show what
+decides it (classroom/hiding.py, one table) shows a note instead, for a student or a projector's window:
+`hidden`, called here around every page run and every lesson view, and by the projector for each screen.
+
 Pages that show a video or an image (their catalogue record says `runs_whole`) run whole, outside any
 fragment: a video drawn inside a fragment lost its media file when a poll of the render's progress ended
 (the browser got 404; tests/studio/test_browser_studio.py). Such a page may still hand a part that shows no media
@@ -31,12 +35,12 @@ import functools
 
 import streamlit as st
 
+from classroom import hiding
 from dashboard import data
 from dashboard.lesson import state
 from dashboard.room import session as room_session
 
 KEY = "lesson_view"
-LESSON_NUMBERS = "lecture"  # the one page that runs whole and shows the lesson's numbers (its videos)
 # Lesson settings whose value shows in the sidebar only in their own widget. Not here: the
 # sentence (its box may say "Not in use"), the number of heads (the d_k line under it), d_model
 # (the heads on offer), the source and the mask (the controls under them); the number of random
@@ -46,6 +50,8 @@ PAGE_ONLY = frozenset({"temperature", "seed", "scale", "positional", "device"})
 _SHOWN = "rerun_sidebar_shows"  # what the sidebar showed when it was last drawn
 _ALLOWED = "rerun_alone_allowed"  # whether the sidebar lets the view rerun alone (set by each full run)
 _MAY = "rerun_view_alone"  # whether a lesson change may rerun the view alone: the view exists and is allowed
+SIDEBAR_VIDEO = "sidebar-video"  # the sidebar's "Render with my settings" and its video: a row of classroom/hiding.py
+_DOOR = "rerun_door"  # the row of classroom/hiding.py's table of what this session shows (a page, a screen)
 
 
 def page_only(field: str) -> bool:
@@ -103,14 +109,17 @@ def after_change(field: str, shown: bool = True):
 
 
 def run(page, here):
-    """app.py: run the chosen page (`here`: its catalogue record); a page that runs whole gets the lesson's
-    messages and the address around it (a page in a fragment gets them from `view`)."""
+    """app.py: run the chosen page (`here`: its catalogue record), unless a room's open question hides it
+    (`hidden`); a page that runs whole gets the lesson's messages and the address around it (a page in a
+    fragment gets them from `view`)."""
     st.session_state[_MAY] = False  # until the page draws its view (a new process has no view at all)
-    if here.url == LESSON_NUMBERS:
-        _around(lambda: answer_hidden() or page.run())
-    elif here.runs_whole:
-        _around(page.run)
+    door = here.url
+    if here.runs_whole:
+        _around(lambda: hidden(door, page.title) or page.run())
+    elif hides(door):
+        _around(lambda: _say_hidden(door, page.title))
     else:
+        st.session_state[_DOOR] = door  # its view, rerun alone, checks again (`view`)
         page.run()
 
 
@@ -123,7 +132,8 @@ def view(lesson_view, with_trace: bool = True):
         if _sidebar_is_stale():
             st.rerun()  # e.g. a page button loaded a lesson: the sidebar must show it too
         cfg = state.lesson()
-        _around(lambda: answer_hidden() or (lesson_view(cfg, data.trace(cfg)) if with_trace else lesson_view(cfg)))
+        door = st.session_state.get(_DOOR, "default-page")  # set by `run`, or the projector's screen
+        _around(lambda: hidden(door) or (lesson_view(cfg, data.trace(cfg)) if with_trace else lesson_view(cfg)))
 
     st.session_state[_MAY] = st.session_state.get(_ALLOWED, False)
     st.fragment(fragment, key=KEY)()
@@ -139,7 +149,8 @@ def part(body, *args, every: float | None = None):
 
     def fragment(*args):
         try:
-            wanted = body(*args)
+            door = st.session_state.get(_DOOR)  # a question opened since the page's run: the page hides it
+            wanted = None if door is not None and hidden(door) else body(*args)
         finally:
             state.write_url(state.lesson())
         if wanted != every:
@@ -164,15 +175,30 @@ def poll(every: float):
     return decorate
 
 
-def answer_hidden() -> bool:
-    """While a student's room has a question open, a view of any lesson (a row of weights, the mask)
-    or of any film (the layer its induction head forms in) may show what decides it: say so instead."""
+def hides(door: str) -> bool:
+    """Whether `door` (a page's url path, a kind of deck screen, a view: classroom/hiding.py) must hide
+    what it shows from this session: a room's student or projector window, with a question open that
+    the door can decide. A teacher is never hidden from."""
     if not _in_room():
-        st.session_state.pop(room_session.HIDING, None)  # what hides_the_answer() would say: nothing hidden
+        st.session_state.pop(room_session.HIDING, None)  # what open_question() would say: nothing open
         return False
-    if not room_session.hides_the_answer():
-        return False
-    st.info("Your room's question is open. This part of the page shows again once the teacher reveals the answer.")
+    kind = room_session.open_question()
+    return kind is not None and hiding.hides(door, kind)
+
+
+def hidden(door: str, title: str = "") -> bool:
+    """`hides(door)`, and then the note that says so instead (under `title`, if given). The door is kept
+    for the page's parts that rerun alone (`view`, `part`)."""
+    st.session_state[_DOOR] = door
+    return hides(door) and _say_hidden(door, title)
+
+
+def _say_hidden(door: str, title: str) -> bool:
+    """The note instead of what `door` shows; True."""
+    st.session_state[_DOOR] = door
+    if title:
+        st.title(title, anchor=False)
+    st.info("Your room's question is open: what goes here shows again once the teacher reveals the answer.")
     return True
 
 

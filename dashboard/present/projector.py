@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from animations.sections import steps
+from classroom import hiding
 from classroom.decks import Deck, Screen
 from classroom.films.service import service as films
 from classroom.question import QuestionError
@@ -96,7 +97,7 @@ def show(deck: Deck):
     if screen.unready:
         _title(screen)
         st.info(unready(screen))
-    else:
+    elif not rerun.hidden(hiding.door_of(screen.kind, screen.page), screen.title):  # a room's open question
         DRAW[screen.kind](screen, view)
     with st.container(key="present_marker", horizontal=True, vertical_alignment="center", width="content"):
         if following:

@@ -229,23 +229,22 @@ def student_view():
     return None
 
 
-def _hides(view) -> bool:
-    """A question is open (asked, not revealed), whatever lesson this screen shows: one differing in a
-    setting the question does not ask about (the device, the seed) still shows what decides it."""
-    return view is not None and view.round > 0 and not view.revealed
+def open_kind(view) -> str | None:
+    """The kind of the room's open question (asked, not revealed), else None: what hides depends on it
+    alone (classroom/hiding.py), not on the lesson a screen shows (another seed still decides it)."""
+    return view.kind if view is not None and view.round > 0 and not view.revealed else None
 
 
-def hides_the_answer() -> bool:
-    """At the top of every view of the lesson, and of a film: whether it must hide what decides the
-    room's question."""
-    hide = bool(student_code()) and _hides(student_view())
-    st.session_state[HIDING] = hide
-    return hide
+def open_question() -> str | None:
+    """`open_kind` for a room's student or projector window (None for anyone else), kept for the polls."""
+    kind = open_kind(student_view()) if student_code() else None
+    st.session_state[HIDING] = kind
+    return kind
 
 
 def hiding_changed(view) -> bool:
-    """A poll found a question opened or revealed since the lesson view was drawn: it must be drawn again."""
-    return bool(student_code()) and _hides(view) != st.session_state.get(HIDING, False)
+    """A poll found a question opened or revealed since the page was drawn: it must be drawn again."""
+    return bool(student_code()) and open_kind(view) != st.session_state.get(HIDING)
 
 
 def set_following(on: bool):

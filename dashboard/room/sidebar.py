@@ -29,7 +29,7 @@ def block(on_room_page: bool):
             st.markdown(f"**Room {format_code(code)}**: this window shows it (no seat).")
         elif code is not None:
             room_session.keep_seat()  # joined from this sidebar, on any page: a reload keeps the place
-            room_session.hides_the_answer()  # before the poll below, which compares with this full run's
+            room_session.open_question()  # before the poll below, which compares with this full run's
             if on_room_page:  # the page itself has the switch and the question
                 st.markdown(f"**Room {format_code(code)}**")
             else:
