@@ -20,6 +20,9 @@ NO_ROW = "no row is fully blocked"  # the last choice of a "blocked" question
 # A question as JSON (its lesson, labels, numbers): a room stores none longer (RoomLimits may say
 # less, never more) and none longer is read back, so what a room stored can always be read.
 MAX_QUESTION_CHARS = 40_000
+# What a question asks, and so what identifies it (Question.key): inputs only. The lesson is its settings
+# as JSON (AttentionConfig.to_json, or a training run's settings), written by a teacher, never computed.
+ASKED = ("kind", "lesson", "change", "head", "query", "choices")
 
 
 class QuestionError(ValueError):
@@ -112,8 +115,12 @@ class Question:
         return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
 
     def key(self) -> str:
-        """A stable hash: the same question gives the same key in every process."""
-        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:16]
+        """The question's identity: a hash of what it asks (ASKED: its kind, lesson, change, head, query and
+        choices), never of what was computed to answer it. Its numbers, answer key and reason come from the
+        lesson through the CPU's kernels, whose last bits may differ between two computations (another
+        process, another machine, another kernel path): the same question asked twice has one key."""
+        asked = json.dumps([getattr(self, name) for name in ASKED], ensure_ascii=False)
+        return hashlib.sha256(asked.encode("utf-8")).hexdigest()[:16]
 
     @classmethod
     def from_dict(cls, values: dict) -> "Question":

@@ -1,6 +1,5 @@
 """attention-lab's core: every number the dashboard shows and the animations draw."""
 
-from . import numerics  # noqa: F401, I001 (first: it pins the CPU's kernels before any kernel of core runs)
 from .attention import attention, blocked_rows, fast_attention
 from .block import TransformerBlock
 from .config import AttentionConfig

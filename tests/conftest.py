@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-import core.numerics  # noqa: F401 (the CPU's kernels pinned before any test module runs one: core/numerics.py)
 from dashboard.serve import free_port, listens  # noqa: F401 (the tests' servers import free_port from here)
 
 ROOT = Path(__file__).resolve().parents[1]

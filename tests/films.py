@@ -6,7 +6,9 @@ worker. Sharing changes no number: the same settings record the same film, bit f
 never change them.
 
 `train` trains with core.film.THREADS torch threads whatever the process has (a test process has
-one: tests/conftest.py), so these are the films a class sees, whose figures the docs and the page state.
+one: tests/conftest.py), so these are the films a class sees on this machine. Another CPU, or another
+kernel path of this one, trains other films of the same settings: the docs state ranges these fall in
+(docs/watch-it-learn.md), and the page states its own film's figures.
 """
 
 import functools

@@ -6,6 +6,7 @@ Read from the sources (ast), so a new import that crosses a line fails here, not
 import ast
 import graphlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -196,20 +197,28 @@ def test_no_source_file_is_over_400_lines():
     assert not long
 
 
-# One fresh Python process for the two import tests below (each would start its own and import torch):
-# it imports core and classroom first, then the app, and says what each step loaded and left set.
-IMPORTS = ("import json, sys, torch; threads = [torch.get_num_threads()]; import core, classroom, "
-           "classroom.questions, classroom.rooms, dashboard.serve; streamlit = 'streamlit' in sys.modules; "
+# One fresh Python process for the import tests below (each would start its own and import torch):
+# it imports core and classroom first, then the app, and says what each step loaded and left set. No
+# kernel runs before core is imported, so a setting core wrote for the CPU's kernels (ATen reads its
+# capability from the environment when first asked) would show in the capability asked for after.
+IMPORTS = ("import json, os, sys, torch; threads = [torch.get_num_threads()]; env = [dict(os.environ)]; "
+           "import core, classroom, classroom.questions, classroom.rooms, dashboard.serve; "
+           "streamlit = 'streamlit' in sys.modules; env.append(dict(os.environ)); "
+           "capability = torch.backends.cpu.get_cpu_capability(); "
            "threads.append(torch.get_num_threads()); import dashboard.app_pages.steps, dashboard.lesson.rerun, "
            "dashboard.display; threads.append(torch.get_num_threads()); "
-           "print(json.dumps({'streamlit': streamlit, 'threads': threads}))")
+           "print(json.dumps({'streamlit': streamlit, 'threads': threads, 'env': env, 'capability': capability}))")
+# ATen's and MKL's kernel choices unset, so that a module setting them would be seen
+UNSET = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "MKL_CBWR")}
 
 
 @pytest.fixture(scope="module")
 def imports() -> dict:
     """{'streamlit': loaded by core and classroom?, 'threads': torch's threads at start, after core
-    and classroom, after the app}."""
-    run = subprocess.run([sys.executable, "-c", IMPORTS], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    and classroom, after the app; 'env': the environment at start and after core and classroom;
+    'capability': torch's CPU kernels after core and classroom were imported}."""
+    run = subprocess.run([sys.executable, "-c", IMPORTS], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env=UNSET)
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout.splitlines()[-1])
 
@@ -219,6 +228,19 @@ def test_importing_core_and_classroom_loads_no_streamlit_and_changes_no_torch_se
     """`pytest tests/core` must not need Streamlit, and importing a module changes nothing global."""
     assert not imports["streamlit"], "streamlit loaded"
     assert imports["threads"][1] == imports["threads"][0], "torch threads changed"
+
+
+@pytest.mark.slow  # two fresh Python processes importing torch
+def test_importing_core_and_classroom_changes_no_environment_variable_and_not_the_cpus_kernels(imports):
+    """A library leaves the process's settings to the program: no variable set or changed (ATen's and MKL's
+    kernel choices are read from the environment), and torch's CPU kernels those of a process that only
+    imported torch. (The app is not asked: importing Streamlit itself sets MPLBACKEND.)"""
+    start, after = imports["env"]
+    assert after == start
+    alone = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120, env=UNSET)
+    assert alone.returncode == 0, alone.stderr[-2000:]
+    assert imports["capability"] == alone.stdout.strip()
 
 
 @pytest.mark.slow  # a fresh Python process importing torch

@@ -1,6 +1,7 @@
 """Predict-then-reveal questions: every answer key is what the revealed chart shows, read
 straight from `run_trace`'s arrays, and every number a student reads is in the trace."""
 
+import dataclasses
 import math
 import re
 
@@ -286,6 +287,30 @@ def test_questions_round_trip_through_json_and_refuse_garbage():
     for text in ("[1, 2]", "{", "x" * 300_000):
         with pytest.raises(QuestionError):
             Question.from_json(text)
+
+
+def _last_bits(q: Question) -> Question:
+    """The same question computed again where the kernels rounded otherwise: every number a unit in the last
+    place away, and the reason's printed figures with it."""
+    return dataclasses.replace(q, numbers=tuple(float(np.nextafter(n, np.inf)) for n in q.numbers),
+                               reason=q.reason + " ")
+
+
+def test_a_question_is_known_by_what_it_asks_not_by_the_last_bits_of_its_numbers():
+    cfg = AttentionConfig()
+    for q in (focus_question(cfg, 0, 2), change_question(cfg, "scale:off", 1, 0), blocked_question(cfg, "custom")):
+        again = _last_bits(q)
+        assert again != q and again.numbers != q.numbers
+        assert again.key() == q.key()
+
+
+@pytest.mark.parametrize("field, value", [
+    ("kind", "change"), ("lesson", AttentionConfig(seed=1).to_json()), ("change", "scale:off"), ("head", 1),
+    ("query", 3), ("choices", ("a", "b", "c", "d", "e", "f"))])
+def test_questions_that_differ_in_what_they_ask_have_different_keys(field, value):
+    q = focus_question(AttentionConfig(), 0, 2)
+    assert getattr(q, field) != value
+    assert dataclasses.replace(q, **{field: value}).key() != q.key()
 
 
 def test_reveal_config_is_the_lesson_the_answer_is_read_from():

@@ -1,6 +1,7 @@
 """What the Watch it learn page says of a film, recomputed: its accuracy and counting's loss against
-counts made by hand, the second copy of a phrase typed twice, and the figures the docs state of the
-default film and its one-layer twin (trained once, tests/films.py, shared with test_learn.py)."""
+counts made by hand, the second copy of a phrase typed twice, and the ranges the docs state of the
+default film and its one-layer twin, which this machine's films fall in (trained once, tests/films.py,
+shared with test_learn.py)."""
 
 import math
 import re
@@ -98,21 +99,36 @@ def test_one_layer_trained_as_long_forms_no_induction_head_and_gets_as_far_as_co
     assert one.final_accuracy < 0.5 < default_film.final_accuracy
 
 
+def _range(text: str, pattern: str) -> tuple[float, float]:
+    """The docs' range "A to B" (or one figure A) right after `pattern`, as numbers; A% to B% as percents."""
+    found = re.search(pattern + r" ([\d.]*\d)%?(?: to ([\d.]*\d)%?)?", text)
+    assert found, f"the docs state no figure after {pattern!r}"
+    low, high = found.groups()
+    return float(low), float(high or low)
+
+
 @pytest.mark.slow
-def test_the_docs_figures_of_the_default_run_are_its_measurements(default_film):
-    """docs/watch-it-learn.md, "What the default run shows": every figure, recomputed from the films."""
+def test_the_default_run_on_this_machine_falls_in_every_range_the_docs_state(default_film):
+    """docs/watch-it-learn.md, "What the default run shows": a CPU's kernels train their own film, so the docs
+    state ranges (seeds and kernel paths measured); this machine's default film and its one-layer twin, each
+    figure rounded as the docs print it, fall in each. No machine's own step number is the claim."""
     text = " ".join((Path(__file__).parents[2] / "docs" / "watch-it-learn.md").read_text().split())
+    text = text[text.index("## What the default run shows"):text.index("## In class")]
     film, one = default_film, trained(default_film.settings.replace(layers=1))
     acc = film.accuracy
     passed = next(s for s in range(20, len(acc) + 1) if acc[s - 20:s].mean() >= 0.9)
-    found = lambda pattern: re.search(pattern, text).group(1)  # noqa: E731
-    assert int(found(r"induction score first reaches 0\.5 at step (\d+)")) == film.formed_at()
-    assert int(found(r"(\d+) head of layer 1 is a previous-token head")) == len(film.previous_token_heads())
-    assert int(found(r"(\d+) heads of layer 2 are induction heads")) == len(film.induction_heads())
+
+    def within(pattern, value):
+        low, high = _range(text, pattern)
+        assert low <= value <= high, (pattern, value, (low, high))
+
+    within(r"induction score first reaches 0\.5 at step", film.formed_at())
+    within(r"At the end,", len(film.previous_token_heads()))  # "... heads? of layer 1"
+    within(r"previous-token heads? and", len(film.induction_heads()))  # "... heads of layer 2"
     assert {la for la, _ in film.induction_heads()} == {2} and {la for la, _ in film.previous_token_heads()} == {1}
-    assert int(found(r"first does at step (\d+)\)")) == passed
-    assert found(r"the model predicts ([\d.]+)% of the letters of a second copy") == f"{film.final_accuracy:.1%}"[:-1]
-    assert found(r"highest induction score ([\d.]+)\)") == f"{one.induction.max():.2f}"
-    assert found(r"its loss ends at ([\d.]+),") == f"{one.loss[-10:].mean():.2f}"
-    assert found(r"seen so far scores ([\d.]+) on the same") == f"{one.counting_loss:.2f}"
+    within(r"its mean over 20 steps first does at step", passed)
+    within(r"the model predicts", round(100 * film.final_accuracy, 1))  # "...% of the letters of a second copy"
+    within(r"highest induction score", round(float(one.induction.max()), 2))
+    within(r"its loss ends at", round(float(one.loss[-10:].mean()), 2))
+    within(r"seen so far scores", round(one.counting_loss, 2))
     assert abs(one.loss[-10:].mean() - one.counting_loss) <= COUNTING_WITHIN  # "One layer learns counts"

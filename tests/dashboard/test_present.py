@@ -5,9 +5,11 @@ reveals them; the notes reach neither the projector nor a student. (The keys in 
 1920×1080: test_present_browser.py.)"""
 
 import csv
+import dataclasses
 import io
 import uuid
 
+import numpy as np
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -159,6 +161,34 @@ def test_the_presenter_steers_the_projector_through_the_room_and_the_notes_stay_
     assert [e for e in projector.get("vega_lite_chart")], "the reveal's chart on the projector"
     assert not any(notes_words(s) in text(projector) or notes_words(s) in text(student)
                    for s in DECK.screens if s.notes)
+
+
+def test_the_presenter_knows_the_rooms_question_when_computing_it_again_differs_in_the_last_bits(monkeypatch):
+    """The presenter computes a screen's question again on every rerun; where the CPU's kernels round
+    otherwise (another kernel path, another process: its numbers a unit in the last place away, its reason
+    with them), it is still the room's current question: no new round is asked, and the answers panel and
+    the reveal stay on the presenter's screen."""
+    teacher = present({"deck": "default", "presenter": "1"})
+    teacher.text_input(key="room_open_pin").input(PIN)
+    teacher.button[[b.label for b in teacher.button].index("Open a room")].click().run()
+    for _ in range(3):  # to screen 4, the deck's first question: asked in the room
+        teacher.button(key="present_presenter_Right").click().run()
+    no_exception(teacher)
+    asked = room_session.registry().teacher_view(teacher.session_state["room_teacher"]).current
+    assert "Reveal the answer" in text(teacher)
+    real = decks.question_of
+
+    def computed_again(screen):
+        q = real(screen)
+        return dataclasses.replace(q, numbers=tuple(float(np.nextafter(n, np.inf)) for n in q.numbers),
+                                   reason=q.reason + " ")
+
+    monkeypatch.setattr(decks, "question_of", computed_again)
+    assert computed_again(DECK.screens[3]) != asked.question
+    teacher.run()
+    no_exception(teacher)
+    now = room_session.registry().teacher_view(teacher.session_state["room_teacher"]).current
+    assert now.number == asked.number and "Reveal the answer" in text(teacher)
 
 
 @pytest.mark.parametrize("query, said, number", [
