@@ -25,6 +25,17 @@ The price, said plainly: devices that share one address (a class behind one NAT,
 lab on another network) share its allowance, and one of them hammering wrong codes holds up
 the others' joins for up to a minute. A lab on the class's own network sees every phone's own
 address.
+
+Who may open a room (`may_open_rooms`). A room's teacher reads what its students must not before the reveal:
+the presenter view's notes state each question screen's measured answer, and the handout is theirs to share
+(dashboard/present/presenter.py). Were any visitor able to open a room, a student would open one from a second
+tab, become its teacher and read them. So a room is opened only from the lab's own computer (the device whose
+address is this machine's loopback, 127.0.0.1 or ::1, an IPv4-mapped ::ffff:127.0.0.1 included: `address_of`
+gives it as None, and so does an AppTest session, which has no address; the rest of 127.0.0.0/8 are devices),
+or from a device named in TEACHER_DEVICES_ENV (addresses and networks: a department server, or a hall whose
+teacher's laptop is another machine). Behind the hall's HAProxy on the teacher's laptop (`make hall`), the
+teacher's browser connects from 127.0.0.1 and HAProxy writes 127.0.0.1: the lab's own computer again. Taking
+a room back with its code and PIN is open to every device: the PIN is the secret.
 """
 
 import functools
@@ -38,6 +49,7 @@ from classroom.rooms.records import TooManyTries
 
 log = logging.getLogger(__name__)
 TRUSTED_PROXIES_ENV = "ATTENTION_LAB_TRUSTED_PROXIES"  # comma-separated addresses; none by default
+TEACHER_DEVICES_ENV = "ATTENTION_LAB_TEACHER_DEVICES"  # comma-separated addresses and networks; none by default
 THIS_MACHINE = frozenset({"127.0.0.1", "::1"})  # the lab's own machine; the rest of 127/8 are devices (tests play them)
 
 
@@ -75,6 +87,53 @@ def trusted_proxies() -> frozenset[str]:
     """The proxies named in TRUSTED_PROXIES_ENV (the hall names its HAProxy: hall/run.py, deploy/), read once,
     at first use (a lab process's first client), never on import."""
     return parse_proxies(os.environ.get(TRUSTED_PROXIES_ENV))
+
+
+def parse_teacher_devices(text: str | None) -> tuple:
+    """The networks named in TEACHER_DEVICES_ENV's value (an address is a network of one: 192.168.1.20 is
+    192.168.1.20/32). An IPv4-mapped IPv6 entry is read as the IPv4 it carries, as addresses are (`ip`). An
+    entry that is neither an address nor a network is left out, and the log says so."""
+    named = []
+    for part in (text or "").split(","):
+        if not (entry := part.strip()):
+            continue
+        try:
+            if len(entry) > 64:
+                raise ValueError(entry)
+            net = ipaddress.ip_network(entry)  # strict: 10.0.0.5/24 is a typo, not 10.0.0.0/24
+        except ValueError:
+            log.warning("%s: %r is not an IP address or a network (a network is written from its first address, "
+                        "as 192.168.1.0/24); it is not a teacher's device", TEACHER_DEVICES_ENV, entry[:64])
+            continue
+        if net.version == 6 and net.prefixlen >= 96 and (v4 := net.network_address.ipv4_mapped) is not None:
+            net = ipaddress.ip_network(f"{v4}/{net.prefixlen - 96}")
+        named.append(net)
+    return tuple(named)
+
+
+@functools.cache
+def teacher_devices() -> tuple:
+    """The devices named in TEACHER_DEVICES_ENV, read once, at first use (a lab process's first room opened or
+    form drawn), never on import."""
+    return parse_teacher_devices(os.environ.get(TEACHER_DEVICES_ENV))
+
+
+# What a device that may not open a room reads instead of the form (and if it sends the form anyway).
+OPENED_ELSEWHERE = (f"Rooms are opened from the computer running the lab (or a device named in {TEACHER_DEVICES_ENV}: "
+                    "docs/classroom.md says how); from this device you can join a room with its code, and a teacher "
+                    "can take their room back with its code and PIN.")
+
+
+def may_open_rooms(address: str | None, named: tuple) -> bool:
+    """Whether the device at `address` (as `address_of` gives it: None for the lab's own computer) may open a
+    room: the lab's own computer, or a device in one of the `named` networks (see the module's doc)."""
+    if address is None:
+        return True
+    try:
+        device = ip(address)
+    except ValueError:
+        return False
+    return str(device) in THIS_MACHINE or any(device in net for net in named)
 
 
 def address_of(peer: str | None, forwarded_for: list[str], trusted: frozenset[str]) -> str | None:

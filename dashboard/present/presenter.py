@@ -138,9 +138,10 @@ def _is_teacher() -> bool:
 def _not_teacher(deck: Deck):
     """What anyone else gets: no notes, no clock, no steps, no handout; the way to become the room's teacher."""
     st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
+    how = ("Open a room with a PIN of your choice, or take yours back with its code and PIN." if
+           room_session.opens_rooms() else "Take your room back with its code and PIN.")  # else: where rooms open
     st.info("The presenter view (the screens' notes, the clock, the steps and the handout) is the room's "
-            "teacher's. Open a room with a PIN of your choice, or take yours back with its code and PIN. The "
-            "projector's window, which shows the deck without the notes, needs neither.")
+            f"teacher's. {how} The projector's window, which shows the deck without the notes, needs neither.")
     room_session.messages()
     room_teacher.start_forms()
 

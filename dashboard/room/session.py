@@ -22,7 +22,7 @@ import streamlit as st
 
 from classroom.question import Question
 from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, SeatElsewhere, make_registry, normalise_code
-from classroom.rooms.clients import address_of, trusted_proxies
+from classroom.rooms.clients import OPENED_ELSEWHERE, address_of, may_open_rooms, teacher_devices, trusted_proxies
 from classroom.rooms.codes import valid_session
 from core import AttentionConfig, ConfigError
 from dashboard import display
@@ -130,7 +130,16 @@ def teacher_call(action, *args):
 
 
 # -- the teacher ----------------------------------------------------------------------------
+def opens_rooms() -> bool:
+    """Whether this device may open a room: the lab's own computer, or a teacher's device the lab is told of
+    (classroom/rooms/clients.py `may_open_rooms`). Any device may take a room back with its code and PIN."""
+    return may_open_rooms(client_address(), teacher_devices())
+
+
 def open_room(pin: str) -> bool:
+    if not opens_rooms():  # its form is not drawn there; a run that submits it anyway is refused here
+        say(OPENED_ELSEWHERE)
+        return False
     try:
         key = registry().open(pin, state.lesson().to_json(), session_id(), client_address())
     except RoomError as err:

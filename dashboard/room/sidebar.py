@@ -8,6 +8,7 @@ line saying whose lesson it is (it is read-only until they detach).
 import streamlit as st
 
 from classroom.rooms import format_code
+from classroom.rooms.clients import OPENED_ELSEWHERE
 from core.limits import MAX_FIELD_CHARS
 from dashboard import navigation
 from dashboard.room import session as room_session
@@ -48,6 +49,9 @@ def block(on_room_page: bool):
 def start():
     with st.expander("Classroom room"):
         room_student.join_form("sidebar")
+        if not room_session.opens_rooms():  # taking a room back is on the Room page
+            st.caption(OPENED_ELSEWHERE)
+            return
         with st.form("room_open_sidebar", clear_on_submit=True, border=False):
             pin = st.text_input("Teachers: choose a PIN to open a room", type="password", key="room_open_pin_side",
                                 max_chars=MAX_FIELD_CHARS,

@@ -13,7 +13,7 @@ import streamlit as st
 from classroom.kinds import LESSON_KINDS
 from classroom.rooms import format_code
 from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
-from classroom.rooms.clients import TAG_HEX
+from classroom.rooms.clients import OPENED_ELSEWHERE, TAG_HEX
 from classroom.rooms.records import TEACHER_POLL_SECONDS
 from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
@@ -205,9 +205,22 @@ def _next():
 
 
 def start_forms():
-    """Open a room (choose its PIN), or take one back on a new screen or after a reload."""
+    """Open a room (choose its PIN), or take one back on a new screen or after a reload. A device that may not
+    open a room (room_session.opens_rooms) is told where rooms are opened instead of the first form."""
     left, right = st.columns(2)
-    with left, st.form("room_open_page", clear_on_submit=True):
+    with left:
+        if room_session.opens_rooms():
+            open_form()
+        else:
+            st.info(OPENED_ELSEWHERE)
+    with right:
+        take_back_form()
+    room_answers.closed_download()
+    room_answers.kept_answers()
+
+
+def open_form():
+    with st.form("room_open_page", clear_on_submit=True):
         st.markdown("**Teachers: open a room**")
         pin = st.text_input("Choose a PIN (6 or more characters)", type="password", key="room_open_pin",
                             max_chars=MAX_FIELD_CHARS,
@@ -216,10 +229,6 @@ def start_forms():
             if room_session.open_room(pin):
                 st.rerun()  # the page drew the forms, so a new run draws the room (docs/lesson.md, What runs again)
             room_session.messages()
-    with right:
-        take_back_form()
-    room_answers.closed_download()
-    room_answers.kept_answers()
 
 
 def take_back_form(code: str = ""):

@@ -5,7 +5,7 @@ presenter=1&screen=22` held "The measured answer is "cat""), no clock, no steps 
 to open a room or take one back. A key taken back with the PIN on another screen stops showing them. The
 handout is a job built once per deck (two teachers' clicks, one build), and a room's students get it only after
 the teacher shares it, never while a question is open. Over the network, a second device (127.0.0.9) asking
-for the presenter view gets no notes either."""
+for the presenter view gets no notes either, and no form to open a room of its own."""
 
 import threading
 
@@ -19,6 +19,7 @@ from websockets.sync.client import connect
 
 from classroom.handout_service import HandoutService
 from classroom.rooms import format_code
+from classroom.rooms.clients import OPENED_ELSEWHERE
 from dashboard.present import handout as handouts
 from dashboard.present.presenter import AT
 
@@ -190,6 +191,9 @@ def present_run(port: int, query: str, device: str) -> tuple[str, set[str]]:
 def test_a_second_device_asking_for_the_presenter_view_over_the_network_gets_no_notes(lab):
     server = lab(renders=0)  # a room is open in it, the class's
     said, ids = present_run(server.port, "deck=default&presenter=1&screen=22", "127.0.0.9")
-    assert "is the room" in said and "room_open_pin" in ids, said[:800]
+    assert "is the room" in said and "room_reclaim_pin" in ids, said[:800]  # the way back in with code and PIN
+    assert "room_open_pin" not in ids, "a second device opens no room of its own (test_room_opening.py)"
+    assert "Take your room back with its code and PIN" in said and "PIN of your choice" not in said, said[:800]
+    assert OPENED_ELSEWHERE in said, said[:800]
     assert secret(DECK.screens[21]) not in said and notes_words(DECK.screens[21]) not in said, said[:800]
     assert "present_handout_make" not in ids and "present_presenter_Right" not in ids
