@@ -84,6 +84,11 @@ def main() -> int:
             projector.wait_for_selector(SETTLED, timeout=60_000)
             presenter.wait_for_selector(SETTLED, timeout=60_000)
             presenter.wait_for_timeout(300)  # the presenter's clock and polls at rest, as between two steps
+            if "→ (or R) reveals the answer" in presenter.inner_text("body"):  # "next" reveals an open question
+                presenter.keyboard.press("ArrowRight")  # first: not timed, it is no step
+                projector.get_by_text("How the class answered").wait_for(timeout=60_000)
+                projector.wait_for_selector(SETTLED, timeout=60_000)
+                presenter.wait_for_selector(SETTLED, timeout=60_000)
             start = time.perf_counter()
             presenter.keyboard.press("ArrowRight")
             presenter.wait_for_selector(f"h3:has-text('{number} / {total} ·')", timeout=60_000)

@@ -168,6 +168,9 @@ PRESENT_CSS = [
     "bottom: 0.4rem !important; width: auto !important; z-index: 999990; opacity: 0.75;}",
     "div.st-key-present_marker p {font-size: 1rem;}",
     'div[class*="st-key-present_key_"] {display: none !important;}',
+    # the presenter blanked the projector (B or .): black over the whole window; its marker polls on beneath
+    "div.st-key-present_blank {position: fixed !important; inset: 0 !important; background: #000 !important; "
+    "z-index: 999999 !important;}",
 ]
 
 

@@ -91,7 +91,8 @@ class RoomBackend(ABC):
     # (status, None): the session cannot join again, nor its device take a new seat; `block`: all its seats go
 
     @abstractmethod
-    def _setting(self, code, digest, name, value) -> tuple: ...  # (status, None); "locked" | "seats" | "unblock"
+    def _setting(self, code, digest, name, value) -> tuple: ...
+    # (status, None); "locked" | "seats" | "unblock" | "show" (the presentation's JSON)
 
     @abstractmethod
     def _leave(self, code, session) -> None: ...

@@ -29,6 +29,7 @@ from classroom.rooms.codes import (
     valid_session,
     verify_pin,
 )
+from classroom.rooms.presentation import MAX_PRESENTATION_CHARS, Presentation
 from classroom.rooms.records import (
     Member,
     NotInRoom,
@@ -38,7 +39,7 @@ from classroom.rooms.records import (
     TeacherKey,
     TeacherView,
 )
-from classroom.rooms.tally import gone_seats, load_question, student_view_of, tally
+from classroom.rooms.tally import gone_seats, load_question, presentation_of, student_view_of, tally
 
 STALE = "The teacher has moved on to another question."
 REVEALED = "The answer has been revealed: this question takes no more answers."
@@ -137,7 +138,19 @@ class RoomRegistry(AfterClass):
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
                            members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster,
                            seats_per_device=raw.seats, locked=raw.locked, blocked=raw.blocked,
-                           max_rounds=self.limits.max_rounds, asked=raw.asked)
+                           max_rounds=self.limits.max_rounds, asked=raw.asked, presentation=presentation_of(raw.show))
+
+    def present(self, key: TeacherKey, presentation: Presentation) -> None:
+        """Where the room's presented deck stands (its screen, the blank, the clock, the handout shared): kept
+        with the room, so a reload, another tab and the projector's window all read it (presentation.py)."""
+        if not isinstance(presentation, Presentation):
+            raise RoomError("Only a presentation made by the lab can be kept.")
+        if problem := presentation.problem():
+            raise RoomError(problem)
+        text = presentation.to_json()
+        if len(text) > MAX_PRESENTATION_CHARS:
+            raise RoomError("This presentation's record is too large to keep.")
+        self._teacher_result(self._setting(*self._auth(key), "show", text))
 
     def remove(self, key: TeacherKey, tag: str, block: bool = False) -> str:
         """Take a student out of the room (a script, a prank): their answers go; that seat cannot rejoin, and

@@ -43,6 +43,7 @@ class _Room:
     rounds: dict = field(default_factory=dict)  # number -> _Round, oldest first; ≤ max_rounds, none dropped
     last_round: int = 0
     answered: dict = field(default_factory=dict)  # session -> device, of every seat with an answer in any round
+    show: str = ""  # the presentation's JSON (presentation.py)
 
 
 class MemoryRooms(RoomRegistry):
@@ -154,6 +155,9 @@ class MemoryRooms(RoomRegistry):
                 room.seats = int(value)
             elif name == "unblock":
                 room.barred.clear()
+            elif name == "show":
+                room.show = value
+            room.active = self._clock()
             return "ok", None
 
     def _read(self, code, session, now):
@@ -167,7 +171,7 @@ class MemoryRooms(RoomRegistry):
                 r = room.rounds[room.last_round]
                 mine = {session: r.answers[session]} if session in r.answers else {}
                 rounds = (RawRound(room.last_round, r.question, r.revealed, r.again_of, mine),)
-            return RawRoom(room.version, room.lesson, rounds)
+            return RawRoom(room.version, room.lesson, rounds, show=room.show)
 
     def _view(self, code, session, device, now):
         with self._lock:
@@ -181,8 +185,9 @@ class MemoryRooms(RoomRegistry):
             rounds = ()
             if room.rounds:
                 r = room.rounds[room.last_round]
-                rounds = (RawRound(room.last_round, r.question, r.revealed, r.again_of, {}),)
-            return "ok", RawRoom(room.version, room.lesson, rounds)
+                everyone = dict(r.answers) if r.revealed else {}  # how the class answered, once revealed
+                rounds = (RawRound(room.last_round, r.question, r.revealed, r.again_of, everyone),)
+            return "ok", RawRoom(room.version, room.lesson, rounds, show=room.show)
 
     def _answer(self, code, session, number, answer_json, now, at):
         with self._lock:
@@ -218,7 +223,7 @@ class MemoryRooms(RoomRegistry):
             rounds = tuple(RawRound(n, r.question, r.revealed, r.again_of, dict(r.answers), r.asked, dict(r.devices),
                                     r.screen, dict(r.times)) for n in wanted if (r := room.rounds.get(n)))
             return RawRoom(room.version, room.lesson, rounds, dict(room.members), dict(room.devices), room.seats,
-                           room.locked, len(room.barred), room.last_round, dict(room.answered))
+                           room.locked, len(room.barred), room.last_round, dict(room.answered), room.show)
 
     def _set_lesson(self, code, digest, lesson, now):
         with self._lock:

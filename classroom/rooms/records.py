@@ -4,6 +4,7 @@ teacher's or a student's page draws. Plain values only, so every backend returns
 from dataclasses import dataclass, field
 
 from classroom.question import MAX_QUESTION_CHARS, Question
+from classroom.rooms.presentation import Presentation
 
 # How often a room's pages ask the registry for news: a student's page (and a follower's lesson),
 # and the teacher's screen, which shows the answers as they come.
@@ -111,6 +112,7 @@ class TeacherView:
     blocked: int = 0  # devices the teacher took out: they get no new seat in this room
     max_rounds: int = 100  # RoomLimits.max_rounds: rounds this room may ask in all
     asked: int = 0  # rounds asked so far
+    presentation: Presentation = Presentation()  # where the room's presented deck stands (presentation.py)
 
     @property
     def rounds_left(self) -> int:
@@ -165,6 +167,8 @@ class StudentView:
     my_answer: tuple | None = None  # this student's choice indices in this round
     revealed: bool = False
     question: Question | None = None  # only once revealed: it holds the answer key
+    presentation: Presentation = Presentation()  # where the room's presented deck stands (presentation.py)
+    tally: Tally | None = None  # a viewer's (the projector's) only, once revealed: how the class answered
 
     @property
     def correct(self) -> bool | None:
@@ -208,3 +212,4 @@ class RawRoom:
     blocked: int = 0  # devices barred from new seats
     asked: int = 0  # rounds asked (a teacher's read)
     answered: dict = field(default_factory=dict)  # session -> device, of every seat with an answer in any round
+    show: str = ""  # the presentation's JSON (presentation.py); "" while none was set

@@ -4,7 +4,8 @@ lab processes can never interleave half of one update with another.
 Layout under a prefix P, for a room with code C:
   P room:{C}        hash   secret, pin, lesson, version, round (last), first (1: no round is dropped),
                            active (last use), seats (per device), locked ('1'),
-                           q:N (question JSON), rev:N, again:N, asked:N (epoch seconds), screen:N
+                           q:N (question JSON), rev:N, again:N, asked:N (epoch seconds), screen:N,
+                           show (the presentation's JSON: presentation.py)
   P room:{C}:m      hash   session -> last seen
   P room:{C}:d      hash   session -> device (clients.device), for members
   P room:{C}:x      set    sessions the teacher removed
@@ -160,7 +161,7 @@ touch()
 return {'ok'}
 """
 
-# ARGV 6 digest, 7 name ('locked' | 'seats' | 'unblock'), 8 value
+# ARGV 6 digest, 7 name ('locked' | 'seats' | 'unblock' | 'show'), 8 value
 SETTING = PRELUDE + """
 if not teacher() then return {'denied'} end
 if ARGV[7] == 'unblock' then redis.call('DEL', barred) else redis.call('HSET', room, ARGV[7], ARGV[8]) end
@@ -168,18 +169,20 @@ touch()
 return {'ok'}
 """
 
-# ARGV 6 session -> {version, lesson, round, question, revealed, again, my answer}, or false
+# ARGV 6 session -> {version, lesson, presentation, round, question, revealed, again, my answer}, or false
 READ = PRELUDE + """
 if not alive() or redis.call('HEXISTS', members, ARGV[6]) == 0 then return false end
 redis.call('HSET', members, ARGV[6], ARGV[3])
 touch()
-local v, lesson, n = unpack(redis.call('HMGET', room, 'version', 'lesson', 'round'))
-if n == '0' then return {v, lesson, n} end
+local v, lesson, n, show = unpack(redis.call('HMGET', room, 'version', 'lesson', 'round', 'show'))
+show = show or ''
+if n == '0' then return {v, lesson, show, n} end
 local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n))
-return {v, lesson, n, q, rev or '0', again, redis.call('HGET', answers(n), ARGV[6])}
+return {v, lesson, show, n, q, rev or '0', again, redis.call('HGET', answers(n), ARGV[6])}
 """
 
-# ARGV 6 session, 7 device -> {'ok', version, lesson, round, question, revealed, again} | {'removed'} | {'gone'}
+# ARGV 6 session, 7 device -> {'ok', version, lesson, presentation, round, question, revealed, again, answers
+#   (flat: every answer of the round once revealed, else none)} | {'removed'} | {'gone'}
 VIEW = PRELUDE + """
 if not alive() then return {'gone'} end
 if redis.call('SISMEMBER', removed, ARGV[6]) == 1 or redis.call('SISMEMBER', barred, ARGV[7]) == 1 then
@@ -189,10 +192,13 @@ if redis.call('HEXISTS', members, ARGV[6]) == 1 then  -- a seat that reads as a 
   redis.call('HSET', members, ARGV[6], ARGV[3])
   touch()
 end
-local v, lesson, n = unpack(redis.call('HMGET', room, 'version', 'lesson', 'round'))
-if n == '0' then return {'ok', v, lesson, n} end
+local v, lesson, n, show = unpack(redis.call('HMGET', room, 'version', 'lesson', 'round', 'show'))
+show = show or ''
+if n == '0' then return {'ok', v, lesson, show, n} end
 local q, rev, again = unpack(redis.call('HMGET', room, 'q:' .. n, 'rev:' .. n, 'again:' .. n))
-return {'ok', v, lesson, n, q, rev or '0', again}
+local everyone = {}  -- how the class answered, once revealed
+if rev then everyone = redis.call('HGETALL', answers(n)) end
+return {'ok', v, lesson, show, n, q, rev or '0', again, everyone}
 """
 
 # ARGV 6 session, 7 round, 8 answer JSON, 9 max answers, 10 when (epoch seconds)

@@ -75,22 +75,23 @@ class RedisRooms(RoomRegistry):
         out = self._run("READ", code, now, session)
         if not out:
             return None
-        version, lesson, number = int(out[0]), out[1], int(out[2])
+        version, lesson, show, number = int(out[0]), out[1], out[2], int(out[3])
         if number == 0:
-            return RawRoom(version, lesson, ())
-        question, revealed, again, mine = out[3:7]
+            return RawRoom(version, lesson, (), show=show)
+        question, revealed, again, mine = out[4:8]
         answers = {} if mine is None else {session: mine}
-        return RawRoom(version, lesson, (RawRound(number, question, revealed == "1", int(again), answers),))
+        return RawRoom(version, lesson, (RawRound(number, question, revealed == "1", int(again), answers),), show=show)
 
     def _view(self, code, session, device, now):
         out = self._run("VIEW", code, now, session, device)
         if out[0] != "ok":
             return out[0], None
-        version, lesson, number = int(out[1]), out[2], int(out[3])
+        version, lesson, show, number = int(out[1]), out[2], out[3], int(out[4])
         if number == 0:
-            return "ok", RawRoom(version, lesson, ())
-        question, revealed, again = out[4:7]
-        return "ok", RawRoom(version, lesson, (RawRound(number, question, revealed == "1", int(again), {}),))
+            return "ok", RawRoom(version, lesson, (), show=show)
+        question, revealed, again, everyone = out[5:9]
+        last = RawRound(number, question, revealed == "1", int(again), _pairs(everyone))
+        return "ok", RawRoom(version, lesson, (last,), show=show)
 
     def _answer(self, code, session, number, answer_json, now, at):
         return self._run("ANSWER", code, now, session, number, answer_json, self.limits.max_members, repr(float(at)))
@@ -102,9 +103,9 @@ class RedisRooms(RoomRegistry):
         members = _pairs(out[2])
         rounds = tuple(RawRound(int(n), q, rev == "1", int(again), _pairs(answers), float(asked), _pairs(by),
                                 int(screen), {s: float(t) for s, t in _pairs(at).items()})
-                       for n, q, rev, again, asked, answers, by, screen, at in out[9:])
+                       for n, q, rev, again, asked, answers, by, screen, at in out[10:])
         return RawRoom(int(out[0]), out[1], rounds, {s: float(seen) for s, seen in members.items()}, _pairs(out[3]),
-                       int(out[4]), out[5] == "1", int(out[6]), int(out[7]), _pairs(out[8]))
+                       int(out[4]), out[5] == "1", int(out[6]), int(out[7]), _pairs(out[8]), out[9])
 
     def _set_lesson(self, code, digest, lesson, now):
         out = self._run("SET_LESSON", code, now, digest, lesson)

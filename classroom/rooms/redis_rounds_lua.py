@@ -7,6 +7,7 @@ from classroom.rooms.redis_lua import PRELUDE
 
 # ARGV 6 digest, 7 '1': live (the last round and the one it asks again only)
 #   -> {version, lesson, members (flat), devices (flat), seats, locked, blocked, rounds asked, answered (flat),
+#       presentation,
 #       {n, question, revealed, again, asked, answers (flat), their devices (flat), screen, their times (flat)}...}
 READ_TEACHER = PRELUDE + """
 if not teacher() then return false end
@@ -15,7 +16,7 @@ local first, last = kept(room)
 local out = {redis.call('HGET', room, 'version'), redis.call('HGET', room, 'lesson'), redis.call('HGETALL', members),
              redis.call('HGETALL', devices), redis.call('HGET', room, 'seats'),
              redis.call('HGET', room, 'locked') or '0', redis.call('SCARD', barred), last,
-             redis.call('HGETALL', answered)}
+             redis.call('HGETALL', answered), redis.call('HGET', room, 'show') or ''}
 local wanted = {}  -- the round numbers to read, oldest first
 if ARGV[7] ~= '1' then
   for n = first, last do table.insert(wanted, n) end

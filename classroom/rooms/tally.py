@@ -5,6 +5,7 @@ import json
 from functools import lru_cache
 
 from classroom.question import Question
+from classroom.rooms.presentation import Presentation
 from classroom.rooms.records import RawRoom, RawRound, StudentView, Tally
 
 
@@ -29,16 +30,22 @@ def tally(raw: RawRound, present: frozenset = frozenset()) -> Tally:
                  revealed=raw.revealed, correct=correct if raw.revealed else None, again_of=raw.again_of)
 
 
-
 def gone_seats(raw: RawRoom) -> dict:
     """Seats that left the room but whose answers still count in a round: session -> device."""
     return {s: d for s, d in raw.answered.items() if s not in raw.members}
 
 
+@lru_cache(maxsize=64)
+def presentation_of(show: str) -> Presentation:
+    return Presentation.from_json(show) if show else Presentation()
+
+
 def student_view_of(code: str, raw: RawRoom, session: str | None) -> StudentView:
     """The room's last round as a student sees it: the question's answer only once revealed; `session`'s
-    own answer (None: a viewer's, which has none)."""
-    view = StudentView(code=code, lesson_version=raw.version, lesson_json=raw.lesson, round=0)
+    own answer (None: a viewer's, which has none, and which gets the class's answers once revealed: the
+    backend reads them for a viewer only then)."""
+    shown = presentation_of(raw.show)
+    view = StudentView(code=code, lesson_version=raw.version, lesson_json=raw.lesson, round=0, presentation=shown)
     if not raw.rounds:
         return view
     r = raw.rounds[-1]
@@ -47,4 +54,5 @@ def student_view_of(code: str, raw: RawRoom, session: str | None) -> StudentView
     return StudentView(code=code, lesson_version=raw.version, lesson_json=raw.lesson, round=r.number,
                        kind=q.kind, prompt=q.prompt, choices=q.choices, multiple=q.multiple,
                        my_answer=None if mine is None else tuple(json.loads(mine)), revealed=r.revealed,
-                       question=q if r.revealed else None)
+                       question=q if r.revealed else None, presentation=shown,
+                       tally=tally(r) if session is None and r.revealed else None)

@@ -90,12 +90,14 @@ def _ask(question: Question, slot: str):
         st.warning(msg)
 
 
-def answer_widget(question_or_view, key: str, label: str, disabled: bool = False):
+def answer_widget(question_or_view, key: str, label: str, disabled: bool = False, lettered: bool = False):
     """Pills for tokens (tick several where the question takes several), a radio for ranges or long choices.
-    `question_or_view`: a Question, or a room's StudentView (its kind, choices and `multiple`, no answer key)."""
+    `question_or_view`: a Question, or a room's StudentView (its kind, choices and `multiple`, no answer key).
+    `lettered`: each choice after its letter (A, B, ...), as the projector shows a room's question."""
     choices = question_or_view.choices
     options = list(range(len(choices)))
-    fmt = lambda i: plain(choices[i])  # noqa: E731 (tokens may hold Markdown characters)
+    shown = [f"{qc.letter(i)}. {c}" if lettered else c for i, c in enumerate(choices)]
+    fmt = lambda i: plain(shown[i])  # noqa: E731 (tokens may hold Markdown characters)
     if kind_of(question_or_view.kind).ranges or max(map(len, choices)) > 30:
         return st.radio(label, options, key=key, format_func=fmt, index=None, disabled=disabled)
     mode = "multi" if question_or_view.multiple else "single"

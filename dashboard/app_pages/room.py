@@ -13,11 +13,13 @@ from dashboard.room import student as room_student
 from dashboard.room import teacher as room_teacher
 
 st.title("Classroom room", anchor=False)
+room_session.resume_teacher()  # a teacher's reload (the cookie of keep_teacher): the room, not a seat in it
 room_student.code_from_link()
 room_session.messages()
 key, code = room_session.teacher_key(), room_session.student_code()
 if key is not None:
     state.view_param("code", key.code, None)  # the public code only: the address bar is projected too
+    room_session.keep_teacher()
     room_teacher.page()
 elif code is not None:
     state.view_param("code", code, None)

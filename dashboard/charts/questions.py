@@ -192,17 +192,24 @@ def reveal(question, traces):
     return REVEALS[question.kind_class](question, *traces)
 
 
-def answers_histogram(tally, title: str, top: int = 1) -> alt.LayerChart:
+def letter(i: int) -> str:
+    """The letter of choice `i` (0 = A), as the projector and the phones label a room question's choices."""
+    return chr(65 + i) if i < 26 else letter(i // 26 - 1) + chr(65 + i % 26)
+
+
+def answers_histogram(tally, title: str, top: int = 1, lettered: bool = False) -> alt.LayerChart:
     """Answers per choice (a student who ticks two rows counts in both); right choices marked once revealed.
     The axis runs to `top` (the students present) or further, the same from poll to poll. A long choice's
-    label is wrapped into lines (Vega never wraps a label: it cuts it short with "…")."""
+    label is wrapped into lines (Vega never wraps a label: it cuts it short with "…"). `lettered`: each row
+    begins with its choice's letter, as the phones show it; the label says each count's share of `top`."""
     q = tally.question
     right = set(q.answer) if tally.revealed else set()
-    rows = [_wrapped(c) for c in q.choices]
+    rows = [_wrapped(f"{letter(i)}. {c}" if lettered else c) for i, c in enumerate(q.choices)]
     most = max(1, top, *tally.counts)
     df = pd.DataFrame({"choice": list(q.choices), "row": rows, "count": list(tally.counts),
                        "right": [i in right for i in range(len(q.choices))]})
-    df["label"] = [f"{n}  ✓ right" if ok else str(n) for n, ok in zip(df["count"], df["right"], strict=True)]
+    counted = [f"{n} ({round(100 * n / top)}%)" if lettered and top else str(n) for n in tally.counts]
+    df["label"] = [f"{n}  ✓ right" if ok else n for n, ok in zip(counted, df["right"], strict=True)]
     bars = alt.Chart().mark_bar().encode(
         y=alt.Y("row:N", sort=rows, axis=_axis(None, len(q.choices), labelExpr=LINES, labelLimit=0)),
         x=alt.X("count:Q", scale=alt.Scale(domain=[0, most]), axis=_count_axis("students", most)),

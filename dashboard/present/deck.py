@@ -1,10 +1,8 @@
-"""The decks the lab presents (classroom/decks.py reads them), checked against the lab's real names, and
-where a presented deck stands, as the room carries it to the projector.
+"""The decks the lab presents (classroom/decks.py reads them), checked against the lab's real names.
 
 A link names a deck by its name only ("default"): the files are the lab's own, in classroom/decks/, and
-no part of a link ever becomes a path. Where the deck stands travels inside the lesson the room already
-transports to its members (dashboard/room/session.py): so the projector follows the presenter exactly as
-a student follows the teacher's lesson, in one process or in the hall.
+no part of a link ever becomes a path. Where a presented deck stands lives with the room
+(classroom/rooms/presentation.py): the projector reads it there, in one process or in the hall.
 """
 
 import functools
@@ -21,8 +19,6 @@ from classroom.question import Question
 from dashboard.lesson.state import VIEW_NAMES
 
 DECKS = {path.stem: path for path in sorted(decks.DEFAULT_DECK.parent.glob("*.toml"))}  # the lab's own decks
-PLACE_KEY = "deck_screen"  # in the room's lesson JSON: "default:3" (AttentionConfig.from_dict ignores it)
-HANDOUT_KEY = "deck_handout"  # in it too: the deck whose handout the teacher shares with the class ("default")
 
 
 @functools.cache
@@ -48,33 +44,6 @@ def name_of(deck: Deck) -> str:
 def page_file(url_path: str) -> str:
     """The page file of a url path (a deck's page screens name pages by url path)."""
     return BY_URL[url_path].file
-
-
-# -- where a deck stands, inside the room's lesson -----------------------------------------------
-def with_place(lesson_json: str, deck: str, number: int) -> str:
-    """The lesson's JSON carrying where the deck stands."""
-    return json.dumps({**json.loads(lesson_json), PLACE_KEY: f"{deck}:{number}"}, sort_keys=True, ensure_ascii=False)
-
-
-@functools.lru_cache(maxsize=64)
-def place_in(lesson_json: str) -> tuple[str, int] | None:
-    """(deck, screen number) that a room's lesson carries, or None; anything malformed is None."""
-    try:
-        raw = json.loads(lesson_json).get(PLACE_KEY)
-        deck, number = raw.rsplit(":", 1)
-        return (deck, int(number)) if deck in DECKS and int(number) >= 1 else None
-    except (AttributeError, TypeError, ValueError):
-        return None
-
-
-@functools.lru_cache(maxsize=64)
-def handout_in(lesson_json: str) -> str | None:
-    """The deck whose handout a room's lesson says is shared, or None; anything but a lab deck's name is None."""
-    try:
-        raw = json.loads(lesson_json).get(HANDOUT_KEY)
-    except (AttributeError, TypeError, ValueError):
-        return None
-    return raw if isinstance(raw, str) and raw in DECKS else None
 
 
 # -- a question screen's question ---------------------------------------------------------------

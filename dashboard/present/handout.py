@@ -3,11 +3,12 @@ room's students then download it on their Room page, but not while a question is
 lessons' weights, which decide the deck's questions).
 
 Making it is a job (classroom/handout_service.py): built once per deck file and lab version, off the page's
-thread, kept on disk; a second click, or another teacher's, joins the running build or gets the file. Sharing
-travels as the deck's place does, inside the lesson the room carries (deck.py's HANDOUT_KEY), so a hall's
+thread, kept on disk; a second click, or another teacher's, joins the running build or gets the file. Sharing is
+kept with the room, as where the deck stands is (classroom/rooms/presentation.py: `handout`), so a hall's
 processes see it too; the file lies in the media folder they share.
 """
 
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,7 +23,6 @@ from dashboard.room import session as room_session
 from jobs import QueueFull
 
 JOB = "present_handout_job"  # the key of the build this session asked for
-SHARED = "present_handout_shared"  # the deck whose handout this teacher shares
 POLL_SECONDS = 1.0
 WHAT = ("One HTML file that opens offline: the screens, their numbers, the formulas, the charts, the notes meant "
         "for students and a reading list. Never the teacher's notes.")
@@ -32,12 +32,6 @@ def stamp(deck: Deck) -> tuple:
     """The deck file's (modification time, size): an edited deck is another handout."""
     got = decks.DECKS[decks.name_of(deck)].stat()
     return (got.st_mtime_ns, got.st_size)
-
-
-def carried(deck: Deck) -> dict:
-    """What the room's lesson carries of the handout: the deck's name while this teacher shares it."""
-    name = decks.name_of(deck)
-    return {decks.HANDOUT_KEY: name} if st.session_state.get(SHARED) == name else {}
 
 
 @lru_cache(maxsize=4)
@@ -64,15 +58,28 @@ def teacher(deck: Deck):
         return
     st.download_button("Students' handout (HTML)", _read(path), file_name=_file_name(name), mime="text/html",
                        on_click="ignore", key="present_handout", help=WHAT)
-    if ss.get(SHARED) == name:
+    if shared(deck):
         st.caption("Shared with the class: the room's students download it on their Room page, except while a "
                    "question is open.")
-        st.button("Stop sharing the handout", key="present_handout_unshare", on_click=ss.pop, args=(SHARED, None))
+        st.button("Stop sharing the handout", key="present_handout_unshare", on_click=share, args=(deck, False))
     else:
-        st.button("Share the handout with the class", key="present_handout_share", on_click=ss.update,
-                  args=({SHARED: name},), help="The room's students can then download it on their Room page, "
+        st.button("Share the handout with the class", key="present_handout_share", on_click=share,
+                  args=(deck, True), help="The room's students can then download it on their Room page, "
                   "except while a question is open. Its tables print the numbers that decide the deck's questions, "
                   "and a file once downloaded stays: share it after the questions.")
+
+
+def shared(deck: Deck) -> bool:
+    """The room's presentation is this deck's, with its handout shared."""
+    shown = room_session.presentation()
+    return shown.handout and shown.deck == decks.name_of(deck)
+
+
+def share(deck: Deck, on: bool):
+    """Share the handout with the room's students, or stop: kept with the room, where they read it."""
+    shown = room_session.presentation()
+    if shown.deck == decks.name_of(deck):
+        room_session.present(replace(shown, handout=on))
 
 
 def _make(deck: Deck):
@@ -96,8 +103,8 @@ def _making(key: str):
 
 def student(view):
     """A room's student: the handout, once the teacher shares it, while no question is open."""
-    name = decks.handout_in(view.lesson_json)
-    if name is None or (view.round > 0 and not view.revealed):
+    name = view.presentation.deck
+    if not view.presentation.handout or name not in decks.DECKS or (view.round > 0 and not view.revealed):
         return
     deck = decks.load(name)
     path = service().cached(deck, stamp(deck))

@@ -1,60 +1,91 @@
-"""The presenter's view of a deck (the teacher's laptop, or a second window): the screen's notes, the next
-screen's title, the time elapsed against the time planned, and the keys that step the deck.
+"""The presenter's view of a deck (the teacher's laptop, or a second window): the screen's notes, previews of this
+screen and the next, the time elapsed against the time planned, and the keys that step the deck (lectern.py).
 
-It steers the projector the way Follow works: each step sets the room's lesson to the screen's and carries
-where the deck stands with it (dashboard/present/deck.py); the projector's window, a member of the room,
-polls it, in one process or across a hall's processes alike. A question screen is asked in the room as
-the deck reaches it, and revealed from here. The notes stay in this session: they never enter the room.
+It steers the projector through the room: each step sets the room's lesson to the screen's and keeps where the
+deck stands with the room (classroom/rooms/presentation.py: the screen, the blank, the clock, the handout
+shared); the projector's window, a member of the room, polls it, in one process or across a hall's processes
+alike. Where the deck stands and its clock live with the room, not with this session: a reload, another tab of
+this browser (the teacher key's cookie, room/session.py) or another laptop (the PIN) stands where it stood. A
+question screen is asked in the room as the deck reaches it; on it, "next" reveals first, then advances. The
+notes stay in this session: they never enter the room.
 
-The view is the room's teacher's: a session that does not hold a room's teacher key (it opened the room, or
-took it back with the code and PIN) gets the forms to open one or take one back, never the notes, the clock,
-the steps or the handout. A projector's window needs no key: it shows what the projector shows.
+The view is the room's teacher's: a session that does not hold a room's teacher key (it opened the room, took it
+back with the code and PIN, or its browser's cookie holds the key) gets the forms to open one or take one back,
+never the notes, the clock, the steps or the handout. A projector's window needs no key: it shows what the
+projector shows.
 """
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
-from classroom.decks import Deck
+from classroom.decks import Deck, Screen
 from classroom.question import QuestionError
 from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.present import handout as handouts
+from dashboard.present import lectern
 from dashboard.present.projector import LINK_NOTICE, keys, unready
 from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
-from dashboard.text import deck_markdown
+from dashboard.text import deck_markdown, plain
 
-AT = "present_at"  # the screen the presenter stands on (1 = the first)
-STARTED = "present_started"  # when the clock started (time.time(): a hall's processes share no monotonic clock)
+AT = "present_at"  # the screen this session last stood on (the room's record is where the deck stands)
 CLOCK_SECONDS = 2.0
 LINKED = "present_linked"  # the screen the link named, until this session is the room's teacher
 
 
 def go(deck: Deck, number: int):
-    """Stand on screen `number`: its lesson becomes the teacher's; in a room, its question is asked and the
-    projector is told where the deck stands."""
+    """Stand on screen `number`: its lesson becomes the teacher's; in a room, its question is asked and the room
+    keeps where the deck stands (the projector reads it there), its clock started if it was not."""
     number = min(max(1, number), len(deck.screens))
-    screen = deck.screens[number - 1]
-    if st.session_state.get(AT, number) != number:
-        st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
-    st.session_state[AT] = number
-    st.session_state.setdefault(STARTED, time.time())
-    if not screen.unready:  # an unready screen's lesson is a stand-in: the lesson stays, nothing is asked
-        state.set_lesson(screen.lesson)
+    screen = _stand(deck, number)
     if room_session.teacher_key() is None:
         return
     if screen.kind == "question" and not screen.unready:
         _ask(screen, number)
-    st.session_state[room_session.CARRIED] = _place(deck, number)
+    shown, name = room_session.presentation(), decks.name_of(deck)
+    room_session.present(replace(shown, deck=name, screen=number, blanked=False,
+                                 handout=shown.handout and shown.deck == name).start(time.time()))
     room_session.push_lesson(state.lesson())  # at once, not at the end of the run: the projector polls for it
 
 
-def _place(deck: Deck, number: int) -> dict:
-    """What the room's lesson carries for the deck: where it stands, and the handout if the teacher shares it."""
-    return {decks.PLACE_KEY: f"{decks.name_of(deck)}:{number}", **handouts.carried(deck)}
+def _stand(deck: Deck, number: int) -> Screen:
+    """This session on screen `number`: its lesson (an unready screen's is a stand-in: the lesson stays)."""
+    ss, screen = st.session_state, deck.screens[number - 1]
+    if ss.get(AT, number) != number:
+        ss.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
+    ss[AT] = number
+    ss.pop(lectern.TYPED, None)
+    if not screen.unready:
+        state.set_lesson(screen.lesson)
+    return screen
+
+
+def step(deck: Deck, to: int):
+    """A step's key: on a question screen whose question is open, "next" reveals it (as reveal.js steps a
+    slide's fragments); the next press advances."""
+    at = st.session_state.get(AT, 1)
+    if to == at + 1 and _open(deck.screens[at - 1]):
+        room_session.reveal()
+        return
+    go(deck, to)
+
+
+def _blank():
+    shown = room_session.presentation()
+    if shown.deck:
+        room_session.present(replace(shown, blanked=not shown.blanked))
+
+
+def _clock(change: str):
+    """Pause, resume or restart the clock (Presentation's methods), kept with the room."""
+    shown = room_session.presentation()
+    if shown.deck:
+        room_session.present(getattr(shown, change)(time.time()))
 
 
 def _ask(screen, number: int):
@@ -77,10 +108,20 @@ def _is_current(question) -> bool:
 def _asked(screen) -> bool:
     """This question screen's question is the room's current one: its answers and reveal belong here (a
     screen whose question could not be asked must not show the previous question's panel)."""
+    if screen.kind != "question" or screen.unready:
+        return False
     try:
         return _is_current(decks.question_of(screen))
     except QuestionError:
         return False
+
+
+def _open(screen) -> bool:
+    """This screen's question is the room's current one, not revealed yet."""
+    if not _asked(screen):
+        return False
+    now = room_session.teacher_view()
+    return now is not None and now.current is not None and not now.current.revealed
 
 
 def view(deck: Deck, linked: int | None):
@@ -88,32 +129,46 @@ def view(deck: Deck, linked: int | None):
     ss = st.session_state
     if linked is not None:
         ss[LINKED] = linked  # kept until the view is the teacher's: the room opened, it stands there
+    room_session.resume_teacher()  # a reload, or another tab of this browser: the room's teacher still
     if not _is_teacher():
         return _not_teacher(deck)
-    linked = ss.pop(LINKED, None)
-    if AT not in ss or (linked is not None and linked != ss[AT]):
-        go(deck, linked or 1)
-    number = ss[AT]
-    if ss.get(room_session.CARRIED) != _place(deck, number):
-        go(deck, number)  # a room opened (or taken back), or the handout shared, since the last step
+    room_session.keep_teacher()
+    linked, last = ss.pop(LINKED, None), len(deck.screens)
+    shown = room_session.presentation()
+    if shown.deck == decks.name_of(deck) and 1 <= shown.screen <= last:  # the room's place wins over a link's
+        if ss.get(AT) != shown.screen:  # a reload, another tab or laptop stepped: stand where the deck stands
+            _stand(deck, shown.screen)
+            room_session.push_lesson(state.lesson())
+    else:
+        go(deck, linked or ss.get(AT) or 1)  # a room just opened (or another deck presented): stand here
+        shown = room_session.presentation()
     key = room_session.teacher_key()
     if key is None:  # a step's teacher action found the key stopped working
         return _not_teacher(deck)
-    screen, last = deck.screens[number - 1], len(deck.screens)
+    number = ss[AT]
+    screen, open_ = deck.screens[number - 1], _open(deck.screens[number - 1])
     st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
+    lectern.panels([deck_markdown(s.title, inline=True) for s in deck.screens], lambda n: go(deck, n))
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
-        keys(deck, number, go, "presenter", visible=True)
+        keys(deck, number, step, "presenter", visible=True)
         st.markdown(f"### {number} / {last} · {deck_markdown(screen.title, inline=True)}")
+        st.button("Keys (?)", key="present_keys_help", on_click=lectern.toggle, args=("keys",))
+    lectern.bind(last, lambda n: go(deck, n), _blank, room_session.reveal, room_session.ask_again, open_,
+                 _asked(screen))
+    if shown.blanked:
+        st.warning("The projector is blanked: it shows black. B or . shows it again.")
     if screen.unready:
         st.warning(unready(screen))
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
+        if _asked(screen):
+            if open_:
+                st.caption("→ (or R) reveals the answer; the next → goes on.")
+            room_teacher.live()  # the class's answers and the reveal
     with right:
-        nxt = deck.screens[number] if number < last else None
-        st.markdown(f"**Next:** {deck_markdown(nxt.title, inline=True)} ({nxt.kind})" if nxt
-                    else "**Next:** the end of the deck.")
+        previews(deck, number)
         clock(deck, number)
         handouts.teacher(deck)
     room_session.messages()
@@ -121,9 +176,39 @@ def view(deck: Deck, linked: int | None):
     st.link_button("Open the projector window", url, help="Open it on the projector's screen; it shows the "
                    "screen this view stands on, without the notes.")
     st.caption(f"Room {format_code(key.code)}: the projector window and students' phones follow this view.")
-    if screen.kind == "question" and _asked(screen):
-        room_teacher.live()  # the class's answers and the reveal
     room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
+
+
+def _what(screen: Screen) -> str:
+    """What the projector shows of a screen, in a line: its kind and its page, scene step, question or run."""
+    if screen.unready:
+        return "not ready on this machine"
+    if screen.kind == "page":
+        view = ", ".join(f"{k} {v}" for k, v in screen.view)
+        return f"the page {screen.page}" + (f" ({view})" if view else "")
+    if screen.kind == "scene":
+        return f"the video {screen.scene}, its step {screen.step}"
+    if screen.kind == "video":
+        return f"the video {screen.scene}"
+    if screen.kind == "film":
+        return f"the training run, at step {screen.at:,}"
+    try:
+        return f"the question: {decks.question_of(screen).prompt}"
+    except QuestionError as err:
+        return f"a question that cannot be asked: {err}"
+
+
+def previews(deck: Deck, number: int):
+    """This screen and the next as the projector shows them: title and what it draws (a thumbnail in words; the
+    projector's own window is the live picture)."""
+    nxt = deck.screens[number] if number < len(deck.screens) else None
+    for label, screen in (("Now", deck.screens[number - 1]), ("Next", nxt)):
+        with st.container(border=True, key=f"present_preview_{label.lower()}"):
+            if screen is None:
+                st.markdown(f"**{label}:** the end of the deck.")
+                continue
+            st.markdown(f"**{label} · {screen.number}. {deck_markdown(screen.title, inline=True)}**")
+            st.caption(plain(f"A {screen.kind} screen: {_what(screen)} · {screen.minutes:g} min planned"))
 
 
 def _is_teacher() -> bool:
@@ -152,8 +237,9 @@ def _minutes(seconds: float) -> str:
 
 @rerun.poll(CLOCK_SECONDS)
 def clock(deck: Deck, number: int):
-    """Time elapsed against the time planned up to the end of this screen."""
-    elapsed = time.time() - st.session_state.get(STARTED, time.time())
+    """Time on the room's clock against the time planned up to the end of this screen; pause and restart."""
+    shown = room_session.presentation()
+    elapsed = shown.elapsed(time.time())
     before = 60 * sum(s.minutes for s in deck.screens[:number - 1])
     until = before + 60 * deck.screens[number - 1].minutes
     if elapsed > until:
@@ -162,7 +248,12 @@ def clock(deck: Deck, number: int):
         pace = f"{_minutes(before - elapsed)} ahead"
     else:
         pace = "on time"
-    st.markdown(f"**{_minutes(elapsed)}** elapsed · planned {_minutes(before)}–{_minutes(until)} for this screen, "
-                f"{_minutes(60 * deck.minutes)} in all · **{pace}**")
-    st.button("Restart the clock", key="present_clock_restart",
-              on_click=lambda: st.session_state.update({STARTED: time.time()}))
+    paused = " (paused)" if shown.paused else ""
+    st.markdown(f"**{_minutes(elapsed)}**{paused} elapsed · planned {_minutes(before)}–{_minutes(until)} for this "
+                f"screen, {_minutes(60 * deck.minutes)} in all · **{pace}**")
+    left, right = st.columns(2)
+    if shown.paused:
+        left.button("Resume the clock", key="present_clock_resume", on_click=_clock, args=("resume",))
+    else:
+        left.button("Pause the clock", key="present_clock_pause", on_click=_clock, args=("pause",))
+    right.button("Restart the clock", key="present_clock_restart", on_click=_clock, args=("restart",))

@@ -3,8 +3,8 @@ the teacher's notes (they are drawn by presenter.py alone, never here).
 
 The window steps itself with the keys a clicker sends (→ ← PageDown PageUp Space), or it follows a
 presenter: it then sits in the teacher's room as a viewer (no seat, not counted) that does not follow the
-room's lesson, and polls the room for where the deck stands (dashboard/present/deck.py's place, carried
-with the lesson).
+room's lesson, and polls the room for where the deck stands (classroom/rooms/presentation.py: the screen, and
+whether the presenter blanked it), and, once a question is revealed, how the class answered.
 A page screen runs that page's own file, at the screen's lesson and view, as if its link had opened it.
 """
 
@@ -23,8 +23,10 @@ from classroom.rooms.address import qr_svg
 from classroom.rooms.records import StudentView
 from dashboard import navigation
 from dashboard.app_pages import predict
+from dashboard.charts import questions as qc
 from dashboard.charts import training
 from dashboard.charts.draw import draw
+from dashboard.charts.questions import letter
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.room import session as room_session
@@ -88,13 +90,16 @@ def show(deck: Deck):
     """The projector's screen: the deck where this window stands, or where its room's presenter stands."""
     following, name = room_session.student_code() is not None, decks.name_of(deck)
     view = room_session.student_view() if following else None
-    if view is not None and (place := decks.place_in(view.lesson_json)) and place[0] == name:
+    if view is not None and (place := _place(view)) and place[0] == name:
         arrive(deck, place[1])
     elif NUMBER not in st.session_state or st.session_state.get(SHOWN, (name,))[0] != name:
         arrive(deck, st.session_state.get(NUMBER, 1))
     number = st.session_state[NUMBER]
     screen = deck.screens[number - 1]
-    if screen.unready:
+    if view is not None and view.presentation.blanked and view.presentation.deck == name:
+        with st.container(key="present_blank"):  # black over the whole window (display.py's CSS); the marker
+            st.markdown("\u00a0")  # polls on beneath
+    elif screen.unready:
         _title(screen)
         st.info(unready(screen))
     elif not rerun.hidden(hiding.door_of(screen.kind, screen.page), screen.title):  # a room's open question
@@ -114,8 +119,8 @@ def watch(deck_name: str):
     view = room_session.student_view()
     if view is None:
         return room_session.student_code() is None  # the room has gone: this window steps itself again
-    place = decks.place_in(view.lesson_json)
-    seen = (place, view.round, view.revealed)
+    place = _place(view)
+    seen = (place, view.presentation.blanked, view.round, view.revealed, view.tally)
     if st.session_state.get(SEEN) not in (None, seen):
         st.session_state[SEEN] = seen
         if place is not None and place[0] == deck_name:
@@ -124,6 +129,12 @@ def watch(deck_name: str):
     st.session_state[SEEN] = seen
     total = len(decks.load(deck_name).screens)
     st.caption(f"{st.session_state.get(NUMBER, 1)} / {total}")
+
+
+def _place(view: StudentView) -> tuple[str, int] | None:
+    """(deck, screen) where the room's presented deck stands, or None while none is presented."""
+    shown = view.presentation
+    return (shown.deck, shown.screen) if shown.deck in decks.DECKS and shown.screen >= 1 else None
 
 
 # -- the kinds of screen --------------------------------------------------------------------------
@@ -200,8 +211,12 @@ def _question(screen: Screen, view: StudentView | None):
     ours = view is not None and view.round > 0 and view.prompt == question.prompt
     if ours and view.revealed and view.question is not None:
         st.markdown(f"### {plain(question.prompt)}")
-        predict.show_truth(view.question, None)
-        predict.reveal_chart(view.question, f"present_reveal_{view.round}")
+        split, truth = st.columns([2, 3], gap="large")
+        with split:
+            _split(view)
+        with truth:
+            predict.show_truth(view.question, None)
+            predict.reveal_chart(view.question, f"present_reveal_{view.round}")
         return
     words, qr = st.columns([3, 1])
     with words:
@@ -211,13 +226,25 @@ def _question(screen: Screen, view: StudentView | None):
         columns = st.columns(CHOICE_COLUMNS) if per else [st.container()]
         for i, choice in enumerate(question.choices):
             with columns[i // per if per else 0]:
-                st.markdown(f"**{chr(65 + i)}.** {plain(choice)}")
+                st.markdown(f"**{letter(i)}.** {plain(choice)}")
     code = room_session.student_code()
     if code is not None:
         with qr:
             st.markdown(f"**Answer on your phone: room {format_code(code)}**")
             if (url := address(code)) is not None:
                 st.image(qr_svg(url), width=260)
+
+
+def _split(view: StudentView):
+    """How the class voted, per choice (the letters the phones show), beside the right answer."""
+    tally = view.tally
+    if tally is None or not tally.answered:
+        st.markdown("**How the class answered:** no answers.")
+        return
+    st.markdown(f"**How the class answered** ({tally.answered} answer{'s' * (tally.answered != 1)}, "
+                f"{tally.correct} right)")
+    predict.draw(("answers-lettered", tally.question.key(), tally.answered),
+                 qc.answers_histogram(tally, "", tally.answered, lettered=True), key=f"present_split_{view.round}")
 
 
 DRAW = {"page": _page, "scene": _scene, "video": _video, "film": _film, "question": _question}

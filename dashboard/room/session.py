@@ -2,7 +2,9 @@
 
 One registry per server (`registry()`, whatever `make_registry` picks: this process's memory or Redis); pages
 never know which. What a session holds lives in `st.session_state` only:
-- a teacher: the `TeacherKey` (its secret never reaches the URL or the screen);
+- a teacher: the `TeacherKey` (its secret never reaches the URL or the screen); on the teacher's pages (the
+  presenter view, the Room page) also in a cookie of this browser (`keep_teacher`), so a reload or a second tab
+  of that browser is the room's teacher still (`resume_teacher`), with no PIN typed again;
 - a student: the room's public code, whether they follow the teacher's lesson, and the lesson version they
   last applied. No name is asked or kept: a random session id, their seat. The seat never travels in the
   address (a student shares that): a reload or a hall failover, which start a new Streamlit session, find it in
@@ -16,14 +18,23 @@ key that stopped working is forgotten, so the page stops polling it.
 """
 
 import functools
-import json
 
 import streamlit as st
 
 from classroom.question import Question
-from classroom.rooms import NotInRoom, NotTeacher, RoomError, RoomRegistry, SeatElsewhere, make_registry, normalise_code
+from classroom.rooms import (
+    NotInRoom,
+    NotTeacher,
+    RoomError,
+    RoomRegistry,
+    SeatElsewhere,
+    TeacherKey,
+    make_registry,
+    normalise_code,
+)
 from classroom.rooms.clients import OPENED_ELSEWHERE, address_of, may_open_rooms, teacher_devices, trusted_proxies
 from classroom.rooms.codes import valid_session
+from classroom.rooms.presentation import Presentation
 from core import AttentionConfig, ConfigError
 from dashboard import display
 from dashboard.lesson import state
@@ -32,7 +43,8 @@ from dashboard.process import Held
 SESSION, TEACHER, CODE = "room_session", "room_teacher", "room_code"
 FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed", "room_message"
 SEAT_COOKIE, ROOM_COOKIE, HIDING, VIEWER = "attention_lab_seat", "attention_lab_room", "room_hiding", "room_viewer"
-REJOIN, FORGET, CARRIED = "room_rejoin_tried", "room_forget", "room_carried"  # CARRIED: see push_lesson
+REJOIN, FORGET = "room_rejoin_tried", "room_forget"
+TEACHER_COOKIE, RESUMED = "attention_lab_teacher", "room_teacher_resumed"  # see keep_teacher
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
 registry: Held[RoomRegistry] = Held(make_registry)  # not a Streamlit cache (dashboard/process.py)
@@ -85,6 +97,44 @@ def rejoin():
     if code and valid_session(cookie_seat()) and not join(code):
         ss.pop(MESSAGE, None)
         _cookies(**{ROOM_COOKIE: None})
+
+
+def teacher_cookie():
+    return st.context.cookies.get(TEACHER_COOKIE)
+
+
+def keep_teacher():
+    """The room's teacher key in a cookie of this browser (SameSite=Strict, never in a link or on the screen), so
+    a reload of a teacher's page, or another tab of this browser, takes the room back by itself (`resume_teacher`).
+    On every full run of a teacher's page, as `keep_seat`. The code holds digits only and the secret letters,
+    digits, - and _: the first "_" parts them."""
+    key = teacher_key()
+    if key is not None:
+        _cookies(**{TEACHER_COOKIE: f"{key.code}_{key.secret}"})
+
+
+def resume_teacher():
+    """Once per session, on a teacher's page: a browser whose cookie holds a room's teacher key that still works
+    (the room open, its key not taken back with the PIN elsewhere) is that room's teacher again. A key that no
+    longer works is forgotten, its cookie deleted."""
+    ss = st.session_state
+    if teacher_key() is not None or ss.get(RESUMED):
+        return
+    ss[RESUMED] = True
+    raw = teacher_cookie()
+    code, _, secret = raw.partition("_") if isinstance(raw, str) else ("", "", "")
+    if not secret or normalise_code(code) != code:
+        return
+    key = TeacherKey(code, secret)
+    try:
+        view = registry().teacher_view(key)
+    except NotTeacher:
+        _cookies(**{TEACHER_COOKIE: None})
+        return
+    except RoomError as err:
+        say(str(err))
+        return
+    ss[TEACHER], ss[PUSHED] = key, view.lesson_json  # the room's lesson stays until this session changes it
 
 
 def client_address() -> str | None:
@@ -171,8 +221,6 @@ def push_lesson(cfg: AttentionConfig):
     if teacher_key() is None:
         return
     text = cfg.to_json()
-    if carried := st.session_state.get(CARRIED):  # more, under keys from_json ignores: a deck's place (present/)
-        text = json.dumps({**json.loads(text), **carried}, sort_keys=True, ensure_ascii=False)
     if st.session_state.get(PUSHED) != text and teacher_call(registry().set_lesson, text) is not None:
         st.session_state[PUSHED] = text
 
@@ -192,6 +240,17 @@ def reveal():
 
 def teacher_view():
     return teacher_call(registry().teacher_view)
+
+
+def presentation() -> Presentation:
+    """Where the teacher's room's presented deck stands (classroom/rooms/presentation.py); none without a room."""
+    view = teacher_view()
+    return view.presentation if view is not None else Presentation()
+
+
+def present(changed: Presentation):
+    """Keep where the presented deck stands in the room: a reload, another tab and the projector read it there."""
+    teacher_call(registry().present, changed)
 
 
 # -- a student ------------------------------------------------------------------------------
@@ -280,7 +339,7 @@ def follow(view=None):
 
 @functools.lru_cache(maxsize=64)
 def lesson_of(lesson_json: str) -> str:
-    """A room's lesson as `AttentionConfig.to_json` writes it, without what it carries besides (CARRIED)."""
+    """A room's lesson as `AttentionConfig.to_json` writes it (a room keeps the JSON it was given)."""
     try:
         return AttentionConfig.from_json(lesson_json).to_json()
     except ConfigError:  # a lesson this server cannot run (another device): compared as it is

@@ -15,6 +15,7 @@ from classroom.rooms.records import STUDENT_POLL_SECONDS
 from core import AttentionConfig, ConfigError
 from dashboard import navigation
 from dashboard.app_pages import predict
+from dashboard.charts import questions as qc
 from dashboard.display import QUESTION_BAR  # the page's CSS fixes it at the bottom of the screen
 from dashboard.lesson import rerun, state
 from dashboard.present import handout
@@ -118,10 +119,10 @@ def answering(view):
     pick = f"room_pick_{view.round}"
     if pick not in st.session_state and view.my_answer is not None:  # after a reload: what was sent
         st.session_state[pick] = list(view.my_answer) if view.multiple else view.my_answer[0]
-    predict.answer_widget(view, pick, "Your answer")
+    predict.answer_widget(view, pick, "Your answer", lettered=True)  # the projector's letters
     st.button("Send my answer", key=f"room_send_{view.round}", type="primary", on_click=send, args=(view, pick))
     if view.my_answer is not None:
-        sent = ", ".join(view.choices[i] for i in view.my_answer)
+        sent = ", ".join(f"{qc.letter(i)}. {view.choices[i]}" for i in view.my_answer)
         st.success(f"Sent: {plain(sent)}. You can change it until the teacher reveals the answer.")
 
 

@@ -75,15 +75,6 @@ def test_a_deck_link_names_a_deck_of_the_lab_never_a_path():
             decks.load(name)
 
 
-def test_the_place_travels_in_the_lesson_and_leaves_the_lesson_as_it_was():
-    lesson = DECK.screens[2].lesson
-    carried = decks.with_place(lesson.to_json(), "default", 3)
-    assert decks.place_in(carried) == ("default", 3)
-    assert room_session.lesson_of(carried) == lesson.to_json()
-    assert decks.place_in(lesson.to_json()) is None
-    assert decks.place_in('{"deck_screen": "../x:2"}') is None and decks.place_in("not json") is None
-
-
 def present(query: dict) -> AppTest:
     """The Present page of a new session, opened from a link."""
     at = AppTest.from_file(str(APP), default_timeout=60)

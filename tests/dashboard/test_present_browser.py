@@ -1,6 +1,7 @@
 """A lecture given in Chromium (issue 41, part 2): the teacher's presenter window opens a room and the
 projector's window; the default deck is stepped from start to finish by keys alone, pressed on the presenter
-window (→, PageDown and Space forward; ← and PageUp back), and the projector follows through the room. At
+window (→, PageDown and Space forward, the first press on an open question revealing it; ← and PageUp back), and
+the projector follows through the room; a reload of the presenter window keeps its room, screen and clock. At
 1920×1080 every screen's main part fits the window without scrolling, and no screen shows a note; the presenter's
 answers chart of a "change" question shows its long choices whole, inside the chart.
 Screenshots of a few screens of both windows go to test-artifacts/."""
@@ -32,6 +33,8 @@ FIT = """() => { const m = document.querySelector('[data-testid=stMain]');
   return {over: Math.max(0, ...parts.map(e => e.getBoundingClientRect().bottom)) - innerHeight,
           scroll: m.scrollHeight - m.clientHeight, top: m.scrollTop || document.scrollingElement.scrollTop}; }"""
 MARKER = "[class*='st-key-present_marker'] [data-testid=stCaptionContainer]"
+REVEALS = "→ (or R) reveals the answer"  # the presenter's line on a question screen whose question is open
+ELAPSED = r"(\d+):(\d\d)\s*(?:\(paused\) )?elapsed"
 ANSWERS = ".role-axis-label text"  # the answers chart's labels, drawn: the chart is there
 
 
@@ -76,6 +79,10 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
         ARTIFACTS.mkdir(exist_ok=True)
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
+                if REVEALS in presenter.inner_text("body"):  # an open question: "next" reveals it first
+                    presenter.keyboard.press(FORWARD[number % len(FORWARD)])
+                    projector.get_by_text("How the class answered").wait_for(timeout=WAIT)
+                    at_screen(projector, number - 1)
                 presenter.keyboard.press(FORWARD[number % len(FORWARD)])  # the presenter window has the keys
                 at_screen(projector, number)
             screen = DECK.screens[number - 1]
@@ -97,5 +104,44 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
         for key, number in (("ArrowLeft", len(DECK.screens) - 1), ("PageUp", len(DECK.screens) - 2)):
             presenter.keyboard.press(key)
             at_screen(projector, number)
+    finally:
+        context.close()
+
+
+def elapsed(page) -> int:
+    """The seconds on the presenter's clock, as it shows them."""
+    got = re.search(ELAPSED, page.inner_text("body"))
+    return 60 * int(got[1]) + int(got[2])
+
+
+def test_a_reload_of_the_presenter_keeps_its_screen_and_clock_and_the_projector_follows(lab_server, browser):
+    """Issue 48 item 6: the presenter's browser keeps the room's teacher key in a cookie, and the place and the
+    clock live with the room: after a reload the view is the teacher's, on the same screen, its clock going on
+    from where it stood, and its next key still steps the projector."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    try:
+        presenter = open_page(context, f"{lab_server}/present?deck=default&presenter=1")
+        presenter.get_by_role("textbox", name="Choose a PIN (6 or more characters)").fill("246810")
+        presenter.get_by_role("button", name="Open a room").first.click()
+        link = presenter.get_by_role("link", name="Open the projector window")
+        link.wait_for(timeout=WAIT)
+        code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
+        projector = open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
+        at_screen(projector, 1)
+        for number in (2, 3):
+            presenter.keyboard.press("ArrowRight")
+            at_screen(projector, number)
+        presenter.wait_for_function("(re) => { const m = document.body.innerText.match(new RegExp(re));"
+                                    " return m && 60 * +m[1] + +m[2] >= 3; }", arg=ELAPSED, timeout=WAIT)
+        before = elapsed(presenter)
+        presenter.reload()
+        presenter.get_by_role("heading", name=re.compile(rf"^3 \/ {len(DECK.screens)} ")).wait_for(timeout=WAIT)
+        presenter.wait_for_selector(SETTLED, timeout=WAIT)
+        assert "is the room's teacher's" not in presenter.inner_text("body")
+        assert elapsed(presenter) >= before, "the clock went on, it did not start again"
+        kept = {c["name"]: c for c in context.cookies()}["attention_lab_teacher"]
+        assert kept["sameSite"] == "Strict" and kept["value"].partition("_")[2] not in presenter.url
+        presenter.keyboard.press("ArrowRight")
+        at_screen(projector, 4)
     finally:
         context.close()

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from classroom.rooms import TeacherKey, format_code
 from classroom.rooms.base import NOT_IN_ROOM, NOT_TEACHER
 from core import AttentionConfig
+from dashboard.charts.questions import letter
 from dashboard.room import session as room_session
 from dashboard.text import plain
 
@@ -230,7 +231,7 @@ def test_tokens_reach_the_phone_as_plain_text(make_app):
     q = room_session.registry().teacher_view(key).current.question
     assert "javascript" in " ".join(q.choices)
     assert f"**Question 1:** {plain(q.prompt)}" in [m.value for m in s.markdown]
-    assert s.pills[0].options == [plain(c) for c in q.choices]
+    assert s.pills[0].options == [plain(f"{letter(i)}. {c}") for i, c in enumerate(q.choices)]  # the projector's
 
 
 def test_a_teacher_asks_the_room_the_question_on_page_one(make_app):

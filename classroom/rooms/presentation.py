@@ -1,0 +1,79 @@
+"""Where a room's presented deck stands, as the room keeps it: the deck, its screen, whether the projector is
+blanked, the presenter's clock and whether the deck's handout is shared.
+
+It lives with the room (RoomRegistry.present sets it, the room's teacher only; every view of the room reads it),
+not with a browser session: a reload of the presenter view, a second tab, a projector window in one process or
+across a hall's all read the same record. Times are epoch seconds (time.time()): a hall's processes share no
+monotonic clock. Plain values only, so both backends store it as one JSON string.
+"""
+
+import json
+import math
+import re
+from dataclasses import asdict, dataclass, replace
+
+from classroom.decks import MAX_SCREENS
+
+DECK_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a lab deck's name: its file's name without ".toml"
+MAX_PRESENTATION_CHARS = 400  # its JSON: a handful of short fields
+
+
+@dataclass(frozen=True)
+class Presentation:
+    deck: str = ""  # the presented deck's name; "" while no deck is presented
+    screen: int = 0  # 1, 2, ...; 0 while none
+    blanked: bool = False  # the projector shows black (B or . in the presenter view)
+    started: float = 0.0  # when the clock started (epoch seconds); 0: not started
+    paused: float = 0.0  # when the clock was paused (epoch seconds); 0: it runs
+    paused_total: float = 0.0  # seconds the clock stood paused before `paused`
+    handout: bool = False  # the deck's handout is shared with the room's students
+
+    def problem(self) -> str | None:
+        """Why this record cannot be kept (a page's bug, never a student's input), or None."""
+        if self.deck and not DECK_NAME.fullmatch(self.deck):
+            return "A presented deck is named by letters, digits, - and _ (at most 40)."
+        if isinstance(self.screen, bool) or not isinstance(self.screen, int) or not 0 <= self.screen <= MAX_SCREENS:
+            return f"A deck's screen is a whole number from 1 to {MAX_SCREENS}."
+        times = (self.started, self.paused, self.paused_total)
+        if not all(isinstance(t, int | float) and math.isfinite(t) and t >= 0 for t in times):
+            return "The presenter's clock holds times that are not moments."
+        return None
+
+    @property
+    def running(self) -> bool:
+        return bool(self.started) and not self.paused
+
+    def elapsed(self, now: float) -> float:
+        """Seconds on the clock at `now`: since it started, less the time it stood paused."""
+        if not self.started:
+            return 0.0
+        return max(0.0, (self.paused or now) - self.started - self.paused_total)
+
+    def start(self, now: float) -> "Presentation":
+        """The clock started, unless it has started already."""
+        return self if self.started else replace(self, started=now, paused=0.0, paused_total=0.0)
+
+    def pause(self, now: float) -> "Presentation":
+        return replace(self, paused=now) if self.running else self
+
+    def resume(self, now: float) -> "Presentation":
+        if not self.paused:
+            return self
+        return replace(self, paused=0.0, paused_total=self.paused_total + max(0.0, now - self.paused))
+
+    def restart(self, now: float) -> "Presentation":
+        """The clock at 0:00 from `now`, paused if it was."""
+        return replace(self, started=now, paused=now if self.paused else 0.0, paused_total=0.0)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text) -> "Presentation":
+        """The record a backend stored; an empty or malformed one is no presentation (never an error: a page
+        polls it)."""
+        try:
+            got = cls(**{k: v for k, v in json.loads(text).items() if k in cls.__dataclass_fields__})
+        except (TypeError, ValueError, AttributeError):
+            return cls()
+        return cls() if got.problem() else got

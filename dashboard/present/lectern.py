@@ -1,0 +1,113 @@
+"""The presenter view's keys beyond the steps (projector.keys draws → ← and the clicker's): reveal.js's and
+PowerPoint's habits. Each key presses a button this module draws hidden (CSS hides every `present_key_` button);
+Streamlit binds the keys it can (`st.button(shortcut=...)`: letters, digits, Home, End, Enter, Escape) and a few
+lines of script the three it refuses (".", "?" and R, which Streamlit keeps for its own rerun).
+
+What each does is a plain function of the presenter (presenter.py passes them in): the keys only press.
+"""
+
+import streamlit as st
+
+TYPED = "present_typed"  # digits typed toward a jump ("1", "12"), until Enter or Escape
+PANEL = "present_panel"  # "screens" (G) or "keys" (?) while that list is open
+MAX_DIGITS = 3  # a deck holds at most classroom.decks.MAX_SCREENS (200) screens
+
+# (keys, what they do): the "?" list, in the order a lecturer reaches for them
+KEYS = (
+    ("→  PageDown  Space", "next; on a question screen whose question is open, reveal it first"),
+    ("←  PageUp", "back"),
+    ("Home  End", "the first screen, the last screen"),
+    ("a number, then Enter", "jump to that screen (Escape forgets the number)"),
+    ("G", "list the screens, to jump to one"),
+    ("B  or  .", "blank the projector (black); again to show it"),
+    ("R", "reveal the answer of this screen's question"),
+    ("A", "ask this screen's question again (after discussion)"),
+    ("?", "this list"),
+)
+
+# ".", "?" and R press their hidden buttons: Streamlit's shortcuts take letters and digits only, and never R.
+# Not while typing in a box; once per page (the script is drawn on every run).
+_SCRIPT = """<script>(() => {
+  const w = window.parent || window;
+  if (w.__labPresenterKeys) return;
+  w.__labPresenterKeys = true;
+  const pressed = {'.': 'present_key_presenter_B', '?': 'present_key_presenter_help',
+                   'r': 'present_key_presenter_reveal', 'R': 'present_key_presenter_reveal'};
+  w.document.addEventListener('keydown', (e) => {
+    const t = e.target;
+    const typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    if (e.ctrlKey || e.metaKey || e.altKey || typing) return;
+    const key = pressed[e.key];
+    const button = key && w.document.querySelector('.st-key-' + key + ' button');
+    if (!button || button.disabled) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    button.click();
+  }, true);
+})();</script>"""
+
+
+def _hidden(name: str, shortcut: str | None, on_click, args=(), disabled: bool = False):
+    st.button(name, key=f"present_key_presenter_{name}", shortcut=shortcut, on_click=on_click, args=args,
+              disabled=disabled)
+
+
+def bind(last: int, go, blank, reveal, again, can_reveal: bool, can_again: bool):
+    """The hidden buttons and their keys. `go(number)` stands on a screen; `blank()` blanks the projector or
+    shows it again; `reveal()` and `again()` act on this screen's question (when `can_reveal`, `can_again`)."""
+    _hidden("Home", "home", go, (1,))
+    _hidden("End", "end", go, (last,))
+    _hidden("B", "b", blank)
+    _hidden("G", "g", toggle, ("screens",))
+    _hidden("help", None, toggle, ("keys",))
+    _hidden("reveal", None, reveal, disabled=not can_reveal)
+    _hidden("A", "a", again, disabled=not can_again)
+    for digit in "0123456789":
+        _hidden(digit, digit, typed, (digit,))
+    _hidden("Enter", "enter", jump, (go, last))
+    _hidden("Escape", "escape", forget)
+    st.html(_SCRIPT, unsafe_allow_javascript=True)
+
+
+def toggle(panel: str):
+    ss = st.session_state
+    ss[PANEL] = None if ss.get(PANEL) == panel else panel
+
+
+def typed(digit: str):
+    st.session_state[TYPED] = (st.session_state.get(TYPED, "") + digit)[-MAX_DIGITS:]
+
+
+def jump(go, last: int):
+    """Enter: to the screen whose number was typed (one past the deck's end stands on its last)."""
+    number = st.session_state.pop(TYPED, "")
+    if number and int(number) >= 1:
+        go(min(int(number), last))
+
+
+def forget():
+    st.session_state.pop(TYPED, None)
+    st.session_state[PANEL] = None
+
+
+def panels(titles: list[str], go):
+    """What G and ? open: the screens to jump to, or the keys; and the number typed so far."""
+    ss = st.session_state
+    if ss.get(TYPED):
+        st.info(f"Go to screen **{ss[TYPED]}**: Enter (Escape forgets it).")
+    if ss.get(PANEL) == "keys":
+        with st.container(border=True, key="present_keys_list"):
+            st.markdown("**Keys** (? again closes this list)")
+            st.table({"keys": [k for k, _ in KEYS], "what they do": [w for _, w in KEYS]})
+    elif ss.get(PANEL) == "screens":
+        with st.container(border=True, key="present_screens_list"):
+            st.markdown("**Jump to a screen** (G again closes this list)")
+            columns = st.columns(4)
+            for i, title in enumerate(titles):
+                columns[i % 4].button(f"{i + 1}. {title}", key=f"present_jump_{i + 1}", on_click=_chosen,
+                                      args=(go, i + 1), width="stretch")
+
+
+def _chosen(go, number: int):
+    st.session_state[PANEL] = None
+    go(number)

@@ -1,0 +1,177 @@
+"""Where a presented deck stands lives with the room (issue 48 items 6, 8 and 10; issue 50 item 3), as AppTest
+sessions of the real app sharing one room registry: a reload of the presenter view (a new session with this
+browser's cookie) is the room's teacher again, on the same screen, its clock going on; the room's lesson holds
+the lesson only (the place is the room's presentation record); on a question screen "next" reveals first, then
+advances, and the projector then shows how the class voted per lettered choice; the presenter's keys blank the
+projector, jump, go home and to the end, ask again, list the screens and the keys."""
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from classroom.rooms.presentation import Presentation
+from core import AttentionConfig
+from dashboard import display
+from dashboard.charts.questions import letter
+from dashboard.present import deck as decks
+from dashboard.present import lectern
+from dashboard.present.presenter import AT
+from dashboard.present.projector import NUMBER
+from dashboard.room import session as room_session
+
+from .conftest import APP, _register_pages, chart_data, no_exception
+from .test_present import DECK, PIN, fresh_registry, marker, notes_words, present, text  # noqa: F401 (a fixture)
+
+QUESTION = next(s.number for s in DECK.screens if s.kind == "question")  # the deck's first question screen
+
+
+@pytest.fixture
+def cookies(monkeypatch):
+    """This browser's cookies, as the pages write them (display.set_cookies) and read them back."""
+    jar = {}
+
+    def write(values, hours):
+        jar.update(values)
+
+    monkeypatch.setattr(display, "set_cookies", write)
+    monkeypatch.setattr(room_session, "teacher_cookie", lambda: jar.get(room_session.TEACHER_COOKIE))
+    return jar
+
+
+def teacher_at(number: int) -> AppTest:
+    at = present({"deck": "default", "presenter": "1", "screen": str(number)})
+    at.text_input(key="room_open_pin").input(PIN)
+    at.button[[b.label for b in at.button].index("Open a room")].click().run()
+    no_exception(at)
+    return at
+
+
+def projector_of(teacher: AppTest) -> AppTest:
+    return present({"deck": "default", "code": teacher.session_state["room_teacher"].code, "projector": "1"})
+
+
+def blanked(at: AppTest) -> bool:
+    """The projector's window draws its black block (display.py's CSS covers the window with it)."""
+    def keys(node):
+        yield str(getattr(getattr(node, "proto", None), "id", ""))
+        for child in getattr(node, "children", {}).values():
+            yield from keys(child)
+    return any(k.endswith("-present_blank") for k in keys(at.main))
+
+
+def room_of(teacher: AppTest):
+    return room_session.registry().teacher_view(teacher.session_state["room_teacher"])
+
+
+def test_a_reload_of_the_presenter_view_keeps_the_room_the_screen_and_the_clock(cookies, monkeypatch):
+    clock = [1_000_000.0]
+    monkeypatch.setattr("dashboard.present.presenter.time.time", lambda: clock[0])
+    teacher = teacher_at(5)
+    assert room_session.TEACHER_COOKIE in cookies, "the key is kept in this browser"
+    assert cookies[room_session.TEACHER_COOKIE] not in str(teacher.query_params), "never in the address"
+    teacher.button(key="present_presenter_Right").click().run()
+    clock[0] += 125  # 2:05 on the clock
+    reloaded = present({"deck": "default", "presenter": "1"})  # a reload: a new session, the same cookies
+    no_exception(reloaded)
+    assert reloaded.session_state["room_teacher"] == teacher.session_state["room_teacher"]
+    assert reloaded.session_state[AT] == 6 and notes_words(DECK.screens[5]) in text(reloaded)
+    assert "2:05" in text(reloaded), "the clock goes on from where it stood"
+    projector = projector_of(reloaded)
+    reloaded.button(key="present_presenter_Right").click().run()
+    projector.run()
+    assert projector.session_state[NUMBER] == 7, "the projector follows the reloaded view"
+    cookies.clear()  # another browser: no cookie of this room
+    stranger = present({"deck": "default", "presenter": "1"})
+    assert "is the room's teacher's" in text(stranger) and AT not in stranger.session_state
+
+
+def test_the_room_s_lesson_holds_the_lesson_only_and_its_place_is_the_presentation():
+    teacher = teacher_at(3)
+    room = room_of(teacher)
+    assert room.lesson_json == DECK.screens[2].lesson.to_json()  # nothing rides in it
+    assert AttentionConfig.from_json(room.lesson_json) == DECK.screens[2].lesson
+    assert (room.presentation.deck, room.presentation.screen) == ("default", 3) and room.presentation.started > 0
+
+
+def test_on_a_question_screen_next_reveals_first_then_advances_and_the_projector_shows_the_split():
+    teacher = teacher_at(QUESTION)
+    projector = projector_of(teacher)
+    code = teacher.session_state["room_teacher"].code
+    question = decks.question_of(DECK.screens[QUESTION - 1])
+    right, wrong = question.answer[0], (question.answer[0] + 1) % len(question.choices)
+    for pick in (right, wrong, wrong):
+        phone = AppTest.from_file(str(APP), default_timeout=60)
+        phone.query_params = {"code": code}
+        _register_pages(phone)
+        phone.switch_page("app_pages/room.py").run()
+        labels = [phone.pills[0].format_func(i).replace("\\", "") for i in range(2)]  # plain()'s escapes undone
+        assert labels == [f"A. {question.choices[0]}", f"B. {question.choices[1]}"]
+        phone.pills[0].set_value(pick).run()
+        phone.button(key=[b.key for b in phone.button if b.key and b.key.startswith("room_send_")][0]).click().run()
+        no_exception(phone)
+    projector.run()
+    assert f"A. {question.choices[0]}" in text(projector).replace("**", "")
+    teacher.button(key="present_key_presenter_PageDown").click().run()  # a clicker's "next"
+    no_exception(teacher)
+    assert teacher.session_state[AT] == QUESTION and room_of(teacher).current.revealed, "revealed, not advanced"
+    projector.run()
+    no_exception(projector)
+    assert "3 answers, 1 right" in text(projector)
+    split = next(df for meta, df in chart_data(projector) if meta.get("lab") == "answers")  # beside the truth
+    counts = dict(zip(split["row"].str.replace("\n", " "), split["label"], strict=True))
+    assert counts[f"{letter(right)}. {question.choices[right]}"] == "1 (33%)  ✓ right"
+    assert counts[f"{letter(wrong)}. {question.choices[wrong]}"] == "2 (67%)"
+    teacher.button(key="present_key_presenter_Space").click().run()
+    assert teacher.session_state[AT] == QUESTION + 1
+
+
+def test_the_keys_blank_the_projector_jump_and_ask_again():
+    teacher = teacher_at(1)
+    projector = projector_of(teacher)
+    teacher.button(key="present_key_presenter_B").click().run()
+    projector.run()
+    assert room_of(teacher).presentation.blanked and blanked(projector)
+    teacher.button(key="present_key_presenter_B").click().run()
+    projector.run()
+    assert not room_of(teacher).presentation.blanked and not blanked(projector)
+    for digit in "12":
+        teacher.button(key=f"present_key_presenter_{digit}").click().run()
+    assert "Go to screen 12" in text(teacher)
+    teacher.button(key="present_key_presenter_Enter").click().run()
+    projector.run()
+    assert teacher.session_state[AT] == 12 and projector.session_state[NUMBER] == 12
+    teacher.button(key="present_key_presenter_End").click().run()
+    assert teacher.session_state[AT] == len(DECK.screens)
+    teacher.button(key="present_key_presenter_Home").click().run()
+    assert teacher.session_state[AT] == 1
+    teacher.button(key="present_key_presenter_G").click().run()
+    teacher.button(key=f"present_jump_{QUESTION}").click().run()
+    assert teacher.session_state[AT] == QUESTION and teacher.session_state[lectern.PANEL] is None
+    asked = room_of(teacher).current.number  # screen 4's question (screen 12's and the last were asked too)
+    teacher.button(key="present_key_presenter_A").click().run()
+    assert room_of(teacher).current.number == asked + 1 and room_of(teacher).current.again_of == asked
+    teacher.button(key="present_key_presenter_help").click().run()
+    listed = teacher.table[0].value
+    assert list(listed["what they do"]) == [what for _, what in lectern.KEYS] and "B  or  ." in list(listed["keys"])
+    no_exception(teacher)
+
+
+def test_the_clock_pauses_and_restarts_in_the_room(monkeypatch):
+    clock = [2_000_000.0]
+    monkeypatch.setattr("dashboard.present.presenter.time.time", lambda: clock[0])
+    teacher = teacher_at(1)
+    clock[0] += 60
+    teacher.button(key="present_clock_pause").click().run()
+    clock[0] += 600  # ten minutes paused count for nothing
+    teacher.button(key="present_clock_resume").click().run()
+    clock[0] += 5
+    assert room_of(teacher).presentation.elapsed(clock[0]) == 65.0
+    teacher.run()
+    assert "1:05" in text(teacher)
+    teacher.button(key="present_clock_restart").click().run()
+    assert room_of(teacher).presentation.elapsed(clock[0]) == 0.0 and "0:00" in text(teacher)
+
+
+def test_presentation_is_a_record_not_a_lesson_key():
+    assert not hasattr(decks, "PLACE_KEY") and not hasattr(decks, "HANDOUT_KEY")
+    assert Presentation().screen == 0 and st is not None
