@@ -12,8 +12,8 @@ import streamlit as st
 
 from classroom.kinds import LESSON_KINDS
 from classroom.rooms import format_code
-from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
-from classroom.rooms.clients import TAG_HEX
+from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url, served_host
+from classroom.rooms.clients import TAG_HEX, trusted_proxies
 from classroom.rooms.records import TEACHER_POLL_SECONDS
 from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
@@ -26,8 +26,13 @@ from dashboard.text import plain
 HOST = "room_host"  # session: the address the teacher typed for students' phones
 
 
+UNREACHABLE = ("Phones cannot reach this lab, which listens on this computer only (as `make run` starts it): "
+               "serve the class with `make classroom` instead.")
+
+
 def address(code: str) -> str | None:
-    """The room's address on the local network, or the host the teacher typed instead."""
+    """The room's address for students' phones: the host the teacher typed, else the lab's own on the local
+    network; None where none works (a host typed wrong, said here; a lab phones cannot reach: `reachable`)."""
     port = int(st.get_option("server.port") or 8501)
     typed = st.session_state.get(HOST, "").strip()
     if typed:
@@ -37,20 +42,34 @@ def address(code: str) -> str | None:
             st.error(str(err))
             return None
     else:
-        host = lan_address()
+        host = served_host(st.get_option("server.address"), bool(trusted_proxies()))
+        if host is None:
+            return None
     return room_url(host, port, code)
 
 
+def reachable() -> bool:
+    """Whether phones can open the lab: it listens beyond this computer, or the teacher typed the host they
+    open (a proxy in front of it)."""
+    return bool(st.session_state.get(HOST, "").strip()) or served_host(
+        st.get_option("server.address"), bool(trusted_proxies())) is not None
+
+
 def header(code: str):
-    """The code and the QR code, large enough to read and scan from the back of the room."""
+    """The code and the QR code, large enough to read and scan from the back of the room; on a lab that
+    phones cannot reach (`make run`), the code and why, with no address where nothing listens."""
     qr, words = st.columns([2, 3])
-    url = address(code)
+    url, phones = address(code), reachable()
     with words:
-        st.markdown("Students: scan the QR code, or open the lab and type the room code")
+        if phones:
+            st.markdown("Students: scan the QR code, or open the lab and type the room code")
+        else:
+            st.warning(UNREACHABLE)
         st.markdown(f"# {format_code(code)}")
         if url:
             st.code(url, language=None)
-        with st.expander("Phones cannot open this address?"):
+        with st.expander("Phones cannot open this address?" if phones else "Phones reach this lab through a proxy "
+                         "or a host name? Type it"):
             st.text_input("Host name or IP address the phones can reach (and :port if it differs)", key=HOST,
                           max_chars=MAX_FIELD_CHARS, placeholder=f"{lan_address()}:{st.get_option('server.port')}",
                           help="E.g. behind a proxy or with a DNS name: lab.school.example or 192.168.1.20:8501.")

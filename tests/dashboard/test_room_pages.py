@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom.rooms import TeacherKey, format_code
+from classroom.rooms.address import lan_address, room_url
 from classroom.rooms.base import NOT_IN_ROOM, NOT_TEACHER
 from core import AttentionConfig
 from dashboard.room import session as room_session
@@ -244,3 +245,42 @@ def test_a_teacher_asks_the_room_the_question_on_page_one(make_app):
     s.run()
     assert f"**Question 1:** {plain(asked.prompt)}" in [m.value for m in s.markdown]
     assert not [b for b in s.button if b.key == "predict_room_softmax"], "students have no such button"
+
+
+@pytest.fixture
+def listens_on():
+    """listens_on(address): Streamlit's server.address for this test, as `make run` (127.0.0.1) or `make classroom`
+    (0.0.0.0) give it on the command line; the app reads it with st.get_option."""
+    from streamlit import config
+
+    before = config.get_option("server.address")
+    yield lambda address: config.set_option("server.address", address)
+    config.set_option("server.address", before)
+
+
+def shown_addresses(at: AppTest) -> tuple[list, int]:
+    """The room's addresses as the teacher's page prints them, and how many images (the QR code) it draws."""
+    return [c.value for c in at.code if "/room?code=" in c.value], len(at.get("image"))
+
+
+def test_a_room_on_a_lab_phones_cannot_reach_says_so_and_shows_no_address(make_app, listens_on):
+    """Issue 48, 3: `make run` listens on 127.0.0.1, and the QR code pointed at the LAN address, where nothing
+    listens. Now the room says why in one sentence and shows no address; a host the teacher types (a proxy in
+    front) is shown as typed."""
+    listens_on("127.0.0.1")
+    t, key = teacher(make_app)
+    no_exception(t)
+    assert shown_addresses(t) == ([], 0)
+    assert "Phones cannot reach this lab" in messages(t) and "make classroom" in messages(t)
+    assert "scan the QR code" not in texts(t)
+    t.text_input(key="room_host").input("lab.school.example").run()
+    no_exception(t)
+    assert shown_addresses(t) == ([f"http://lab.school.example:8501/room?code={key.code}"], 1)
+    assert "Phones cannot reach this lab" not in messages(t)
+
+
+def test_a_room_on_a_lab_listening_on_every_interface_shows_its_lan_address_and_qr_code(make_app, listens_on):
+    listens_on("0.0.0.0")
+    t, key = teacher(make_app)
+    assert shown_addresses(t) == ([room_url(lan_address(), 8501, key.code)], 1)
+    assert "scan the QR code" in texts(t) and "Phones cannot reach" not in messages(t)
