@@ -215,6 +215,13 @@ class RoomRegistry(AfterClass):
             self._wrong_code(session, address, now)
         return student_view_of(norm, raw, None)
 
+    def is_open(self, code: str) -> bool:
+        """Whether the room `code` is open. For a page that was in it, whose seat a read no longer finds: a class
+        that ended (closed, or expired) is told apart from a seat taken out. It counts nothing and touches nothing;
+        a page asks it only of a code it joined (what a guesser would learn by joining)."""
+        norm = normalise_code(code)
+        return bool(norm) and self._pin_record(norm, self._clock()) is not None
+
     def answer(self, code: str, session: str, round_no: int, choice) -> None:
         """This student's answer to round `round_no`; answering again replaces it, until the reveal."""
         norm, raw = self._read_student(code, session)

@@ -212,14 +212,49 @@ def test_a_teacher_takes_the_room_back_and_the_old_screen_stops(make_app):
     assert room_session.registry().teacher_view(key).members == 0, "no longer counted as a student"
 
 
-def test_a_closed_room_stops_its_students_polling(make_app):
+def test_a_closed_room_stops_its_students_polling_and_tells_them_the_class_has_ended(make_app):
+    """Issue 48, 9: at the end of class students saw the yellow "No open room has that code". A room this
+    student was in that closed is a class that has ended, said calmly; a seat taken out of a room still open is
+    told so (test_room_seats.py: remove)."""
     t, key = teacher(make_app)
     s = student(make_app, key.code)
     t.radio(key="room_keep").set_value("delete")
     t.button(key="room_close").click().run()
     s.run()
     no_exception(s)
-    assert "room_code" not in s.session_state and "no longer in room" in texts(s)
+    assert "room_code" not in s.session_state
+    assert [e.value for e in s.success] == [f"The class has ended: room {format_code(key.code)} has closed."]
+    assert messages(s) == "" and "No open room" not in texts(s)
+    assert not [b for b in s.get("download_button") if b.proto.label == "The lecture's handout (HTML)"]
+
+
+def test_a_student_whose_class_ended_gets_the_handout_the_teacher_shared(make_app, tmp_path, monkeypatch):
+    """The handout shared while the room was open stays on the "class has ended" screen: the last view of the
+    room that the student read carried the share (the room's lesson: dashboard/present/handout.py)."""
+    from classroom.handout_service import HandoutService
+    from dashboard.present import deck as decks
+    from dashboard.present import handout as handouts
+
+    service = HandoutService(tmp_path, build=lambda deck: "<!doctype html><title>handout</title>")
+    monkeypatch.setattr(handouts, "service", lambda: service)
+    deck = decks.load("default")
+    job = service.submit(deck, handouts.stamp(deck))
+    assert job.wait(60) and job.state == "done", job.error
+    t, key = teacher(make_app)
+    s = student(make_app, key.code)
+    shared = {**json.loads(AttentionConfig().to_json()), decks.HANDOUT_KEY: "default"}
+    room_session.registry().set_lesson(key, json.dumps(shared))  # as the presenter's Share button carries it
+    s.run()
+    labels = lambda: [b.proto.label for b in s.get("download_button")]  # noqa: E731
+    assert labels() == ["The lecture's handout (HTML)"]
+    t.radio(key="room_keep").set_value("delete")
+    t.button(key="room_close").click().run()
+    s.run()
+    no_exception(s)
+    assert "The class has ended" in texts(s) and labels() == ["The lecture's handout (HTML)"]
+    s.run()
+    assert "The class has ended" in texts(s) and labels() == ["The lecture's handout (HTML)"], "it stays"
+    service.shutdown()
 
 
 def test_tokens_reach_the_phone_as_plain_text(make_app):
