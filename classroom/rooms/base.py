@@ -124,7 +124,8 @@ class RoomRegistry(AfterClass):
 
     def teacher_view(self, key: TeacherKey) -> TeacherView:
         now = self._clock()
-        raw = self._teacher_raw(key, now, live=True)[2]
+        code, _, raw = self._teacher_raw(key, now, live=True)
+        refused = self._refused(code, raw.seats, now)  # device -> sessions: counts only (the screen is projected)
         here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
         answered = raw.rounds[-1].answers if raw.rounds else {}
         gone = gone_seats(raw)
@@ -137,7 +138,8 @@ class RoomRegistry(AfterClass):
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
                            members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster,
                            seats_per_device=raw.seats, locked=raw.locked, blocked=raw.blocked,
-                           max_rounds=self.limits.max_rounds, asked=raw.asked)
+                           max_rounds=self.limits.max_rounds, asked=raw.asked, refused=sum(refused.values()),
+                           refused_most=max(refused.values(), default=0))
 
     def remove(self, key: TeacherKey, tag: str, block: bool = False) -> str:
         """Take a student out of the room (a script, a prank): their answers go; that seat cannot rejoin, and
@@ -178,7 +180,9 @@ class RoomRegistry(AfterClass):
         if status == "full":
             raise RoomError(f"This room is full ({L.max_members} students).")
         if status.startswith("crowded"):
-            raise RoomError(f"This device already has {status.partition(':')[2]} seats in this room, its limit: "
+            seats = status.partition(":")[2]
+            self._refuse(norm, clients.device(session, address), session, int(seats), now)  # for the teacher
+            raise RoomError(f"This device already has {seats} seats in this room, its limit: "
                             "leave the room in a tab you no longer use (or wait a few seconds after closing it), "
                             "or ask the teacher.")
         if status == "removed":

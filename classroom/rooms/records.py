@@ -111,6 +111,8 @@ class TeacherView:
     blocked: int = 0  # devices the teacher took out: they get no new seat in this room
     max_rounds: int = 100  # RoomLimits.max_rounds: rounds this room may ask in all
     asked: int = 0  # rounds asked so far
+    refused: int = 0  # browsers (sessions) refused a seat at this room's bound per device: their device was full
+    refused_most: int = 0  # of those, the most from one device (what a raise of the bound must let in)
 
     @property
     def rounds_left(self) -> int:

@@ -24,6 +24,7 @@ from dashboard.room import session as room_session
 from dashboard.text import plain
 
 HOST = "room_host"  # session: the address the teacher typed for students' phones
+RAISED = "room_seats_raised"  # session: the panel raised the seats per device (live: a full run shows it)
 
 
 UNREACHABLE = ("Phones cannot reach this lab, which listens on this computer only (as `make run` starts it): "
@@ -92,6 +93,8 @@ def page():
 @rerun.poll(TEACHER_POLL_SECONDS)
 def live():
     """Who is here, and the current question's answers (refreshed every second)."""
+    if st.session_state.pop(RAISED, False):
+        return True  # the seats per device were raised here: the Seats block, a full run's, shows the new bound
     view = room_session.teacher_view()
     if view is None and room_session.teacher_key() is None:
         return True  # the key stopped working: the page says so and shows the way back in
@@ -100,6 +103,7 @@ def live():
         return
     st.markdown(f"**{view.present}** student{'s' * (view.present != 1)} present (seen in the last "
                 f"{room_session.registry().limits.present_seconds:g} s), {view.members} joined.")
+    refused(view)
     now = view.current
     if now is None:
         st.info("No question yet: choose one below and ask it.")
@@ -125,6 +129,28 @@ def live():
                 help="Every student's screen shows the truth beside their own answer.")
     right.button("Ask again (after discussion)", key="room_again", on_click=room_session.ask_again,
                  help="The same question in a new round: the two histograms side by side.")
+
+
+def refused(view):
+    """Browsers the room refused a seat because their network address already held its bound, how many, and one
+    click that raises the bound by the most from one address (no address is shown: the screen is projected)."""
+    n, seats = view.refused, view.seats_per_device
+    if not n:
+        return
+    one = view.refused_most == n  # all from one address
+    whose = "its network address" if n == 1 else "their network address" if one else "their network addresses"
+    st.warning(f"{n} browser{' was' if n == 1 else 's were'} refused a seat: {whose} already had {seats} seat"
+               f"{'s' * (seats != 1)}{'' if one else ' each'} in this room.")
+    more = min(seats + view.refused_most, room_session.registry().limits.max_members)
+    if more > seats:
+        st.button(f"Allow {more} seats per address", key="room_raise_seats", on_click=_raise_seats, args=(more,),
+                  help="Phones behind one network address (a shared Wi-Fi's router) or a shared tablet need more "
+                       "seats per address; a student's spare tabs take them too. Those refused then join again.")
+
+
+def _raise_seats(seats: int):
+    _teach("set_seats", seats)
+    st.session_state[RAISED] = True
 
 
 def rounds_left(view):
