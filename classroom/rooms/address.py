@@ -1,9 +1,11 @@
 """A room's address for students' phones, and its QR code.
 
 The lab's own address on the local network is found without sending a packet (connecting a
-UDP socket only picks a route). The teacher may type another host: a plain host name or IP
-address, with or without a port (behind a proxy, or a DNS name); anything else is refused
-with a message and never echoed. The QR code is SVG made by segno (pure Python, no network);
+UDP socket only picks a route). A lab that listens on this machine's loopback only (`make run`)
+has no address a phone can open (`served_host`): its room says so instead of showing one where
+nothing listens. The teacher may type another host: a plain host name or IP address, with or
+without a port (behind a proxy, or a DNS name); anything else is refused with a message and
+never echoed. The QR code is SVG made by segno (pure Python, no network);
 a page shows it with st.image, which embeds it as an image, never as live HTML.
 """
 
@@ -38,6 +40,24 @@ def lan_address() -> str:
             return s.getsockname()[0]
         except OSError:
             return "127.0.0.1"
+
+
+def served_host(listens_on: str | None, behind_proxy: bool = False) -> str | None:
+    """The host students' phones open, from the address the lab listens on (Streamlit's server.address):
+    this machine's on the local network when it listens on every interface (unset, 0.0.0.0 or ::, as
+    `make classroom` does), that address when it listens on one of this machine's others, and None when it
+    listens on loopback only (`make run`): no phone reaches it, unless a proxy on this machine forwards to it
+    (`behind_proxy`: the hall's HAProxy, a lab that trusts a proxy's X-Forwarded-For)."""
+    listens_on = (listens_on or "").strip().strip("[]")
+    if listens_on in ("", "0.0.0.0", "::"):
+        return lan_address()
+    try:
+        loopback = ipaddress.ip_address(listens_on).is_loopback
+    except ValueError:  # a host name: one of this machine's, as Streamlit resolved it to listen
+        loopback = listens_on.lower().rstrip(".") in ("localhost", "localhost.localdomain")
+    if loopback:
+        return lan_address() if behind_proxy else None
+    return listens_on
 
 
 def parse_host(text: str, default_port: int) -> tuple[str, int]:

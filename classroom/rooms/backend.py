@@ -131,6 +131,13 @@ class RoomBackend(ABC):
     def _reclaim(self, code, pin_record, digest, now) -> str: ...
 
     @abstractmethod
+    def _refuse(self, code, device, session, seats, now) -> None: ...
+    # a join refused at the bound `seats` per device, kept for the teacher if the room is open (≤ max_members a bound)
+
+    @abstractmethod
+    def _refused(self, code, seats, now) -> dict: ...  # device -> how many sessions were refused at `seats`
+
+    @abstractmethod
     def _count(self, scope, window, now) -> int: ...
 
     @abstractmethod

@@ -125,7 +125,8 @@ class RoomRegistry(AfterClass):
 
     def teacher_view(self, key: TeacherKey) -> TeacherView:
         now = self._clock()
-        raw = self._teacher_raw(key, now, live=True)[2]
+        code, _, raw = self._teacher_raw(key, now, live=True)
+        refused = self._refused(code, raw.seats, now)  # device -> sessions: counts only (the screen is projected)
         here = frozenset(s for s, seen in raw.members.items() if now - seen <= self.limits.present_seconds)
         answered = raw.rounds[-1].answers if raw.rounds else {}
         gone = gone_seats(raw)
@@ -138,7 +139,8 @@ class RoomRegistry(AfterClass):
         return TeacherView(code=key.code, lesson_version=raw.version, lesson_json=raw.lesson, present=len(here),
                            members=len(raw.members), rounds=tuple(tally(r, here) for r in raw.rounds), roster=roster,
                            seats_per_device=raw.seats, locked=raw.locked, blocked=raw.blocked,
-                           max_rounds=self.limits.max_rounds, asked=raw.asked, presentation=presentation_of(raw.show))
+                           max_rounds=self.limits.max_rounds, asked=raw.asked, presentation=presentation_of(raw.show),
+                           refused=sum(refused.values()), refused_most=max(refused.values(), default=0))
 
     def present(self, key: TeacherKey, presentation: Presentation) -> None:
         """Where the room's presented deck stands (its screen, the blank, the clock, the handout shared): kept
@@ -191,7 +193,9 @@ class RoomRegistry(AfterClass):
         if status == "full":
             raise RoomError(f"This room is full ({L.max_members} students).")
         if status.startswith("crowded"):
-            raise RoomError(f"This device already has {status.partition(':')[2]} seats in this room, its limit: "
+            seats = status.partition(":")[2]
+            self._refuse(norm, clients.device(session, address), session, int(seats), now)  # for the teacher
+            raise RoomError(f"This device already has {seats} seats in this room, its limit: "
                             "leave the room in a tab you no longer use (or wait a few seconds after closing it), "
                             "or ask the teacher.")
         if status == "removed":
@@ -227,6 +231,13 @@ class RoomRegistry(AfterClass):
         if status != "ok":
             self._wrong_code(session, address, now)
         return student_view_of(norm, raw, None)
+
+    def is_open(self, code: str) -> bool:
+        """Whether the room `code` is open. For a page that was in it, whose seat a read no longer finds: a class
+        that ended (closed, or expired) is told apart from a seat taken out. It counts nothing and touches nothing;
+        a page asks it only of a code it joined (what a guesser would learn by joining)."""
+        norm = normalise_code(code)
+        return bool(norm) and self._pin_record(norm, self._clock()) is not None
 
     def answer(self, code: str, session: str, round_no: int, choice) -> None:
         """This student's answer to round `round_no`; answering again replaces it, until the reveal."""

@@ -44,6 +44,7 @@ class _Room:
     last_round: int = 0
     answered: dict = field(default_factory=dict)  # session -> device, of every seat with an answer in any round
     show: str = ""  # the presentation's JSON (presentation.py)
+    refused: dict = field(default_factory=dict)  # bound per device -> {(device, session)} refused at it; ≤ max_members
 
 
 class MemoryRooms(RoomRegistry):
@@ -285,6 +286,22 @@ class MemoryRooms(RoomRegistry):
                 return "gone"
             room.secret, room.active = digest, now
             return "ok"
+
+    def _refuse(self, code, device, session, seats, now):
+        with self._lock:
+            room = self._live(code, now)
+            if room is not None:
+                got = room.refused.setdefault(seats, set())
+                if len(got) < self.limits.max_members:
+                    got.add((device, session))
+
+    def _refused(self, code, seats, now):
+        with self._lock:
+            room = self._live(code, now)
+            out: dict = {}
+            for device, _ in room.refused.get(seats, ()) if room is not None else ():
+                out[device] = out.get(device, 0) + 1
+            return out
 
     # -- rate limits: counts per fixed window, the oldest forgotten first --------------------
     def _count(self, scope, window, now):

@@ -113,6 +113,8 @@ class TeacherView:
     max_rounds: int = 100  # RoomLimits.max_rounds: rounds this room may ask in all
     asked: int = 0  # rounds asked so far
     presentation: Presentation = Presentation()  # where the room's presented deck stands (presentation.py)
+    refused: int = 0  # browsers (sessions) refused a seat at this room's bound per device: their device was full
+    refused_most: int = 0  # of those, the most from one device (what a raise of the bound must let in)
 
     @property
     def rounds_left(self) -> int:

@@ -12,6 +12,7 @@ import time
 import redis
 
 from classroom.rooms import redis_lua as lua
+from classroom.rooms import redis_refusals_lua as refusals_lua
 from classroom.rooms import redis_rounds_lua as rounds_lua
 from classroom.rooms.base import RoomRegistry
 from classroom.rooms.kept import RedisKept
@@ -35,6 +36,7 @@ class RedisRooms(RoomRegistry):
                           "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
         self._scripts |= {name: client.register_script(getattr(rounds_lua, name))
                           for name in ("READ_TEACHER", "ASK", "REVEAL")}
+        self._scripts |= {name: client.register_script(getattr(refusals_lua, name)) for name in ("REFUSE", "REFUSED")}
 
     @classmethod
     def from_url(cls, url: str, **kwargs) -> "RedisRooms":
@@ -126,6 +128,16 @@ class RedisRooms(RoomRegistry):
 
     def _reclaim(self, code, pin_record, digest, now):
         return self._run("RECLAIM", code, now, pin_record, digest)
+
+    def _refuse(self, code, device, session, seats, now):
+        self._run("REFUSE", code, now, seats, device, session, self.limits.max_members)
+
+    def _refused(self, code, seats, now):
+        out: dict = {}
+        for entry in self._run("REFUSED", code, now, seats):  # "device session": neither holds a space
+            device = entry.partition(" ")[0]
+            out[device] = out.get(device, 0) + 1
+        return out
 
     # -- rate limits: one counter per fixed window, expiring after two windows ---------------
     def _counter(self, scope, window, now) -> str:

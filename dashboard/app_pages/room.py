@@ -26,6 +26,7 @@ elif code is not None:
     room_session.keep_seat()  # a reload or a failover keeps this student's place: a cookie, never the address
     room_student.page()
 else:
+    room_student.ended()  # the room this browser was in has closed: calmly, with the handout if it was shared
     st.markdown("Your teacher shows a **room code** and a QR code. Scan it, or type the code here.")
     room_student.join_form("page")
     st.divider()

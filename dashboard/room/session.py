@@ -12,7 +12,8 @@ never know which. What a session holds lives in `st.session_state` only:
   theirs. A viewer (a projector's window) has the code and no seat: not counted, no vote (`join`).
 - a client, for the registry's limits: the session, and the network address when known (`client_address`),
   also the student's device: a seat cookie copied to another address is no seat there (`join`; Seats).
-- after closing: the closed room's answers, and kept sets opened with their PIN (answers.py).
+- after closing: the closed room's answers, and kept sets opened with their PIN (answers.py); a student's, that
+  the class has ended, with the last view of the room they read (`student_view`: whether the handout was shared).
 Every action returns nothing and leaves a message (`say`) when it could not be done; a room that closed or a
 key that stopped working is forgotten, so the page stops polling it.
 """
@@ -45,6 +46,7 @@ FOLLOW, APPLIED, PUSHED, MESSAGE = "room_follow", "room_applied", "room_pushed",
 SEAT_COOKIE, ROOM_COOKIE, HIDING, VIEWER = "attention_lab_seat", "attention_lab_room", "room_hiding", "room_viewer"
 REJOIN, FORGET = "room_rejoin_tried", "room_forget"
 TEACHER_COOKIE, RESUMED = "attention_lab_teacher", "room_teacher_resumed"  # see keep_teacher
+LAST, ENDED = "room_last_view", "room_ended"  # see student_view
 SEAT_HOURS = 8  # a school day: the cookie outlives a room's idle limit, not the week
 
 registry: Held[RoomRegistry] = Held(make_registry)  # not a Streamlit cache (dashboard/process.py)
@@ -268,7 +270,8 @@ def join(code: str, viewer: bool = False) -> bool:
         say(str(err))
         return False
     ss = st.session_state
-    ss.pop(TEACHER, None)
+    for old in (TEACHER, ENDED, LAST):
+        ss.pop(old, None)
     ss[CODE], ss[FOLLOW], ss[APPLIED], ss[VIEWER] = got.code if viewer else got, not viewer, None, viewer
     return True
 
@@ -281,20 +284,36 @@ def leave():
 
 
 def student_view():
-    """What this student sees now (and their heartbeat); None once the room has gone."""
-    code = student_code()
+    """What this student sees now (and their heartbeat); None once the room has gone. A room that closed (or
+    expired) leaves ENDED: its code and the last view this session read of it (whether the teacher shared the
+    handout), for the page to say calmly that the class has ended; a seat taken out is told so."""
+    code, ss = student_code(), st.session_state
     if not code:
         return None
     try:
-        return (registry().view(code, session_id(), client_address()) if st.session_state.get(VIEWER)
+        view = (registry().view(code, session_id(), client_address()) if ss.get(VIEWER)
                 else registry().student_view(code, session_id()))
     except NotInRoom as err:
-        st.session_state.pop(CODE, None)
-        st.session_state[FORGET] = True
-        say(f"You are no longer in room {code[:4]}-{code[4:]}: {err}")
+        ss.pop(CODE, None)
+        ss[FORGET] = True
+        if _closed(code):
+            ss[ENDED] = (code, ss.pop(LAST, None))
+        else:
+            say(f"You are no longer in room {code[:4]}-{code[4:]}: {err}")
+        return None
     except RoomError as err:
         say(str(err))
-    return None
+        return None
+    ss[LAST] = view
+    return view
+
+
+def _closed(code: str) -> bool:
+    """The room this session was in has closed, as opposed to its seat having been taken out."""
+    try:
+        return not registry().is_open(code)
+    except RoomError:  # the hall's store does not answer: the plain message
+        return False
 
 
 def open_kind(view) -> str | None:

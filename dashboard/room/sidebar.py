@@ -38,6 +38,8 @@ def block(on_room_page: bool):
             if room_session.following():
                 st.caption("You follow the teacher: the lesson is theirs (read-only). Switch off to explore.")
         elif not on_room_page:  # the Room page has the same forms, larger
+            if ended := st.session_state.get(room_session.ENDED):  # the Room page has the handout, if shared
+                st.caption(f"The class has ended: room {format_code(ended[0])} has closed.")
             start()
         else:
             return  # nothing drawn: no divider under the page list

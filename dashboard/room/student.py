@@ -6,6 +6,7 @@ heartbeat ("present" on the teacher's screen). Before the reveal the page holds 
 prompt and the choices; the answer key arrives with the reveal.
 """
 
+from dataclasses import replace
 from functools import lru_cache
 
 import streamlit as st
@@ -139,6 +140,20 @@ def revealed(view):
     if view.my_answer is None:
         st.caption("You did not answer this one.")
     predict.reveal_chart(view.question, f"room_reveal_{view.round}")
+
+
+def ended():
+    """A student whose room has closed (or expired): the class has ended, said calmly, not as a mistyped code's
+    warning; and the handout, if the teacher shared it, as the last view of the room read it. With the room
+    closed no question is open, so it is offered even if the class ended on an open question: once shared, it
+    was the class's to download between questions."""
+    code, last = st.session_state.get(room_session.ENDED) or (None, None)
+    if code is None:
+        return
+    st.success(f"The class has ended: room {format_code(code)} has closed.",
+               icon=":material/school:")
+    if last is not None:
+        handout.student(replace(last, round=0))
 
 
 def leave_button(key: str):

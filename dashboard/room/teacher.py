@@ -12,8 +12,8 @@ import streamlit as st
 
 from classroom.kinds import LESSON_KINDS
 from classroom.rooms import format_code
-from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url
-from classroom.rooms.clients import OPENED_ELSEWHERE, TAG_HEX
+from classroom.rooms.address import AddressError, lan_address, parse_host, qr_svg, room_url, served_host
+from classroom.rooms.clients import OPENED_ELSEWHERE, TAG_HEX, trusted_proxies
 from classroom.rooms.records import TEACHER_POLL_SECONDS
 from core.limits import MAX_FIELD_CHARS
 from dashboard.app_pages import predict
@@ -24,10 +24,16 @@ from dashboard.room import session as room_session
 from dashboard.text import plain
 
 HOST = "room_host"  # session: the address the teacher typed for students' phones
+RAISED = "room_seats_raised"  # session: the panel raised the seats per device (live: a full run shows it)
+
+
+UNREACHABLE = ("Phones cannot reach this lab, which listens on this computer only (as `make run` starts it): "
+               "serve the class with `make classroom` instead.")
 
 
 def address(code: str) -> str | None:
-    """The room's address on the local network, or the host the teacher typed instead."""
+    """The room's address for students' phones: the host the teacher typed, else the lab's own on the local
+    network; None where none works (a host typed wrong, said here; a lab phones cannot reach: `reachable`)."""
     port = int(st.get_option("server.port") or 8501)
     typed = st.session_state.get(HOST, "").strip()
     if typed:
@@ -37,20 +43,34 @@ def address(code: str) -> str | None:
             st.error(str(err))
             return None
     else:
-        host = lan_address()
+        host = served_host(st.get_option("server.address"), bool(trusted_proxies()))
+        if host is None:
+            return None
     return room_url(host, port, code)
 
 
+def reachable() -> bool:
+    """Whether phones can open the lab: it listens beyond this computer, or the teacher typed the host they
+    open (a proxy in front of it)."""
+    return bool(st.session_state.get(HOST, "").strip()) or served_host(
+        st.get_option("server.address"), bool(trusted_proxies())) is not None
+
+
 def header(code: str):
-    """The code and the QR code, large enough to read and scan from the back of the room."""
+    """The code and the QR code, large enough to read and scan from the back of the room; on a lab that
+    phones cannot reach (`make run`), the code and why, with no address where nothing listens."""
     qr, words = st.columns([2, 3])
-    url = address(code)
+    url, phones = address(code), reachable()
     with words:
-        st.markdown("Students: scan the QR code, or open the lab and type the room code")
+        if phones:
+            st.markdown("Students: scan the QR code, or open the lab and type the room code")
+        else:
+            st.warning(UNREACHABLE)
         st.markdown(f"# {format_code(code)}")
         if url:
             st.code(url, language=None)
-        with st.expander("Phones cannot open this address?"):
+        with st.expander("Phones cannot open this address?" if phones else "Phones reach this lab through a proxy "
+                         "or a host name? Type it"):
             st.text_input("Host name or IP address the phones can reach (and :port if it differs)", key=HOST,
                           max_chars=MAX_FIELD_CHARS, placeholder=f"{lan_address()}:{st.get_option('server.port')}",
                           help="E.g. behind a proxy or with a DNS name: lab.school.example or 192.168.1.20:8501.")
@@ -73,6 +93,8 @@ def page():
 @rerun.poll(TEACHER_POLL_SECONDS)
 def live():
     """Who is here, and the current question's answers (refreshed every second)."""
+    if st.session_state.pop(RAISED, False):
+        return True  # the seats per device were raised here: the Seats block, a full run's, shows the new bound
     view = room_session.teacher_view()
     if view is None and room_session.teacher_key() is None:
         return True  # the key stopped working: the page says so and shows the way back in
@@ -81,6 +103,7 @@ def live():
         return
     st.markdown(f"**{view.present}** student{'s' * (view.present != 1)} present (seen in the last "
                 f"{room_session.registry().limits.present_seconds:g} s), {view.members} joined.")
+    refused(view)
     now = view.current
     if now is None:
         st.info("No question yet: choose one below and ask it.")
@@ -106,6 +129,28 @@ def live():
                 help="Every student's screen shows the truth beside their own answer.")
     right.button("Ask again (after discussion)", key="room_again", on_click=room_session.ask_again,
                  help="The same question in a new round: the two histograms side by side.")
+
+
+def refused(view):
+    """Browsers the room refused a seat because their network address already held its bound, how many, and one
+    click that raises the bound by the most from one address (no address is shown: the screen is projected)."""
+    n, seats = view.refused, view.seats_per_device
+    if not n:
+        return
+    one = view.refused_most == n  # all from one address
+    whose = "its network address" if n == 1 else "their network address" if one else "their network addresses"
+    st.warning(f"{n} browser{' was' if n == 1 else 's were'} refused a seat: {whose} already had {seats} seat"
+               f"{'s' * (seats != 1)}{'' if one else ' each'} in this room.")
+    more = min(seats + view.refused_most, room_session.registry().limits.max_members)
+    if more > seats:
+        st.button(f"Allow {more} seats per address", key="room_raise_seats", on_click=_raise_seats, args=(more,),
+                  help="Phones behind one network address (a shared Wi-Fi's router) or a shared tablet need more "
+                       "seats per address; a student's spare tabs take them too. Those refused then join again.")
+
+
+def _raise_seats(seats: int):
+    _teach("set_seats", seats)
+    st.session_state[RAISED] = True
 
 
 def rounds_left(view):

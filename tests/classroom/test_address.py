@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import vl_convert
 
-from classroom.rooms.address import BAD_HOST, AddressError, lan_address, parse_host, qr_svg, room_url
+from classroom.rooms.address import BAD_HOST, AddressError, lan_address, parse_host, qr_svg, room_url, served_host
 from classroom.rooms.clients import address_of, clean_address, parse_proxies
 
 
@@ -47,6 +47,19 @@ def test_lan_address_is_an_ip():
     import ipaddress
 
     ipaddress.ip_address(lan_address())
+
+
+@pytest.mark.parametrize("listens_on, behind_proxy, phones_open", [
+    (None, False, "lan"), ("", False, "lan"), ("0.0.0.0", False, "lan"), ("::", False, "lan"),  # make classroom
+    ("127.0.0.1", False, None), ("127.0.0.2", False, None), ("::1", False, None),  # make run
+    ("localhost", False, None),
+    ("127.0.0.1", True, "lan"),  # a hall's lab process: its HAProxy listens for the phones
+    ("192.168.1.20", False, "192.168.1.20"), ("[fe80::1]", False, "fe80::1"),  # one of this machine's addresses
+])
+def test_the_host_phones_open_follows_where_the_lab_listens(listens_on, behind_proxy, phones_open):
+    """Issue 48, 3: a lab on loopback only (`make run`) has no address a phone can open."""
+    expected = lan_address() if phones_open == "lan" else phones_open
+    assert served_host(listens_on, behind_proxy) == expected
 
 
 def test_qr_is_plain_svg_that_decodes_to_the_address(tmp_path):

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, streamlit_server
 from tests.waits import charts_drawn, still
 
 pytestmark = pytest.mark.browser
@@ -126,6 +126,23 @@ def test_one_click_on_open_a_room_opens_it_every_time(browser, url):
         page.get_by_text("Students: scan the QR code").wait_for(timeout=WAIT)
         page.close()
     context.close()
+
+
+def test_a_room_on_a_lab_as_make_run_serves_it_says_phones_cannot_reach_it(browser):
+    """Issue 48, 3, on a server started as `make run` starts it (127.0.0.1, no proxy trusted, unlike the shared
+    lab_server's): the app reads where it listens (Streamlit's server.address, given on the command line) and
+    shows no address and no QR code where nothing listens for a phone."""
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = open_page(context, f"{url}/room")
+        page.get_by_role("textbox", name="Choose a PIN").fill("135790")
+        page.get_by_role("button", name="Open a room", exact=True).click()
+        page.get_by_text("Phones cannot reach this lab").wait_for(timeout=60_000)
+        page.wait_for_selector(SETTLED, timeout=60_000)
+        main = page.locator("[data-testid=stMain]")
+        assert "make classroom" in main.inner_text() and "/room?code=" not in main.inner_text()
+        assert main.get_by_test_id("stImage").count() == 0, "no QR code"
+        context.close()
 
 
 def test_the_sidebar_s_open_a_room_stays_where_the_teacher_aimed(browser, url):

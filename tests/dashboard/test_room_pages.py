@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom.rooms import TeacherKey, format_code
+from classroom.rooms.address import lan_address, room_url
 from classroom.rooms.base import NOT_IN_ROOM, NOT_TEACHER
 from core import AttentionConfig
 from dashboard.charts.questions import letter
@@ -212,14 +213,49 @@ def test_a_teacher_takes_the_room_back_and_the_old_screen_stops(make_app):
     assert room_session.registry().teacher_view(key).members == 0, "no longer counted as a student"
 
 
-def test_a_closed_room_stops_its_students_polling(make_app):
+def test_a_closed_room_stops_its_students_polling_and_tells_them_the_class_has_ended(make_app):
+    """Issue 48, 9: at the end of class students saw the yellow "No open room has that code". A room this
+    student was in that closed is a class that has ended, said calmly; a seat taken out of a room still open is
+    told so (test_room_seats.py: remove)."""
     t, key = teacher(make_app)
     s = student(make_app, key.code)
     t.radio(key="room_keep").set_value("delete")
     t.button(key="room_close").click().run()
     s.run()
     no_exception(s)
-    assert "room_code" not in s.session_state and "no longer in room" in texts(s)
+    assert "room_code" not in s.session_state
+    assert [e.value for e in s.success] == [f"The class has ended: room {format_code(key.code)} has closed."]
+    assert messages(s) == "" and "No open room" not in texts(s)
+    assert not [b for b in s.get("download_button") if b.proto.label == "The lecture's handout (HTML)"]
+
+
+def test_a_student_whose_class_ended_gets_the_handout_the_teacher_shared(make_app, tmp_path, monkeypatch):
+    """The handout shared while the room was open stays on the "class has ended" screen: the last view of the
+    room that the student read carried the share (the room's lesson: dashboard/present/handout.py)."""
+    from classroom.handout_service import HandoutService
+    from dashboard.present import deck as decks
+    from dashboard.present import handout as handouts
+
+    service = HandoutService(tmp_path, build=lambda deck: "<!doctype html><title>handout</title>")
+    monkeypatch.setattr(handouts, "service", lambda: service)
+    deck = decks.load("default")
+    job = service.submit(deck, handouts.stamp(deck))
+    assert job.wait(60) and job.state == "done", job.error
+    t, key = teacher(make_app)
+    s = student(make_app, key.code)
+    shared = {**json.loads(AttentionConfig().to_json()), decks.HANDOUT_KEY: "default"}
+    room_session.registry().set_lesson(key, json.dumps(shared))  # as the presenter's Share button carries it
+    s.run()
+    labels = lambda: [b.proto.label for b in s.get("download_button")]  # noqa: E731
+    assert labels() == ["The lecture's handout (HTML)"]
+    t.radio(key="room_keep").set_value("delete")
+    t.button(key="room_close").click().run()
+    s.run()
+    no_exception(s)
+    assert "The class has ended" in texts(s) and labels() == ["The lecture's handout (HTML)"]
+    s.run()
+    assert "The class has ended" in texts(s) and labels() == ["The lecture's handout (HTML)"], "it stays"
+    service.shutdown()
 
 
 def test_tokens_reach_the_phone_as_plain_text(make_app):
@@ -245,3 +281,42 @@ def test_a_teacher_asks_the_room_the_question_on_page_one(make_app):
     s.run()
     assert f"**Question 1:** {plain(asked.prompt)}" in [m.value for m in s.markdown]
     assert not [b for b in s.button if b.key == "predict_room_softmax"], "students have no such button"
+
+
+@pytest.fixture
+def listens_on():
+    """listens_on(address): Streamlit's server.address for this test, as `make run` (127.0.0.1) or `make classroom`
+    (0.0.0.0) give it on the command line; the app reads it with st.get_option."""
+    from streamlit import config
+
+    before = config.get_option("server.address")
+    yield lambda address: config.set_option("server.address", address)
+    config.set_option("server.address", before)
+
+
+def shown_addresses(at: AppTest) -> tuple[list, int]:
+    """The room's addresses as the teacher's page prints them, and how many images (the QR code) it draws."""
+    return [c.value for c in at.code if "/room?code=" in c.value], len(at.get("image"))
+
+
+def test_a_room_on_a_lab_phones_cannot_reach_says_so_and_shows_no_address(make_app, listens_on):
+    """Issue 48, 3: `make run` listens on 127.0.0.1, and the QR code pointed at the LAN address, where nothing
+    listens. Now the room says why in one sentence and shows no address; a host the teacher types (a proxy in
+    front) is shown as typed."""
+    listens_on("127.0.0.1")
+    t, key = teacher(make_app)
+    no_exception(t)
+    assert shown_addresses(t) == ([], 0)
+    assert "Phones cannot reach this lab" in messages(t) and "make classroom" in messages(t)
+    assert "scan the QR code" not in texts(t)
+    t.text_input(key="room_host").input("lab.school.example").run()
+    no_exception(t)
+    assert shown_addresses(t) == ([f"http://lab.school.example:8501/room?code={key.code}"], 1)
+    assert "Phones cannot reach this lab" not in messages(t)
+
+
+def test_a_room_on_a_lab_listening_on_every_interface_shows_its_lan_address_and_qr_code(make_app, listens_on):
+    listens_on("0.0.0.0")
+    t, key = teacher(make_app)
+    assert shown_addresses(t) == ([room_url(lan_address(), 8501, key.code)], 1)
+    assert "scan the QR code" in texts(t) and "Phones cannot reach" not in messages(t)

@@ -157,3 +157,28 @@ def test_remove_and_block_takes_the_student_out_and_the_teacher_can_let_devices_
     assert other.session_state["room_code"] == key.code
     t.button(key="room_unblock").click().run()
     assert room_session.registry().teacher_view(key).blocked == 0
+
+
+def test_a_phone_refused_for_its_address_is_shown_to_the_teacher_with_a_one_click_raise(make_app, monkeypatch):
+    """Issue 48, 9: the third phone from one network address was refused, and only that phone knew. The teacher's
+    panel now says so (no address: the screen is projected) and raises the room's bound in one click."""
+    t, key = teacher(make_app)
+    t.run()
+    assert not [b for b in t.button if b.key == "room_raise_seats"]
+    monkeypatch.setattr(room_session, "client_address", lambda: "10.0.0.9")  # one device's phones: one address
+    student(make_app, key.code), student(make_app, key.code)
+    third = make_app(query={"code": key.code}, page="room")
+    assert "room_code" not in third.session_state and "This device already has 2 seats" in messages(third)
+    t.run()
+    no_exception(t)
+    assert "1 browser was refused a seat: its network address already had 2 seats in this room." in messages(t)
+    assert "10.0.0.9" not in texts(t) + messages(t)
+    t.button(key="room_raise_seats").click().run()
+    no_exception(t)
+    assert room_session.registry().teacher_view(key).seats_per_device == 3
+    assert "refused a seat" not in messages(t) and not [b for b in t.button if b.key == "room_raise_seats"]
+    assert "Seats: 3 per device" in [e.label for e in t.expander], "the Seats block shows the new bound"
+    third.text_input(key="room_join_code_page").input(key.code)
+    third.button[[b.label for b in third.button].index("Join the room")].click().run()
+    no_exception(third)
+    assert third.session_state["room_code"] == key.code
