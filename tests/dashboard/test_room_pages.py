@@ -231,8 +231,9 @@ def test_a_closed_room_stops_its_students_polling_and_tells_them_the_class_has_e
 
 def test_a_student_whose_class_ended_gets_the_handout_the_teacher_shared(make_app, tmp_path, monkeypatch):
     """The handout shared while the room was open stays on the "class has ended" screen: the last view of the
-    room that the student read carried the share (the room's lesson: dashboard/present/handout.py)."""
+    room that the student read carried the share (the room's presentation: dashboard/present/handout.py)."""
     from classroom.handout_service import HandoutService
+    from classroom.rooms.presentation import Presentation
     from dashboard.present import deck as decks
     from dashboard.present import handout as handouts
 
@@ -243,8 +244,7 @@ def test_a_student_whose_class_ended_gets_the_handout_the_teacher_shared(make_ap
     assert job.wait(60) and job.state == "done", job.error
     t, key = teacher(make_app)
     s = student(make_app, key.code)
-    shared = {**json.loads(AttentionConfig().to_json()), decks.HANDOUT_KEY: "default"}
-    room_session.registry().set_lesson(key, json.dumps(shared))  # as the presenter's Share button carries it
+    room_session.registry().present(key, Presentation(deck="default", screen=1, handout=True))  # the Share button
     s.run()
     labels = lambda: [b.proto.label for b in s.get("download_button")]  # noqa: E731
     assert labels() == ["The lecture's handout (HTML)"]
