@@ -1,14 +1,14 @@
-"""Preparing a class (`make lecture`, dashboard/prepare.py): what it makes, and a line per screen saying
+"""Preparing a class (`make lecture`, animations/prepare.py): what it makes, and a line per screen saying
 ready or why not. Renders are faked (a finished render folder at once); films are really trained, tiny."""
 
 import pytest
 
+from animations import prepare
 from animations.catalog import SCENES, lecture_lesson
 from animations.voice import NARRATOR
 from classroom.decks import parse_deck
 from classroom.films.store import FilmStore
 from core.film import LearnSettings
-from dashboard import prepare
 from tests.core.conftest import needs_model
 
 from .conftest import fake_render
