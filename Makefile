@@ -66,20 +66,21 @@ classroom: $(STAMP)
 hall: $(STAMP)
 	$(PY) -m hall $(if $(WORKERS),--workers $(WORKERS)) $(if $(RENDER_WORKERS),--render-workers $(RENDER_WORKERS))
 
-# Prepare a class, offline (dashboard/prepare.py): every scene narrated at class quality (1080p, 30 fps: sharp
+# Prepare a class, offline (animations/prepare.py): every scene narrated at class quality (1080p, 30 fps: sharp
 # on a projector; start it the night before, see the README) unless QUALITY=low (480p, 15 fps, minutes), the
 # training runs the default deck uses, the trained model checked; then a line per screen of the deck: ready,
 # or why not. Renders and films land in the lab's caches (media/renders, media/films): its pages play them at
 # once. A second run only checks. DECK=path prepares another deck.
+# DECK reaches this command and the handout's through the environment, never as shell text.
+export DECK
 QUALITY ?= class
 lecture: $(STAMP)
-	$(PY) -m dashboard.prepare --quality $(QUALITY) --out media/lecture $(if $(DECK),--deck $(DECK))
+	$(PY) -m animations.prepare --quality $(QUALITY) --out media/lecture $${DECK:+--deck "$$DECK"}
 
 # The students' handout of a deck (DECK=path; the lab's own deck when none is given) into media/handout.html:
-# one HTML file that opens offline. DECK reaches the command through the environment, never as shell text.
-export DECK
+# one HTML file that opens offline.
 handout: $(STAMP)
-	$(PY) -m dashboard.handout $${DECK:+"$$DECK"} --out media/handout.html
+	$(PY) -m animations.handout $${DECK:+"$$DECK"} --out media/handout.html
 
 bench: $(STAMP)
 	@for b in benchmarks/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -6,7 +6,7 @@
 
 `lecture` renders every scene of the catalogue with the lesson a class sees (the trained scene reads
 the example sentence; the induction scene its training run). `make lecture` does more: it prepares a
-deck's whole class (dashboard/prepare.py).
+deck's whole class (animations/prepare.py).
 
 Narrated by default (Piper's "joe" voice, a little slower than his own pace); `--voice none`
 makes silent videos.
@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     source.add_argument("--preset", default="default", choices=sorted(PRESETS))
     source.add_argument("--config", help="a JSON file of lesson settings (AttentionConfig.to_json)")
     lecture = sub.add_parser("lecture", help="render every scene with the lesson a class sees (make lecture also "
-                             "trains the films and checks the deck: python -m dashboard.prepare)")
+                             "trains the films and checks the deck: python -m animations.prepare)")
     for p in (one, lecture):
         p.add_argument("--quality", default="low", choices=list(QUALITIES),
                        help="; ".join(f"{name}: {q.label}" for name, q in QUALITIES.items()))

@@ -1,8 +1,11 @@
-"""The scenes a lecture is made of, by name, and the qualities they render at. No manim import:
-the dashboard reads this."""
+"""The scenes a lecture is made of, by name, and the qualities they render at; what a deck may name. No
+manim import: the dashboard reads this."""
 
+import functools
 from typing import NamedTuple
 
+from classroom.catalogue import BY_URL, VIEW_NAMES
+from classroom.decks import Names
 from core import guided_heads
 from core.config import AttentionConfig
 from core.errors import ConfigError
@@ -118,3 +121,11 @@ def check_scene(name: str, cfg) -> None:
                           "source")
     raise ConfigError(f"The '{name}' video is about lessons with random or hand-entered weights and says so; "
                       f"this lesson is the trained model: render the '{TRAINED[0]}' video for it.", "source")
+
+
+@functools.cache
+def deck_names() -> Names:
+    """What a deck may name, from each list's one home: the catalogue's pages (url paths) and their view
+    names, the scenes and the rule of which scene draws which lesson. The app, `make lecture` and
+    `make handout` read decks with it."""
+    return Names(frozenset(BY_URL), frozenset(SCENES), VIEW_NAMES, check_scene)

@@ -83,6 +83,16 @@ BY_URL = {url: page for page in PAGES for url in page.urls}  # every url path, a
 ROOM, TRAINED, PRESENT = BY_URL["room"], BY_URL["trained-heads"], BY_URL["present"]  # the pages the app names
 
 
+# Every page's own view parameter (dashboard/lesson/state.py's view_param refuses a name missing here, so a test
+# of the page finds it): a link's key that is neither a setting nor one of these is said to be ignored, and a
+# deck's page screen may set only these.
+VIEW_NAMES = frozenset({
+    "head", "step", "keys", "dk", "shuffle", "show", "layout", "stage", "change", "piece", "pattern", "at",
+    "layer", "sentence", "predict", "code", "seat", "projector", "weights", "film_task", "film_layers",
+    "film_width", "film_heads", "film_positions", "film_causal", "film_steps", "film_seed", "film_at",
+    "film_layer", "film_head", "model", "alone", "mask_stage", "why_part", "part", "deck", "screen", "presenter"})
+
+
 def page_at(url: str) -> Page:
     """The page a url path (or an alias) opens; KeyError for none."""
     return BY_URL[url]

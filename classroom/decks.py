@@ -10,7 +10,7 @@ kinds by the registry of classroom/kinds.py; each kind of screen is a class of c
 What a deck may name of the front ends (the pages' url paths, the scenes, the pages' view names, the
 rule of which scene draws which lesson) is given by the caller as `Names`: classroom sits below the
 dashboard and animations and imports neither, and each list keeps one home (classroom/catalogue.py's
-PAGES, animations/catalog.py's SCENES, dashboard/lesson/state.py's VIEW_NAMES).
+PAGES and VIEW_NAMES, animations/catalog.py's SCENES; animations/catalog.py's deck_names gathers them).
 
 Every string of a deck is plain text, and is shown to a teacher or to students: front ends show it
 escaped (the dashboard through dashboard/text.py), but for the small declared part of Markdown that its

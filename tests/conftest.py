@@ -267,6 +267,6 @@ def pytest_collection_modifyitems(config, items):
 def deck_names():
     """What a deck may name (classroom.decks.Names), as the dashboard passes it: navigation's url paths,
     the catalogue's scenes and its rule of which scene draws which lesson, the address's view names."""
-    from dashboard.present.deck import names
+    from animations.catalog import deck_names
 
-    return names()
+    return deck_names()

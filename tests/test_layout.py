@@ -256,6 +256,15 @@ def test_collecting_the_core_tests_loads_no_streamlit():
     assert run.returncode == 0, (run.stdout + run.stderr)[-2000:]
 
 
+@pytest.mark.slow  # a fresh Python process importing torch
+def test_the_command_line_tools_load_no_streamlit():
+    """`make lecture` and `make handout` read a deck as the app does, without the app's Streamlit."""
+    code = ("import sys, animations.prepare, animations.handout; "
+            "assert 'streamlit' not in sys.modules, 'streamlit loaded'")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-2000:]
+
+
 def test_every_test_file_of_the_shared_hall_is_in_the_hall_group_before_the_stop():
     """The `hall` fixture is one hall per worker, and test_stop.py ends it: a file that uses it outside
     the scheduler's "hall" group may run after the stop (or start a second hall on the other worker)."""

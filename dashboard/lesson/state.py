@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode
 
 import streamlit as st
 
+from classroom.catalogue import VIEW_NAMES  # every page's own view parameter
 from core import PRESETS, AttentionConfig, ConfigError, available_devices
 from core.errors import quote as quoted
 from core.limits import MAX_LINK_CHARS
@@ -95,13 +96,6 @@ def messages():
 # `layer` is left out: only the trained model has layers, and it is not a sidebar lesson (below).
 CONFIG_FIELDS = ("source", "text", "seq_len", "d_model", "num_heads", "mask", "pad_length", "window",
                  "positional", "scale", "temperature", "seed", "device", "custom_mask", "q", "k", "v")
-# Every page's own view parameter (view_param refuses a name missing here, so a test of the page finds
-# it): a link's key that is neither a setting nor one of these is said to be ignored.
-VIEW_NAMES = frozenset({
-    "head", "step", "keys", "dk", "shuffle", "show", "layout", "stage", "change", "piece", "pattern", "at",
-    "layer", "sentence", "predict", "code", "seat", "projector", "weights", "film_task", "film_layers",
-    "film_width", "film_heads", "film_positions", "film_causal", "film_steps", "film_seed", "film_at",
-    "film_layer", "film_head", "model", "alone", "mask_stage", "why_part", "part", "deck", "screen", "presenter"})
 TRAINED_LINK = ("This link is for the trained model (all-MiniLM-L6-v2), which has its own page, Trained heads: it "
                 "opens there on the link's sentence and layer. The sidebar's lesson, which the other pages show, "
                 "is never the trained model, so it starts from the defaults.")
@@ -198,7 +192,7 @@ def view_from_url(name: str, parse):
 def view_param(name: str, value, default):
     """Mirror one view setting in the URL for this run (left out when it is the default)."""
     if name not in VIEW_NAMES:
-        raise KeyError(f"the view {name!r} is missing from state.VIEW_NAMES")
+        raise KeyError(f"the view {name!r} is missing from classroom/catalogue.py's VIEW_NAMES")
     views = st.session_state.setdefault(_VIEWS, {})
     if value == default:
         views.pop(name, None)

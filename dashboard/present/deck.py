@@ -5,27 +5,18 @@ no part of a link ever becomes a path. Where a presented deck stands lives with 
 (classroom/rooms/presentation.py): the projector reads it there, in one process or in the hall.
 """
 
-import functools
 import json
 from pathlib import Path
 
-from animations.catalog import SCENES, check_scene
+from animations.catalog import deck_names as names  # what a deck may name
 from classroom import decks
 from classroom.catalogue import BY_URL
 from classroom.deck_questions import screen_question
-from classroom.decks import Deck, DeckError, Names, Screen
+from classroom.decks import Deck, DeckError, Screen
 from classroom.films.service import service as films
 from classroom.question import Question
-from dashboard.lesson.state import VIEW_NAMES
 
 DECKS = {path.stem: path for path in sorted(decks.DEFAULT_DECK.parent.glob("*.toml"))}  # the lab's own decks
-
-
-@functools.cache
-def names() -> Names:
-    """What a deck may name, from each list's one home: the navigation's pages, the catalogue's scenes and
-    its rule of which scene draws which lesson, the address's view names."""
-    return Names(frozenset(BY_URL), frozenset(SCENES), VIEW_NAMES, check_scene)
 
 
 def load(name: str) -> Deck:

@@ -67,7 +67,7 @@ def test_a_fifo_is_refused_at_once_by_make_handout(tmp_path):
     """A FIFO given as DECK: `open` itself would wait for a writer for ever (the timeout only guards the test)."""
     fifo = tmp_path / "deck.toml"
     os.mkfifo(fifo)
-    run = subprocess.run([sys.executable, "-m", "dashboard.handout", str(fifo), "--out", str(tmp_path / "h.html")],
+    run = subprocess.run([sys.executable, "-m", "animations.handout", str(fifo), "--out", str(tmp_path / "h.html")],
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert run.returncode == 2, run.stderr
     assert run.stderr.strip() == "The deck file 'deck.toml' cannot be read (it is not a file)."

@@ -273,7 +273,7 @@ def test_numbers_are_printed_with_three_decimals_or_a_power_of_ten(x, shown):
 
 
 def test_the_command_refuses_a_bad_deck_with_its_message_and_writes_nothing(tmp_path, capsys):
-    from dashboard.handout import main
+    from animations.handout import main
 
     bad = tmp_path / "bad.toml"
     bad.write_text('title = "x"\n[[screen]]\nkind = "page"\ntitle = "A"\nminutes = "five"\npage = "masking"\n')

@@ -10,11 +10,11 @@ from html import escape
 import pytest
 
 import core.pretrained
+from animations import prepare
 from classroom import catalogue
 from classroom.decks import DEFAULT_DECK, default_deck, forget_loaded
 from classroom.handout import build_handout
 from core.minilm import INSTALL_HINT, MINILM
-from dashboard import prepare
 from dashboard.present import deck as decks
 from dashboard.present.projector import NUMBER
 from dashboard.room import session as room_session

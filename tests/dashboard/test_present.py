@@ -16,9 +16,9 @@ from streamlit.testing.v1 import AppTest
 
 from animations.catalog import SCENES
 from classroom import catalogue
+from classroom.catalogue import VIEW_NAMES
 from classroom.decks import default_deck
 from classroom.rooms import format_code
-from dashboard.lesson.state import VIEW_NAMES
 from dashboard.present import deck as decks
 from dashboard.present.projector import NUMBER
 from dashboard.room import session as room_session

@@ -1,18 +1,24 @@
-"""Preparing a class (`make lecture`, dashboard/prepare.py): what it makes, and a line per screen saying
+"""Preparing a class (`make lecture`, animations/prepare.py): what it makes, and a line per screen saying
 ready or why not. Renders are faked (a finished render folder at once); films are really trained, tiny."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from animations import prepare
 from animations.catalog import SCENES, lecture_lesson
 from animations.voice import NARRATOR
 from classroom.decks import parse_deck
 from classroom.films.store import FilmStore
 from core.film import LearnSettings
-from dashboard import prepare
 from tests.core.conftest import needs_model
 
 from .conftest import fake_render
 
+ROOT = Path(__file__).resolve().parents[2]
 TINY_FILM = {"steps": 20, "d_model": 16, "heads": 2}  # trains in about a second
 
 DECK = """title = "A small class"
@@ -152,3 +158,17 @@ def test_a_bad_deck_file_gets_its_message_and_no_traceback(tmp_path, capsys, mon
         prepare.main(["--deck", str(deck_file), "--check", "--media", str(tmp_path)])
     assert exit_.value.code == 2
     assert "Screen 1 ('P'), field minutes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target, module", [("lecture", "animations.prepare"), ("handout", "animations.handout")])
+def test_make_gives_the_deck_path_as_one_argument_and_never_runs_it_as_shell_text(target, module, tmp_path):
+    """`make lecture DECK=...` and `make handout DECK=...`: a path with a space and shell text in it reaches the
+    tool as one argument, and the shell runs nothing of it. PY stands in for the tool and prints its arguments."""
+    deck = f"my deck.toml; touch {tmp_path}/ran"
+    show = f"{sys.executable} -c 'import json, sys; print(json.dumps(sys.argv[1:]))'"
+    run = subprocess.run(["make", "-s", target, "STAMP=", f"PY={show}", f"DECK={deck}"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    args = json.loads(run.stdout.splitlines()[-1])
+    assert args[:2] == ["-m", module] and deck in args
+    assert not (tmp_path / "ran").exists()

@@ -1,4 +1,4 @@
-"""`python -m dashboard.prepare` (what `make lecture` runs): everything a class needs, made before it and
+"""`python -m animations.prepare` (what `make lecture` runs): everything a class needs, made before it and
 offline, then one line per screen of the deck: ready, or why not.
 
 What a deck's screens need, and where it is kept (all under the media folder, ATTENTION_LAB_MEDIA):
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from animations.catalog import QUALITIES, SCENES, check_scene, lecture_lesson
+from animations.catalog import QUALITIES, SCENES, deck_names, lecture_lesson
 from animations.render import (
     DEFAULT_TIMEOUT,
     RenderError,
@@ -38,20 +38,14 @@ from animations.sections import steps
 from animations.voice import DEFAULT_RATE, DEFAULT_VOICE, VOICES, voice_from
 from classroom.catalogue import BY_URL
 from classroom.deck_questions import films_needed, screen_question
-from classroom.decks import DEFAULT_DECK, Deck, DeckError, Names, load_deck
+from classroom.decks import DEFAULT_DECK, Deck, DeckError, load_deck
 from classroom.films.store import FilmStore
 from classroom.question import QuestionError
 from core import ConfigError
 from core.film import LearnSettings
-from dashboard.lesson.state import VIEW_NAMES
 
 MEDIA_ENV = "ATTENTION_LAB_MEDIA"  # jobs.media_dir's: the render workers read the class's films from it
 RENDER_TIMEOUT = max(DEFAULT_TIMEOUT, 3600.0)  # a class-quality render on a busy machine; a failed one is reported
-
-
-def lab_names() -> Names:
-    """What a deck may name: the pages' url paths, the scenes and their rule, the address's views."""
-    return Names(frozenset(BY_URL), frozenset(SCENES), VIEW_NAMES, check_scene)
 
 
 def videos(deck: Deck) -> list:
@@ -182,7 +176,7 @@ def lecture_lesson_or_none(scene: str):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dashboard.prepare", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m animations.prepare", description=__doc__.splitlines()[0])
     parser.add_argument("--deck", type=Path, default=DEFAULT_DECK, help="a deck file (default: the lab's own)")
     parser.add_argument("--quality", default="class", choices=list(QUALITIES),
                         help="; ".join(f"{name}: {q.label}" for name, q in QUALITIES.items()))
@@ -195,7 +189,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         voice = voice_from(args.voice, args.rate)
-        deck = load_deck(args.deck, lab_names())
+        deck = load_deck(args.deck, deck_names())
     except (ValueError, DeckError) as err:
         parser.exit(2, f"{err}\n")
     media = args.media.resolve()

@@ -1,20 +1,20 @@
-"""`python -m dashboard.handout [DECK] [--out FILE]`: a deck's students' handout, one HTML file that opens
+"""`python -m animations.handout [DECK] [--out FILE]`: a deck's students' handout, one HTML file that opens
 offline (classroom/handout.py builds it). `make handout` runs it on the default deck.
 
-It lives here, not in classroom, because reading a deck needs what it may name of the front ends (the
-pages, the scenes, the view names), and only the dashboard may import both lists.
+It lives here, not in classroom, because reading a deck needs what it may name (animations/catalog.py's
+deck_names): the scenes are animations' and classroom sits below it.
 """
 
 import argparse
 import sys
 
+from animations.catalog import deck_names
 from classroom.decks import DEFAULT_DECK, DeckError, load_deck
 from classroom.handout import write_handout
-from dashboard.present.deck import names as deck_names
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dashboard.handout", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m animations.handout", description=__doc__.split("\n")[0])
     parser.add_argument("deck", nargs="?", default=str(DEFAULT_DECK), help="a deck file (default: the lab's own)")
     parser.add_argument("--out", default="media/handout.html", help="where to write the handout")
     args = parser.parse_args(argv)
