@@ -174,14 +174,14 @@ def _saturation() -> str:
 
 
 def number(x: float) -> str:
-    """A number as the handout prints it: DECIMALS decimals, a power of ten past 10⁴ or below what those
-    decimals show, −∞ for a blocked score; the minus sign is U+2212, as the lab's charts print it."""
+    """A number as the handout prints it: rounded to DECIMALS decimals, as the handout's header says (a weight
+    of 5.06e-6 is 0.000, never a power of ten), −∞ for a blocked score; the minus sign is U+2212, as the lab's
+    charts print it, and a number that rounds to zero has none."""
     if not math.isfinite(x):
         return "−∞" if x < 0 else "∞" if x > 0 else "NaN"
-    if x != 0 and (abs(x) >= 1e4 or abs(x) < 0.5 * 10 ** -DECIMALS):
-        text = f"{x:.3g}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
-    else:
-        text = f"{x:.{DECIMALS}f}"
+    text = f"{x:.{DECIMALS}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")  # -0.000: a negative number too small to show is 0.000, as a positive one
     return text.replace("-", "−")
 
 
