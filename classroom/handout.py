@@ -18,6 +18,8 @@ from classroom import handout_chart as chart
 from classroom.changes import apply_change, describe_change
 from classroom.deck_text import html_blocks, inline_html, words
 from classroom.decks import Deck, Screen
+from classroom.films.store import FilmStore
+from classroom.handout_question import question_html
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
 from classroom.screens import screen_kind
 from core.analysis import saturation
@@ -25,6 +27,7 @@ from core.config import AttentionConfig
 from core.errors import ConfigError
 from core.lesson import run_trace, with_mask
 from core.trace import token_labels
+from jobs import media_dir
 
 __all__ = ["build_handout", "write_handout"]
 
@@ -39,10 +42,12 @@ MAX_LESSONS = 24  # the key sizes the handout's √d_k table compares
 e = html.escape  # every deck string goes through it, quotes included
 
 
-def build_handout(deck: Deck) -> str:
-    """The handout of `deck` as one HTML document."""
+def build_handout(deck: Deck, film_of=None) -> str:
+    """The handout of `deck` as one HTML document. `film_of(settings)`: the training film of those settings or
+    None (by default the films on disk, under ATTENTION_LAB_MEDIA: a handout never trains one)."""
+    film_of = film_of if film_of is not None else FilmStore(media_dir()).load
     seen: dict = {}  # (lesson key, head, tables) -> the first screen that showed those numbers
-    screens = "".join(_screen(s, seen) for s in deck.screens)
+    screens = "".join(_screen(s, seen, film_of) for s in deck.screens)
     contents = "".join(f'<li><a href="#screen-{s.number}">{inline_html(s.title)}</a></li>' for s in deck.screens)
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -66,9 +71,12 @@ def write_handout(deck: Deck, path) -> Path:
     return path
 
 
-def _screen(s: Screen, seen: dict) -> str:
+def _screen(s: Screen, seen: dict, film_of) -> str:
     formulas, tables = _topic(s)
-    body = _paragraphs(s.handout, "note") + "".join(FORMULAS[f] for f in formulas)
+    body = _paragraphs(s.handout, "note")
+    if s.kind == "question":  # what the projector asked, then the answer and its reason
+        body += question_html(s, film_of)
+    body += "".join(FORMULAS[f] for f in formulas)
     if "saturation" in tables:
         body += _saturation()
     lesson_tables = tuple(t for t in tables if t != "saturation")

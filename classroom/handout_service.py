@@ -21,7 +21,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
+from classroom.deck_questions import films_needed
 from classroom.decks import Deck
+from classroom.films.store import films_dir
 from classroom.handout import build_handout
 from jobs import Failed, Limits, Requester, Service, Task, Words, media_dir
 from jobs.local import LocalQueue
@@ -71,12 +73,18 @@ class Handouts(Task):
 
     def __init__(self, media, build=build_handout):
         """`build(deck) -> str`: the handout's HTML (classroom.handout's; a test counts its calls)."""
-        self.folder, self.build = Path(media) / FOLDER, build
+        self.media, self.folder, self.build = Path(media), Path(media) / FOLDER, build
 
     def request(self, deck: Deck, stamp: tuple) -> HandoutRequest:
         name = _hash(deck.name, 8)
-        made = _hash(f"{deck.name}|{stamp}|{code_version()}", 16)
+        made = _hash(f"{deck.name}|{stamp}|{code_version()}|{self._films_on_disk(deck)}", 16)
         return HandoutRequest(deck, tuple(stamp), self.folder / f"{name}-{made}.html")
+
+    def _films_on_disk(self, deck: Deck) -> tuple:
+        """The deck's training runs trained by now: a handout made before `make lecture` trained them says
+        their questions are not ready, and one made after prints them (another file)."""
+        keys = {settings.key() for s in deck.screens for settings in films_needed(s)}
+        return tuple(sorted(k for k in keys if (films_dir(self.media) / k / "film.json").is_file()))
 
     def key(self, request: HandoutRequest) -> str:
         return request.path.stem
