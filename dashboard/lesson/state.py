@@ -101,7 +101,8 @@ VIEW_NAMES = frozenset({
     "head", "step", "keys", "dk", "shuffle", "show", "layout", "stage", "change", "piece", "pattern", "at",
     "layer", "sentence", "predict", "code", "seat", "projector", "weights", "film_task", "film_layers",
     "film_width", "film_heads", "film_positions", "film_causal", "film_steps", "film_seed", "film_at",
-    "film_layer", "film_head", "model", "alone", "mask_stage", "why_part", "part", "deck", "screen", "presenter"})
+    "film_layer", "film_head", "model", "alone", "mask_stage", "why_part", "part", "deck", "screen", "presenter",
+    "captions"})
 TRAINED_LINK = ("This link is for the trained model (all-MiniLM-L6-v2), which has its own page, Trained heads: it "
                 "opens there on the link's sentence and layer. The sidebar's lesson, which the other pages show, "
                 "is never the trained model, so it starts from the defaults.")
