@@ -48,9 +48,10 @@ WORDS = Words(
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of the sources a handout is made from (core, classroom) and vl-convert's version."""
+    """A hash of the sources a handout is made from (core, classroom, and animations: the videos' captions
+    its transcripts print) and vl-convert's version."""
     digest = hashlib.sha256()
-    for folder in ("core", "classroom"):
+    for folder in ("core", "classroom", "animations"):
         for path in sorted((SOURCES / folder).rglob("*.py")):
             digest.update(path.relative_to(SOURCES).as_posix().encode())
             digest.update(path.read_bytes())
@@ -132,10 +133,11 @@ _lock = threading.Lock()
 _service: HandoutService | None = None
 
 
-def service() -> HandoutService:
-    """This process's handout service (not a Streamlit cache: a clear_cache cannot drop a build)."""
+def service(build=build_handout) -> HandoutService:
+    """This process's handout service (not a Streamlit cache: a clear_cache cannot drop a build); `build`: how
+    the one it starts builds (the dashboard's adds the videos' transcripts)."""
     global _service
     with _lock:
         if _service is None or _service.closed:
-            _service = HandoutService()
+            _service = HandoutService(build=build)
         return _service

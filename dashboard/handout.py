@@ -8,6 +8,7 @@ pages, the scenes, the view names), and only the dashboard may import both lists
 import argparse
 import sys
 
+from animations.transcripts import transcripts
 from classroom.decks import DEFAULT_DECK, DeckError, load_deck
 from classroom.handout import write_handout
 from dashboard.present.deck import names as deck_names
@@ -23,7 +24,7 @@ def main(argv=None) -> int:
     except DeckError as err:  # the deck's own message names the screen and the field
         print(err, file=sys.stderr)
         return 2
-    path = write_handout(deck, args.out)
+    path = write_handout(deck, args.out, transcripts=transcripts)
     print(f"{path}: the handout of {deck.title!r}, {len(deck.screens)} screens.")
     return 0
 
