@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from animations.catalog import deck_names
+from animations.transcripts import transcripts
 from classroom.decks import DEFAULT_DECK, DeckError, load_deck
 from classroom.handout import write_handout
 
@@ -23,7 +24,7 @@ def main(argv=None) -> int:
     except DeckError as err:  # the deck's own message names the screen and the field
         print(err, file=sys.stderr)
         return 2
-    path = write_handout(deck, args.out)
+    path = write_handout(deck, args.out, transcripts=transcripts)
     print(f"{path}: the handout of {deck.title!r}, {len(deck.screens)} screens.")
     return 0
 

@@ -18,13 +18,17 @@ from classroom import handout_chart as chart
 from classroom.changes import apply_change, describe_change
 from classroom.deck_text import html_blocks, inline_html, words
 from classroom.decks import Deck, Screen
+from classroom.films.store import FilmStore
+from classroom.handout_question import question_html
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
+from classroom.handout_transcript import Transcripts, counted, transcript_html
 from classroom.screens import screen_kind
 from core.analysis import saturation
 from core.config import AttentionConfig
 from core.errors import ConfigError
 from core.lesson import run_trace, with_mask
 from core.trace import token_labels
+from jobs import media_dir
 
 __all__ = ["build_handout", "write_handout"]
 
@@ -39,10 +43,14 @@ MAX_LESSONS = 24  # the key sizes the handout's √d_k table compares
 e = html.escape  # every deck string goes through it, quotes included
 
 
-def build_handout(deck: Deck) -> str:
-    """The handout of `deck` as one HTML document."""
+def build_handout(deck: Deck, film_of=None, transcripts: Transcripts | None = None) -> str:
+    """The handout of `deck` as one HTML document. `film_of(settings)`: the training film of those settings or
+    None (by default the films on disk, under ATTENTION_LAB_MEDIA: a handout never trains one); `transcripts`:
+    the videos' captions (classroom/handout_transcript.py; without it, the handout says it has none)."""
+    film_of = film_of if film_of is not None else FilmStore(media_dir()).load
+    said = counted(deck.screens, transcripts)
     seen: dict = {}  # (lesson key, head, tables) -> the first screen that showed those numbers
-    screens = "".join(_screen(s, seen) for s in deck.screens)
+    screens = "".join(_screen(s, seen, film_of, said) for s in deck.screens)
     contents = "".join(f'<li><a href="#screen-{s.number}">{inline_html(s.title)}</a></li>' for s in deck.screens)
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -56,19 +64,24 @@ def build_handout(deck: Deck) -> str:
             f"<main>{screens}</main>{_reading()}</body></html>\n")
 
 
-def write_handout(deck: Deck, path) -> Path:
+def write_handout(deck: Deck, path, transcripts: Transcripts | None = None) -> Path:
     """Write the handout to `path` (beside it first, then renamed: a reader never sees half a file)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     aside = path.with_name(f".{path.name}.partial")
-    aside.write_text(build_handout(deck), encoding="utf-8")
+    aside.write_text(build_handout(deck, transcripts=transcripts), encoding="utf-8")
     aside.replace(path)
     return path
 
 
-def _screen(s: Screen, seen: dict) -> str:
+def _screen(s: Screen, seen: dict, film_of, said) -> str:
     formulas, tables = _topic(s)
-    body = _paragraphs(s.handout, "note") + "".join(FORMULAS[f] for f in formulas)
+    body = _paragraphs(s.handout, "note")
+    if s.kind == "question":  # what the projector asked, then the answer and its reason
+        body += question_html(s, film_of)
+    if s.kind in ("scene", "video"):  # what the narrator says, as the captions show it
+        body += transcript_html(s, said)
+    body += "".join(FORMULAS[f] for f in formulas)
     if "saturation" in tables:
         body += _saturation()
     lesson_tables = tuple(t for t in tables if t != "saturation")
@@ -174,14 +187,14 @@ def _saturation() -> str:
 
 
 def number(x: float) -> str:
-    """A number as the handout prints it: DECIMALS decimals, a power of ten past 10⁴ or below what those
-    decimals show, −∞ for a blocked score; the minus sign is U+2212, as the lab's charts print it."""
+    """A number as the handout prints it: rounded to DECIMALS decimals, as the handout's header says (a weight
+    of 5.06e-6 is 0.000, never a power of ten), −∞ for a blocked score; the minus sign is U+2212, as the lab's
+    charts print it, and a number that rounds to zero has none."""
     if not math.isfinite(x):
         return "−∞" if x < 0 else "∞" if x > 0 else "NaN"
-    if x != 0 and (abs(x) >= 1e4 or abs(x) < 0.5 * 10 ** -DECIMALS):
-        text = f"{x:.3g}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
-    else:
-        text = f"{x:.{DECIMALS}f}"
+    text = f"{x:.{DECIMALS}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")  # -0.000: a negative number too small to show is 0.000, as a positive one
     return text.replace("-", "−")
 
 

@@ -21,7 +21,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
+from classroom.deck_questions import films_needed
 from classroom.decks import Deck
+from classroom.films.store import films_dir
 from classroom.handout import build_handout
 from jobs import Failed, Limits, Requester, Service, Task, Words, media_dir
 from jobs.local import LocalQueue
@@ -46,9 +48,10 @@ WORDS = Words(
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of the sources a handout is made from (core, classroom) and vl-convert's version."""
+    """A hash of the sources a handout is made from (core, classroom, and animations: the videos' captions
+    its transcripts print) and vl-convert's version."""
     digest = hashlib.sha256()
-    for folder in ("core", "classroom"):
+    for folder in ("core", "classroom", "animations"):
         for path in sorted((SOURCES / folder).rglob("*.py")):
             digest.update(path.relative_to(SOURCES).as_posix().encode())
             digest.update(path.read_bytes())
@@ -71,12 +74,18 @@ class Handouts(Task):
 
     def __init__(self, media, build=build_handout):
         """`build(deck) -> str`: the handout's HTML (classroom.handout's; a test counts its calls)."""
-        self.folder, self.build = Path(media) / FOLDER, build
+        self.media, self.folder, self.build = Path(media), Path(media) / FOLDER, build
 
     def request(self, deck: Deck, stamp: tuple) -> HandoutRequest:
         name = _hash(deck.name, 8)
-        made = _hash(f"{deck.name}|{stamp}|{code_version()}", 16)
+        made = _hash(f"{deck.name}|{stamp}|{code_version()}|{self._films_on_disk(deck)}", 16)
         return HandoutRequest(deck, tuple(stamp), self.folder / f"{name}-{made}.html")
+
+    def _films_on_disk(self, deck: Deck) -> tuple:
+        """The deck's training runs trained by now: a handout made before `make lecture` trained them says
+        their questions are not ready, and one made after prints them (another file)."""
+        keys = {settings.key() for s in deck.screens for settings in films_needed(s)}
+        return tuple(sorted(k for k in keys if (films_dir(self.media) / k / "film.json").is_file()))
 
     def key(self, request: HandoutRequest) -> str:
         return request.path.stem
@@ -124,10 +133,11 @@ _lock = threading.Lock()
 _service: HandoutService | None = None
 
 
-def service() -> HandoutService:
-    """This process's handout service (not a Streamlit cache: a clear_cache cannot drop a build)."""
+def service(build=build_handout) -> HandoutService:
+    """This process's handout service (not a Streamlit cache: a clear_cache cannot drop a build); `build`: how
+    the one it starts builds (the dashboard's adds the videos' transcripts)."""
     global _service
     with _lock:
         if _service is None or _service.closed:
-            _service = HandoutService()
+            _service = HandoutService(build=build)
         return _service

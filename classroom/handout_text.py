@@ -185,6 +185,8 @@ table.numbers th, table.numbers td { border: 1px solid #ccc; padding: .15rem .45
 table.numbers th { background: #f0f0f0; font-weight: normal; }
 .chart { max-width: 100%; height: auto; }
 .tokens { font-family: "DejaVu Sans Mono", monospace; }
+.choices { list-style: none; padding-left: 1rem; } .letter { font-weight: bold; }
+.answer { border-left: 4px solid #009E73; padding: .1rem .8rem; background: #f2faf6; }
 nav ol { columns: 2; } .reading li { margin-bottom: .5rem; }
 @media print { body { padding: 0; } nav { display: none; } }
 """

@@ -16,7 +16,7 @@ from dashboard import navigation
 from dashboard.lesson import state
 from dashboard.text import plain
 
-PROJECTOR, WEIGHTS = "projector", "weights"  # the display settings' names, in the URL
+PROJECTOR, WEIGHTS, CAPTIONS = "projector", "weights", "captions"  # the display settings' names, in the URL
 SCALES = {"fixed": "0 to 1 (compare rows)", "row": "0 to the row's largest (see its shape)"}
 DISPLAY_NOTICE = "display_link_notice"  # a link's display setting that cannot be (said in the sidebar)
 PREDICT_FIRST = "predict_first"  # the "Predict first" switch: one setting for every page
@@ -71,6 +71,11 @@ def _opened_with(name: str, parse, default):
 
 def projector() -> bool:
     return bool(_opened_with(PROJECTOR, _on_off, False))
+
+
+def captions() -> bool:
+    """Whether the narrated videos show their captions (the band beneath the picture): on unless switched off."""
+    return bool(_opened_with(CAPTIONS, _on_off, True))
 
 
 def part(parts: tuple[str, ...]) -> str | None:

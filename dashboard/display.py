@@ -19,7 +19,7 @@ import streamlit as st
 
 from dashboard import controls, navigation, serve
 from dashboard.charts import draw, sizing
-from dashboard.controls import PROJECTOR, SCALES, WEIGHTS
+from dashboard.controls import CAPTIONS, PROJECTOR, SCALES, WEIGHTS
 from dashboard.text import plain
 
 PRESENT_PAGE = "app_pages/present.py"
@@ -84,6 +84,10 @@ def sidebar():
                     format_func=SCALES.get,
                     help="0 to 1 keeps rows comparable; 0 to each row's largest shows where every row looks, "
                          "even when its weights are all small. The legend says which is on.")
+    controls.flag("Captions under videos", CAPTIONS, default=True, shared=True,
+                  help="The narration's own words beneath every narrated video, in time with its voice (the "
+                       "projector's too). Off hides them; a class with a deaf or hard-of-hearing student needs "
+                       "them on.")
     theme_control()
 
 

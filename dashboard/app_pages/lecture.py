@@ -91,7 +91,7 @@ def _presenter(scene: str):
     forward.button("Next ▶", key="presenter_next", disabled=step == len(parts) - 1, shortcut="Right",
                    on_click=lambda: st.session_state.update({key: step + 1}), width="stretch")
     clip = parts[step]  # the clip carries its own step's speech; its caption stands beneath it
-    player.play(clip.clip, key="band_presenter", heading="lab-step", cues=[(0.0, 1e9, clip.caption)],
+    player.play(clip.clip, key="band_presenter", heading="lab-step", cues=player.step_cues(movie, clip),
                 autoplay=True)
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from animations.transcripts import transcripts
+from classroom import handout_service
 from classroom.decks import Deck
-from classroom.handout_service import service
+from classroom.handout import build_handout
 from dashboard import devices
 from dashboard.lesson import rerun
 from dashboard.present import deck as decks
@@ -26,6 +28,16 @@ JOB = "present_handout_job"  # the key of the build this session asked for
 POLL_SECONDS = 1.0
 WHAT = ("One HTML file that opens offline: the screens, their numbers, the formulas, the charts, the notes meant "
         "for students and a reading list. Never the teacher's notes.")
+
+
+def _build(deck: Deck) -> str:
+    """The handout with its videos' transcripts (animations/transcripts.py)."""
+    return build_handout(deck, transcripts=transcripts)
+
+
+def service():
+    """This process's handout service, building with the transcripts."""
+    return handout_service.service(build=_build)
 
 
 def stamp(deck: Deck) -> tuple:

@@ -173,7 +173,7 @@ def _scene(screen: Screen, view):
     part = next((p for p in steps(movie) if p.name == screen.step), None) if movie is not None else None
     if part is None:
         return _not_ready(f"The video's step {screen.step!r} of the scene {screen.scene!r}")
-    player.play(part.clip, key="band_present", cues=[(0.0, 1e9, part.caption)], autoplay=True)
+    player.play(part.clip, key="band_present", cues=player.step_cues(movie, part), autoplay=True)
 
 
 def _video(screen: Screen, view):

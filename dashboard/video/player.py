@@ -1,8 +1,12 @@
 """The lecture player: the video, and beneath it a caption band with the step being shown.
 
-The browser's own subtitles sit on the picture's bottom rows, which in these videos are the
-grids' last rows: so the video plays without a subtitle track, and a band below it shows the
-caption of the moment (the .srt's cues, followed by the video's clock). The band keeps the
+The band is the videos' captions (WCAG 2.1, 1.2.2 Captions (Prerecorded)): the narration's own text,
+not recognised speech, with the narration's own timings (the .srt the render wrote from them), shown by
+the video's clock. It is on unless the session's display setting "Captions under videos" is off
+(controls.captions). The browser's own subtitles sit on the picture's bottom rows, which in these videos
+are the grids' last rows: so the video plays without a subtitle track, and the band below it shows the
+caption of the moment. A downloaded video still carries its captions: the mp4's subtitle track and the
+.vtt beside it (animations/media.py). The band keeps the
 height of the longest caption, so the page does not jump from step to step, and the video is
 sized so that its heading, the picture and the band fit the window together. Text reaches the
 page as text (textContent), never as HTML: a caption quotes the lesson's tokens.
@@ -16,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 from animations.sections import read_srt
+from dashboard import controls
 
 MIN_VIDEO_PX = 180  # the picture never shrinks below this height to make room
 
@@ -54,6 +59,7 @@ export default function ({ data, parentElement }) {
   const video = videoBefore(mine);
   const cues = (data && data.cues) || [];
   if (!band || !video) return;
+  band.style.display = data && data.hidden ? "none" : "";  // captions switched off: the band takes no room
 
   const captionAt = (t) => { const c = cues.find((c) => t >= c[0] && t < c[1]); return c ? c[2] : ""; };
   const show = () => { band.textContent = captionAt(video.currentTime) || (cues.length ? cues[0][2] : ""); };
@@ -115,13 +121,25 @@ def cues_of(movie: Path) -> list[tuple[float, float, str]]:
     return read_srt(Path(movie).with_suffix(".srt"))
 
 
+def cues_within(cues, start: float, end: float) -> list[tuple[float, float, str]]:
+    """The cues of a whole video heard between `start` and `end` (a step's clip), on the clip's own clock."""
+    return [(max(s, start) - start, min(e, end) - start, t) for s, e, t in cues if s < end - 1e-3 and e > start + 1e-3]
+
+
+def step_cues(movie: Path, step) -> list[tuple[float, float, str]]:
+    """The captions of one step's clip (animations.sections.Step) as the whole video times them; the step's
+    caption for all of it when the video has no .srt."""
+    return cues_within(cues_of(movie), step.start, step.end) or [(0.0, max(step.end - step.start, 0.1), step.caption)]
+
+
 def play(movie: Path, key: str, heading: str = "", cues=None, autoplay: bool = False):
-    """The video with its sound and no subtitle track, then the caption band.
+    """The video with its sound and no subtitle track, then the caption band (none when captions are off).
 
     `heading`: the id of the heading above the video (its anchor), kept on screen with it;
     `cues`: the captions to show, by default the video's own .srt."""
     st.video(str(movie), autoplay=autoplay)
-    cues = cues_of(movie) if cues is None else cues
+    shown = controls.captions()
+    cues = (cues_of(movie) if cues is None else cues) if shown else []
     _band()(data={"cues": [[float(s), float(e), str(t)] for s, e, t in cues], "heading": heading,
-                  "least": MIN_VIDEO_PX}, key=key,
+                  "least": MIN_VIDEO_PX, "hidden": not shown}, key=key,
           height="content")

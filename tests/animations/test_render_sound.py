@@ -119,3 +119,26 @@ def test_a_second_render_synthesises_nothing(rendered, dry_scene):
     captions = dry_scene(SHORTEST, "default").captions
     again = Synthesis([spoken(c) for c in captions], NARRATOR, rendered["media"] / "tts")
     assert again.synthesised == 0 and again.proc is None
+
+
+def test_the_vtt_is_the_narrations_captions_in_order_timed_within_the_video(rendered, dry_scene, tmp_path):
+    """WCAG 1.2.2's captions: one cue per step, the narration's own text in order, starting where its step
+    starts, in time order and inside the video; the export (make lecture) takes the .vtt with the mp4."""
+    import html
+
+    from animations.render import export
+    from animations.sections import read_srt
+
+    files = outputs(rendered["movie"])
+    cues = read_srt(files["vtt"])
+    assert [html.unescape(text) for _, _, text in cues] == dry_scene(SHORTEST, "default").captions
+    duration = _streams(rendered["movie"])["video"][1]
+    ends = [0.0] + [end for _, end, _ in cues]
+    assert all(ends[i] <= start + 1e-3 and start < end for i, (start, end, _) in enumerate(cues))
+    assert ends[-1] <= duration + 0.05
+    starts = [0.0]
+    for section in files["sections"][:-1]:
+        starts.append(starts[-1] + float(section["duration"]))
+    assert [start for start, _, _ in cues] == pytest.approx(starts, abs=0.1)  # each caption from its step's start
+    exported = export(rendered["movie"], tmp_path, "scaling")
+    assert exported.with_suffix(".vtt").read_text(encoding="utf-8") == files["vtt"].read_text(encoding="utf-8")

@@ -2,6 +2,7 @@
 nothing loaded from outside the file, every deck string escaped, the teacher's notes left out."""
 
 import base64
+import html
 import math
 import re
 from html.parser import HTMLParser
@@ -266,10 +267,18 @@ def test_the_charts_use_the_dashboards_colours():
 
 
 @pytest.mark.parametrize("x, shown", [(0.66982, "0.670"), (-1.5, "−1.500"), (float("-inf"), "−∞"),
-                                      (123456.0, "1.23e5"), (0.0001234, "0.000123"), (0.0, "0.000"),
-                                      (-2e-7, "−2e-07")])
-def test_numbers_are_printed_with_three_decimals_or_a_power_of_ten(x, shown):
-    assert handout.number(x) == shown.replace("e-0", "e−").replace("e-", "e−")
+                                      (123456.0, "123456.000"), (0.0001234, "0.000"), (0.0, "0.000"),
+                                      (5.06e-6, "0.000"), (-2e-7, "0.000"), (0.0005001, "0.001"),
+                                      (-0.0015001, "−0.002")])
+def test_numbers_are_rounded_to_three_decimals_as_the_handout_says(x, shown):
+    assert handout.number(x) == shown
+
+
+def test_no_number_in_the_handout_is_printed_as_a_power_of_ten(page):
+    cells = [cell for tables in page.tables.values() for table in tables for row in table for kind, cell in row
+             if kind == "td"]
+    assert cells and all(re.fullmatch(r"−?\d+\.\d{3}|−∞", c) for c in cells), \
+        [c for c in cells if not re.fullmatch(r"−?\d+\.\d{3}|−∞", c)][:5]
 
 
 def test_the_command_refuses_a_bad_deck_with_its_message_and_writes_nothing(tmp_path, capsys):
@@ -280,3 +289,37 @@ def test_the_command_refuses_a_bad_deck_with_its_message_and_writes_nothing(tmp_
     assert main([str(bad), "--out", str(tmp_path / "h.html")]) == 2
     assert re.search(r"Screen 1 \('A'\), field minutes", capsys.readouterr().err)
     assert not (tmp_path / "h.html").exists()
+
+
+def test_the_focus_questions_screen_prints_its_prompt_lettered_choices_and_sdpas_largest_key(deck, page):
+    """The first question: the room is asked which key a query weighs most; the handout names the letter of
+    the key that F.scaled_dot_product_attention weighs most in that row, with the reason."""
+    from classroom.deck_questions import screen_question
+
+    s = next(s for s in deck.screens if s.question == "focus")
+    q = screen_question(s, lambda settings: None)
+    block = re.search(rf'<div class="question" data-lab="question" data-screen="{s.number}">(.*?)</div>',
+                      build_handout(deck), re.S).group(1)
+    trace = run_trace(s.lesson)
+    qs, ks = (torch.from_numpy(a[s.head:s.head + 1]).double() for a in (trace.q, trace.k))  # (1, T, d_k)
+    row = F.scaled_dot_product_attention(qs, ks, torch.eye(ks.shape[1], dtype=torch.float64)[None])[0, q.query]
+    best = int(row.argmax())
+    assert f"<strong>{html.escape(q.prompt)}</strong>" in block
+    assert re.findall(r'<span class="letter">([A-Z])\.</span>', block) == [chr(65 + i) for i in range(len(q.choices))]
+    assert f"The right answer: {chr(65 + best)} ({html.escape(q.choices[best])})." in block
+    assert html.escape(q.truth) in block and "How the class answered is not printed here" in block
+
+
+def test_the_handouts_letters_are_the_projectors():
+    from classroom.handout_question import letter
+    from dashboard.charts.questions import letter as projector_letter
+
+    assert [letter(i) for i in range(60)] == [projector_letter(i) for i in range(60)]
+    assert (letter(0), letter(25), letter(26)) == ("A", "Z", "AA")
+
+
+def test_a_question_about_a_training_run_not_trained_says_so_in_the_handout(deck_names):
+    deck = parse_deck('title = "t"\n[[screen]]\nkind = "question"\ntitle = "Which layer?"\nminutes = 1\n'
+                      'question = "film"\nfilm = { layers = 2, steps = 100 }\n', "t.toml", deck_names)
+    text = build_handout(deck, film_of=lambda settings: None)
+    assert "The question is not printed here: The 2-layer training run this question is about is not trained" in text

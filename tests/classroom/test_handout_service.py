@@ -79,3 +79,15 @@ def test_a_handout_that_cannot_be_saved_fails_with_a_sentence(service, builds, t
     job = service.submit(deck, (1, 2), TEACHER)
     assert job.wait(60) and job.state == "failed"
     assert job.error.startswith("The handout could not be saved")
+
+
+def test_a_handout_made_before_the_decks_runs_were_trained_is_made_again_after(service, tmp_path, deck):
+    """Its film questions said "not trained yet": once `make lecture` has trained a run, it is another file."""
+    from classroom.deck_questions import films_needed
+
+    runs = [settings for s in deck.screens for settings in films_needed(s)]
+    assert runs
+    before = service.task.request(deck, (1, 2)).path
+    (tmp_path / "films" / runs[0].key()).mkdir(parents=True)
+    (tmp_path / "films" / runs[0].key() / "film.json").write_text("{}")
+    assert service.task.request(deck, (1, 2)).path != before
