@@ -295,3 +295,30 @@ def theme_control():
     if chosen != now:
         option = "" if chosen == "browser" else f"{chosen}_theme"  # one of three fixed strings
         st.html(_RELOAD.replace("{option}", option), unsafe_allow_javascript=True)
+
+
+# The presenter view's ".", "?" and R (dashboard/present/lectern.py): each presses its hidden button. Streamlit's
+# shortcuts take letters and digits only, and never R. A constant script, here with the page's other raw HTML.
+_PRESENTER_KEYS = """<script>(() => {
+  const w = window.parent || window;
+  if (w.__labPresenterKeys) return;
+  w.__labPresenterKeys = true;
+  const pressed = {'.': 'present_key_presenter_B', '?': 'present_key_presenter_help',
+                   'r': 'present_key_presenter_reveal', 'R': 'present_key_presenter_reveal'};
+  w.document.addEventListener('keydown', (e) => {
+    const t = e.target;
+    const typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    if (e.ctrlKey || e.metaKey || e.altKey || typing) return;
+    const key = pressed[e.key];
+    const button = key && w.document.querySelector('.st-key-' + key + ' button');
+    if (!button || button.disabled) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    button.click();
+  }, true);
+})();</script>"""
+
+
+def presenter_keys():
+    """The presenter view's ".", "?" and R (a constant script; once per page, whatever the reruns)."""
+    st.html(_PRESENTER_KEYS, unsafe_allow_javascript=True)

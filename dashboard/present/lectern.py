@@ -8,6 +8,8 @@ What each does is a plain function of the presenter (presenter.py passes them in
 
 import streamlit as st
 
+from dashboard import display
+
 TYPED = "present_typed"  # digits typed toward a jump ("1", "12"), until Enter or Escape
 PANEL = "present_panel"  # "screens" (G) or "keys" (?) while that list is open
 MAX_DIGITS = 3  # a deck holds at most classroom.decks.MAX_SCREENS (200) screens
@@ -25,26 +27,6 @@ KEYS = (
     ("?", "this list"),
 )
 
-# ".", "?" and R press their hidden buttons: Streamlit's shortcuts take letters and digits only, and never R.
-# Not while typing in a box; once per page (the script is drawn on every run).
-_SCRIPT = """<script>(() => {
-  const w = window.parent || window;
-  if (w.__labPresenterKeys) return;
-  w.__labPresenterKeys = true;
-  const pressed = {'.': 'present_key_presenter_B', '?': 'present_key_presenter_help',
-                   'r': 'present_key_presenter_reveal', 'R': 'present_key_presenter_reveal'};
-  w.document.addEventListener('keydown', (e) => {
-    const t = e.target;
-    const typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
-    if (e.ctrlKey || e.metaKey || e.altKey || typing) return;
-    const key = pressed[e.key];
-    const button = key && w.document.querySelector('.st-key-' + key + ' button');
-    if (!button || button.disabled) return;
-    e.preventDefault();
-    e.stopImmediatePropagation();
-    button.click();
-  }, true);
-})();</script>"""
 
 
 def _hidden(name: str, shortcut: str | None, on_click, args=(), disabled: bool = False):
@@ -66,7 +48,7 @@ def bind(last: int, go, blank, reveal, again, can_reveal: bool, can_again: bool)
         _hidden(digit, digit, typed, (digit,))
     _hidden("Enter", "enter", jump, (go, last))
     _hidden("Escape", "escape", forget)
-    st.html(_SCRIPT, unsafe_allow_javascript=True)
+    display.presenter_keys()  # ".", "?" and R: the keys Streamlit's shortcuts refuse
 
 
 def toggle(panel: str):
