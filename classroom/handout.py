@@ -18,6 +18,7 @@ from classroom import handout_chart as chart
 from classroom.changes import apply_change, describe_change
 from classroom.deck_text import html_blocks, inline_html, words
 from classroom.decks import Deck, Screen
+from classroom.handout_slides import slide_html
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
 from classroom.screens import screen_kind
 from core.analysis import saturation
@@ -68,7 +69,7 @@ def write_handout(deck: Deck, path) -> Path:
 
 def _screen(s: Screen, seen: dict) -> str:
     formulas, tables = _topic(s)
-    body = _paragraphs(s.handout, "note") + "".join(FORMULAS[f] for f in formulas)
+    body = slide_html(s) + _paragraphs(s.handout, "note") + "".join(FORMULAS[f] for f in formulas)
     if "saturation" in tables:
         body += _saturation()
     lesson_tables = tuple(t for t in tables if t != "saturation")

@@ -1,5 +1,6 @@
 """`python -m dashboard.handout [DECK] [--out FILE]`: a deck's students' handout, one HTML file that opens
-offline (classroom/handout.py builds it). `make handout` runs it on the default deck.
+offline (classroom/handout.py builds it). `make handout` runs it on the default deck, or DECK (a file, or a
+deck's name in the teacher's folder, classroom/deck_folder.py).
 
 It lives here, not in classroom, because reading a deck needs what it may name of the front ends (the
 pages, the scenes, the view names), and only the dashboard may import both lists.
@@ -8,6 +9,7 @@ pages, the scenes, the view names), and only the dashboard may import both lists
 import argparse
 import sys
 
+from classroom.deck_folder import deck_path
 from classroom.decks import DEFAULT_DECK, DeckError, load_deck
 from classroom.handout import write_handout
 from dashboard.present.deck import names as deck_names
@@ -15,11 +17,12 @@ from dashboard.present.deck import names as deck_names
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dashboard.handout", description=__doc__.split("\n")[0])
-    parser.add_argument("deck", nargs="?", default=str(DEFAULT_DECK), help="a deck file (default: the lab's own)")
+    parser.add_argument("deck", nargs="?", default=str(DEFAULT_DECK),
+                        help="a deck file, or a deck's name in the teacher's folder (default: the lab's own)")
     parser.add_argument("--out", default="media/handout.html", help="where to write the handout")
     args = parser.parse_args(argv)
     try:
-        deck = load_deck(args.deck, deck_names())
+        deck = load_deck(deck_path(args.deck), deck_names())
     except DeckError as err:  # the deck's own message names the screen and the field
         print(err, file=sys.stderr)
         return 2
