@@ -1,6 +1,7 @@
 """Decks: a lecture as data. A deck is an ordered list of screens, each a page at a lesson and view, a
-step of a scene, a video, a room question or a moment of a training film, with the teacher's notes,
-what goes in the students' handout, and a planned time. docs/decks.md describes the file.
+step of a scene, a video, a room question, a moment of a training film, a text slide or a picture beside the
+deck file (classroom/deck_image.py), with the teacher's notes, what goes in the students' handout, and a
+planned time. docs/decks.md describes the file; classroom/deck_folder.py finds a teacher's own decks.
 
 A deck is a TOML file that a teacher reads, edits and shares; `load_deck` validates all of it and
 refuses a bad one with one `DeckError` that names the screen and the field. Lessons are checked by

@@ -120,3 +120,12 @@ def test_a_deck_edited_into_an_error_while_presented_keeps_its_last_good_deck_an
     path.write_text(deck(TEXT.replace(BODY, "Fixed."), IMAGE, PAGE, QUESTION, VIDEO), encoding="utf-8")
     teacher.button(key="present_presenter_Left").click().run()
     assert "cannot be used" not in text(teacher) and decks.load("week-3").screens[0].body == "Fixed."
+
+
+def test_the_present_page_offers_the_teachers_decks_beside_the_labs(folder):
+    teachers_deck(folder)
+    at = present({})
+    choose = at.selectbox(key="present_choose")
+    assert choose.options == [*decks.DECKS, "week-3"] and choose.value == "default"
+    choose.set_value("week-3").run()
+    assert "Week 3" in text(at) and "What we saw" in text(at) and at.session_state["present_deck"] == "week-3"
