@@ -12,7 +12,7 @@ FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels)
 # What the browser tests inject into the pages (axe-core), pinned in package-lock.json.
 NODE_STAMP := node_modules/.installed-$(shell cat package.json package-lock.json | sha256sum | cut -c1-12)
 
-.PHONY: setup system test check lint bench run classroom hall lecture handout
+.PHONY: setup system test check lint bench run classroom hall lecture handout deck
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -70,17 +70,24 @@ hall: $(STAMP)
 # on a projector; start it the night before, see the README) unless QUALITY=low (480p, 15 fps, minutes), the
 # training runs the default deck uses, the trained model checked; then a line per screen of the deck: ready,
 # or why not. Renders and films land in the lab's caches (media/renders, media/films): its pages play them at
-# once. A second run only checks. DECK=path prepares another deck.
-# DECK reaches this command and the handout's through the environment, never as shell text.
+# once. A second run only checks. DECK=path (or the name of a deck in the teacher's folder: make deck) prepares
+# another deck. DECK and NAME reach the commands through the environment, never as shell text.
 export DECK
 QUALITY ?= class
+export DECK NAME
 lecture: $(STAMP)
 	$(PY) -m animations.prepare --quality $(QUALITY) --out media/lecture $${DECK:+--deck "$$DECK"}
 
-# The students' handout of a deck (DECK=path; the lab's own deck when none is given) into media/handout.html:
-# one HTML file that opens offline.
+# The students' handout of a deck (DECK=path or a name in the teacher's folder; the lab's own deck when none is
+# given) into media/handout.html: one HTML file that opens offline.
 handout: $(STAMP)
 	$(PY) -m animations.handout $${DECK:+"$$DECK"} --out media/handout.html
+
+# A deck of your own to start from: the lab's default deck copied to NAME.toml in the teacher's deck folder
+# ($$ATTENTION_LAB_DECKS, else decks/ here; classroom/deck_folder.py), never over a file that is there. NAME
+# reaches the command through the environment, never as shell text.
+deck: $(STAMP)
+	$(PY) -m classroom.deck_folder "$$NAME"
 
 bench: $(STAMP)
 	@for b in benchmarks/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -1,5 +1,6 @@
 """`python -m animations.handout [DECK] [--out FILE]`: a deck's students' handout, one HTML file that opens
-offline (classroom/handout.py builds it). `make handout` runs it on the default deck.
+offline (classroom/handout.py builds it). `make handout` runs it on the default deck, or DECK (a file, or a
+deck's name in the teacher's folder, classroom/deck_folder.py).
 
 It lives here, not in classroom, because reading a deck needs what it may name (animations/catalog.py's
 deck_names): the scenes are animations' and classroom sits below it.
@@ -10,17 +11,19 @@ import sys
 
 from animations.catalog import deck_names
 from animations.transcripts import transcripts
+from classroom.deck_folder import deck_path
 from classroom.decks import DEFAULT_DECK, DeckError, load_deck
 from classroom.handout import write_handout
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m animations.handout", description=__doc__.split("\n")[0])
-    parser.add_argument("deck", nargs="?", default=str(DEFAULT_DECK), help="a deck file (default: the lab's own)")
+    parser.add_argument("deck", nargs="?", default=str(DEFAULT_DECK),
+                        help="a deck file, or a deck's name in the teacher's folder (default: the lab's own)")
     parser.add_argument("--out", default="media/handout.html", help="where to write the handout")
     args = parser.parse_args(argv)
     try:
-        deck = load_deck(args.deck, deck_names())
+        deck = load_deck(deck_path(args.deck), deck_names())
     except DeckError as err:  # the deck's own message names the screen and the field
         print(err, file=sys.stderr)
         return 2

@@ -37,6 +37,7 @@ from animations.render import (
 from animations.sections import steps
 from animations.voice import DEFAULT_RATE, DEFAULT_VOICE, VOICES, voice_from
 from classroom.catalogue import BY_URL
+from classroom.deck_folder import deck_path
 from classroom.deck_questions import films_needed, screen_question
 from classroom.decks import DEFAULT_DECK, Deck, DeckError, load_deck
 from classroom.films.store import FilmStore
@@ -177,7 +178,8 @@ def lecture_lesson_or_none(scene: str):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m animations.prepare", description=__doc__.splitlines()[0])
-    parser.add_argument("--deck", type=Path, default=DEFAULT_DECK, help="a deck file (default: the lab's own)")
+    parser.add_argument("--deck", type=deck_path, default=DEFAULT_DECK,
+                        help="a deck file, or a deck's name in the teacher's folder (default: the lab's own)")
     parser.add_argument("--quality", default="class", choices=list(QUALITIES),
                         help="; ".join(f"{name}: {q.label}" for name, q in QUALITIES.items()))
     parser.add_argument("--media", type=Path, default=Path(os.environ.get(MEDIA_ENV, "media")),

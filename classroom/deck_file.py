@@ -84,7 +84,9 @@ _LOADED_LOCK = threading.Lock()
 
 def load_once(path, names, parse):
     """`parse(its bytes, its name, names)` of the file at `path`, kept until the file changes (its mtime or
-    size); a DeckError it raised is raised again, as a new one, without reading the file."""
+    size), or one of the other files it read does (`files` of what it returned or raised: (path, file_stamp)
+    pairs, an image slide's pictures); a DeckError it raised is raised again, as a new one, without reading the
+    file."""
     name = os.path.basename(os.fspath(path))
     fd, info = open_deck(path, name)
     try:
@@ -93,6 +95,8 @@ def load_once(path, names, parse):
             found = _LOADED.get(key)
             if found is not None:
                 _LOADED.move_to_end(key)
+        if found is not None and any(file_stamp(other) != was for other, was in getattr(found, "files", ())):
+            found = None
         if found is None:
             try:
                 found = parse(read_bytes(fd), name, names)
@@ -107,6 +111,15 @@ def load_once(path, names, parse):
     if isinstance(found, DeckError):  # a fresh one each time: a raised error gathers its traceback
         raise DeckError(str(found), found.screen, found.field) from None
     return found
+
+
+def file_stamp(path):
+    """A file's (device, inode, mtime, size) as it is now, its link's if it is one; None if there is none."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 def forget_loaded():
@@ -202,8 +215,9 @@ def plain_text(value: str, most: int) -> str:
 class Reader:
     """One table of the file, read field by field; refuses keys it was not told of."""
 
-    def __init__(self, table: dict, screen: int, title: str, known: tuple, prefix: str = ""):
+    def __init__(self, table: dict, screen: int, title: str, known: tuple, prefix: str = "", beside=None):
         self.table, self.screen, self.title, self.prefix = table, screen, title, prefix
+        self.beside = beside  # the deck's folder (classroom/deck_image.py's Beside), or None for a text alone
         for key in table:
             if key not in known:  # a typo is refused, never ignored
                 close = get_close_matches(str(key), known, 1)

@@ -1,6 +1,7 @@
 """Decks: a lecture as data. A deck is an ordered list of screens, each a page at a lesson and view, a
-step of a scene, a video, a room question or a moment of a training film, with the teacher's notes,
-what goes in the students' handout, and a planned time. docs/decks.md describes the file.
+step of a scene, a video, a room question, a moment of a training film, a text slide or a picture beside the
+deck file (classroom/deck_image.py), with the teacher's notes, what goes in the students' handout, and a
+planned time. docs/decks.md describes the file; classroom/deck_folder.py finds a teacher's own decks.
 
 A deck is a TOML file that a teacher reads, edits and shares; `load_deck` validates all of it and
 refuses a bad one with one `DeckError` that names the screen and the field. Lessons are checked by
@@ -17,11 +18,14 @@ escaped (the dashboard through dashboard/text.py), but for the small declared pa
 texts may use (classroom/deck_text.py), never as raw Markdown or HTML.
 """
 
+import functools
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from classroom.deck_file import DeckError, Reader, fail, forget_loaded, load_once, parse_toml, plain_text, shown
+from classroom.deck_image import Beside, Picture
 from classroom.screens import SCREENS
 from core.config import AttentionConfig
 from core.errors import ModelMissing
@@ -70,6 +74,8 @@ class Screen:
     mask: str = ""  # a "blocked" question's mask, or drawn
     film: LearnSettings | None = None  # film screens and film questions
     at: int = 0  # film: the training step shown
+    body: str = ""  # text: the slide's text (the declared Markdown, classroom/deck_text.py)
+    picture: Picture | None = None  # image: the picture beside the deck, read and checked (classroom/deck_image.py)
     # Why this machine cannot show the screen ("" = it can): its lesson is on the trained model, which is not
     # installed. Its lesson is then not its own (the default one stands in): nothing may show or ask it.
     unready: str = ""
@@ -81,6 +87,7 @@ class Deck:
     title: str
     about: str
     screens: tuple[Screen, ...]
+    files: tuple = field(default=(), compare=False, repr=False)  # the pictures read: (path, stamp) (load_once)
 
     @property
     def minutes(self) -> float:
@@ -88,9 +95,11 @@ class Deck:
 
 
 def load_deck(path, names: Names) -> Deck:
-    """The deck in the file `path`; DeckError (and nothing else) says why a file is no deck. Read once until the
-    file changes, a refusal too (classroom/deck_file.py's load_once)."""
-    return load_once(path, names, parse_deck)
+    """The deck in the file `path`, its image slides' pictures read beside it; DeckError (and nothing else) says
+    why a file is no deck. Read once until the file or a picture changes, a refusal too (classroom/deck_file.py's
+    load_once)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return load_once(path, names, functools.partial(parse_deck, folder=folder))
 
 
 def default_deck(names: Names) -> Deck:
@@ -98,8 +107,18 @@ def default_deck(names: Names) -> Deck:
     return load_deck(DEFAULT_DECK, names)
 
 
-def parse_deck(text: str | bytes, name: str, names: Names) -> Deck:
-    """The deck in `text` (the contents of a file called `name`)."""
+def parse_deck(text: str | bytes, name: str, names: Names, folder: str | None = None) -> Deck:
+    """The deck in `text` (the contents of a file called `name`, in `folder`: where its image slides' pictures
+    lie; None for a text alone, which then shows none)."""
+    beside = Beside(folder) if folder is not None else None
+    try:
+        return _parse(text, name, names, beside)
+    except DeckError as err:
+        err.files = beside.files() if beside is not None else ()  # a picture fixed is another try
+        raise
+
+
+def _parse(text, name: str, names: Names, beside: Beside | None) -> Deck:
     data = parse_toml(text, name)
     top = Reader(data, 0, "", ("title", "about", "screen"))
     title, about = top.text("title", MAX_TITLE_CHARS, required=True), top.text("about", MAX_NOTES_CHARS)
@@ -108,15 +127,15 @@ def parse_deck(text: str | bytes, name: str, names: Names) -> Deck:
         raise fail("a deck lists its screens as [[screen]] tables, at least one.", field="screen")
     if len(tables) > MAX_SCREENS:
         raise fail(f"the deck has {len(tables):,} screens; a deck holds at most {MAX_SCREENS}.", field="screen")
-    screens = tuple(_screen(i + 1, table, names) for i, table in enumerate(tables))
-    deck = Deck(name, title, about, screens)
+    screens = tuple(_screen(i + 1, table, names, beside) for i, table in enumerate(tables))
+    deck = Deck(name, title, about, screens, beside.files() if beside is not None else ())
     if deck.minutes > MAX_DECK_MINUTES:
         raise fail(f"its screens plan {deck.minutes:g} minutes; a deck plans at most {MAX_DECK_MINUTES}.",
                    field="minutes")
     return deck
 
 
-def _screen(number: int, table: dict, names: Names) -> Screen:
+def _screen(number: int, table: dict, names: Names, beside: Beside | None) -> Screen:
     title = table.get("title")
     title = title if isinstance(title, str) and not plain_text(title, MAX_TITLE_CHARS) else ""
     kind = table.get("kind")
@@ -124,7 +143,7 @@ def _screen(number: int, table: dict, names: Names) -> Screen:
         got = f"got {shown(kind)}" if kind is not None else "none is given"
         raise fail(f"the kind of screen must be one of {', '.join(KINDS_OF_SCREEN)}; {got}.", number, title, "kind")
     own = SCREENS[kind].fields_of(table, number, title)
-    r = Reader(table, number, title, _COMMON + own)
+    r = Reader(table, number, title, _COMMON + own, beside=beside)
     common = {"number": number, "kind": kind, "title": r.text("title", MAX_TITLE_CHARS, required=True),
               "minutes": r.number("minutes", MIN_MINUTES, MAX_MINUTES, whole=False),
               "notes": r.text("notes", MAX_NOTES_CHARS), "handout": r.text("handout", MAX_NOTES_CHARS)}

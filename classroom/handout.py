@@ -20,6 +20,7 @@ from classroom.deck_text import html_blocks, inline_html, words
 from classroom.decks import Deck, Screen
 from classroom.films.store import FilmStore
 from classroom.handout_question import question_html
+from classroom.handout_slides import slide_html
 from classroom.handout_text import CSP, FORMULAS, READING, STYLE
 from classroom.handout_transcript import Transcripts, counted, transcript_html
 from classroom.screens import screen_kind
@@ -76,7 +77,7 @@ def write_handout(deck: Deck, path, transcripts: Transcripts | None = None) -> P
 
 def _screen(s: Screen, seen: dict, film_of, said) -> str:
     formulas, tables = _topic(s)
-    body = _paragraphs(s.handout, "note")
+    body = slide_html(s) + _paragraphs(s.handout, "note")
     if s.kind == "question":  # what the projector asked, then the answer and its reason
         body += question_html(s, film_of)
     if s.kind in ("scene", "video"):  # what the narrator says, as the captions show it

@@ -15,6 +15,7 @@ from classroom import film_question, layers_question
 from classroom.catalogue import BY_URL, EVERY_KIND, FILM_KINDS, LESSON_STEPS, NO_TOPIC, PAGES
 from classroom.changes import apply_change
 from classroom.deck_file import Reader, fail, shown
+from classroom.deck_image import Picture, PictureError
 from classroom.kinds import KINDS
 from core.config import MASKS, AttentionConfig
 from core.errors import ConfigError, ModelMissing, quote
@@ -23,6 +24,7 @@ from core.limits import MAX_SEED, MAX_TEXT_CHARS
 from core.presets import PRESETS
 
 MAX_VIEW_NUMBER = 1_000_000
+MAX_BODY_CHARS, MAX_ALT_CHARS = 4000, 300  # a text slide's text (a deck's notes' bound); a picture's words
 _STEP = re.compile(r"[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*")  # a scene's section name, as LessonScene.step writes it
 _LINKISH = ("/", "\\", ".", "?", "#", "%", ":", "@")
 
@@ -178,7 +180,47 @@ class FilmScreen(ScreenKind):
         return (s.film,)
 
 
-SCREENS = {kind.name: kind for kind in (PageScreen, SceneScreen, VideoScreen, QuestionScreen, FilmScreen)}
+class TextScreen(ScreenKind):
+    """A text slide: its title and a text in the decks' declared Markdown (classroom/deck_text.py)."""
+
+    name, fields = "text", ("body",)
+    decides = frozenset()  # the teacher's words alone: no lesson, no run, no measured number
+
+    @staticmethod
+    def read(r, names):
+        return {"body": r.text("body", MAX_BODY_CHARS, required=True)}
+
+    @staticmethod
+    def where(s):
+        return "A text slide"
+
+
+class ImageScreen(ScreenKind):
+    """An image slide: a PNG, JPEG or SVG file beside the deck (classroom/deck_image.py), with words for it."""
+
+    name, fields = "image", ("image", "alt")
+    decides = frozenset()  # a teacher's picture: nothing the lab measured
+
+    @staticmethod
+    def read(r, names):
+        name, alt = r.text("image", 100, required=True), r.text("alt", MAX_ALT_CHARS, required=True)
+        if not alt.strip():
+            r.error("alt", "say in words what the picture shows: a screen reader reads it, and the handout too.")
+        if r.beside is None:
+            r.error("image", "a deck read from a text, not a file, has no folder to find its picture in.")
+        try:
+            mime, data = r.beside.read(name)
+        except PictureError as err:
+            r.error("image", str(err))
+        return {"picture": Picture(name, mime, data, alt)}
+
+    @staticmethod
+    def where(s):
+        return f"A picture: {s.picture.alt}" if s.picture is not None else "A picture"
+
+
+SCREENS = {kind.name: kind for kind in (PageScreen, SceneScreen, VideoScreen, QuestionScreen, FilmScreen, TextScreen,
+                                        ImageScreen)}
 
 
 def screen_kind(name: str) -> type[ScreenKind]:

@@ -172,6 +172,10 @@ PRESENT_CSS = [
     "bottom: 0.4rem !important; width: auto !important; z-index: 999990; opacity: 0.75;}",
     "div.st-key-present_marker p {font-size: 1rem;}",
     'div[class*="st-key-present_key_"] {display: none !important;}',
+    # a text slide's text, large (the projector's rem is already scaled to the window)
+    "div.st-key-present_text p, div.st-key-present_text li {font-size: 1.6rem; line-height: 1.45;}",
+    # an image slide's picture: the window's width at most, and never below its bottom edge
+    "div.st-key-present_image img {max-height: 72vh; object-fit: contain;}",
     # the presenter blanked the projector (B or .): black over the whole window; its marker polls on beneath
     "div.st-key-present_blank {position: fixed !important; inset: 0 !important; background: #000 !important; "
     "z-index: 999999 !important;}",

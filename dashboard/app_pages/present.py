@@ -5,7 +5,8 @@
 - `/present?deck=default&presenter=1`: the presenter's view, with the notes (dashboard/present/presenter.py),
   the room's teacher's alone (anyone else gets the forms to open a room or take one back with its PIN); it
   steers the window it opens (`...&code=<the room's code>`), and asks the deck's questions.
-- `/present`: the deck's screens, and the way to both.
+- `/present`: the deck's screens, the decks to choose from (the lab's and the teacher's folder's,
+  dashboard/present/deck.py), and the way to both.
 """
 
 import streamlit as st
@@ -60,6 +61,11 @@ elif ss.get(MODE) == "presenter":
     presenter.view(deck, linked_screen)
 else:
     st.title("Present a lecture", anchor=False)
+    offered = list(decks.listing())  # the lab's own, and the teacher's folder's (docs/decks.md, your own decks)
+    if len(offered) > 1:
+        st.selectbox("Deck", offered, index=offered.index(ss[DECK]) if ss[DECK] in offered else 0,
+                     key="present_choose", on_change=lambda: ss.update({DECK: ss["present_choose"]}),
+                     help="The lab's own decks and yours: the files of your deck folder (make deck NAME=...).")
     st.markdown(f"**{deck_markdown(deck.title, inline=True)}**: {len(deck.screens)} screens, {deck.minutes:g} "
                 f"minutes planned, {sum(s.kind == 'question' for s in deck.screens)} room questions.")
     if deck.about:

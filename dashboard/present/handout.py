@@ -41,9 +41,9 @@ def service():
 
 
 def stamp(deck: Deck) -> tuple:
-    """The deck file's (modification time, size): an edited deck is another handout."""
-    got = decks.DECKS[decks.name_of(deck)].stat()
-    return (got.st_mtime_ns, got.st_size)
+    """The deck file's (modification time, size), and its pictures' stamps: an edited deck is another handout."""
+    got = decks.path_of(decks.name_of(deck)).stat()
+    return (got.st_mtime_ns, got.st_size, *(was for _, was in deck.files))
 
 
 @lru_cache(maxsize=4)
@@ -116,7 +116,7 @@ def _making(key: str):
 def student(view):
     """A room's student: the handout, once the teacher shares it, while no question is open."""
     name = view.presentation.deck
-    if not view.presentation.handout or name not in decks.DECKS or (view.round > 0 and not view.revealed):
+    if not view.presentation.handout or decks.path_of(name) is None or (view.round > 0 and not view.revealed):
         return
     deck = decks.load(name)
     path = service().cached(deck, stamp(deck))

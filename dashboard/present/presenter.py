@@ -157,6 +157,9 @@ def view(deck: Deck, linked: int | None):
                  _asked(screen))
     if shown.blanked:
         st.warning("The projector is blanked: it shows black. B or . shows it again.")
+    if problem := decks.problem(decks.name_of(deck)):  # the file edited into an error: the class goes on
+        st.error(plain(f"{problem} The class goes on with the deck as it was last read well; fix the file and "
+                       "the next step reads it again."))
     if screen.unready:
         st.warning(unready(screen))
     left, right = st.columns([3, 2], gap="large")
@@ -192,6 +195,10 @@ def _what(screen: Screen) -> str:
         return f"the video {screen.scene}"
     if screen.kind == "film":
         return f"the training run, at step {screen.at:,}"
+    if screen.kind == "text":
+        return f"the text: {' '.join(screen.body.split())[:120]}"
+    if screen.kind == "image":
+        return f"the picture {screen.picture.name}: {screen.picture.alt}"
     try:
         return f"the question: {decks.question_of(screen).prompt}"
     except QuestionError as err:

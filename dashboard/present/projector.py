@@ -8,6 +8,7 @@ whether the presenter blanked it), and, once a question is revealed, how the cla
 A page screen runs that page's own file, at the screen's lesson and view, as if its link had opened it.
 """
 
+import base64
 import runpy
 from pathlib import Path
 
@@ -134,7 +135,7 @@ def watch(deck_name: str):
 def _place(view: StudentView) -> tuple[str, int] | None:
     """(deck, screen) where the room's presented deck stands, or None while none is presented."""
     shown = view.presentation
-    return (shown.deck, shown.screen) if shown.deck in decks.DECKS and shown.screen >= 1 else None
+    return (shown.deck, shown.screen) if decks.path_of(shown.deck) is not None and shown.screen >= 1 else None
 
 
 # -- the kinds of screen --------------------------------------------------------------------------
@@ -247,7 +248,29 @@ def _split(view: StudentView):
                  qc.answers_histogram(tally, "", tally.answered, lettered=True), key=f"present_split_{view.round}")
 
 
-DRAW = {"page": _page, "scene": _scene, "video": _video, "film": _film, "question": _question}
+def _text(screen: Screen, view):
+    """A text slide: its title, and its text large (display.py's CSS for the keyed box)."""
+    _title(screen)
+    with st.container(key="present_text"):
+        st.markdown(deck_markdown(screen.body))
+
+
+def _image(screen: Screen, view):
+    """An image slide: its title and its picture, as read and checked with the deck (classroom/deck_image.py):
+    st.image's bytes, never HTML; an SVG as a data: URI, which the page draws in an <img> (no script runs)."""
+    _title(screen)
+    picture = screen.picture
+    with st.container(key="present_image"):  # as large as the window allows, never taller (display.py's CSS)
+        if picture.mime == "image/svg+xml":
+            st.image(f"data:image/svg+xml;base64,{base64.b64encode(picture.data).decode('ascii')}", alt=picture.alt,
+                     width="stretch")
+        else:
+            st.image(picture.data, alt=picture.alt, width="stretch",
+                     output_format="PNG" if picture.mime == "image/png" else "JPEG")
+
+
+DRAW = {"page": _page, "scene": _scene, "video": _video, "film": _film, "question": _question, "text": _text,
+        "image": _image}
 
 
 def join(code: str):

@@ -81,7 +81,7 @@ def test_a_device_is_refused_without_reading_it(deck_names):
 
 def test_a_refused_file_is_read_once_until_it_changes(deck_names, tmp_path, monkeypatch):
     parsed = []
-    monkeypatch.setattr(decks, "parse_deck", lambda *args: parsed.append(args[1]) or parse_deck(*args))
+    monkeypatch.setattr(decks, "parse_deck", lambda *args, **kw: parsed.append(args[1]) or parse_deck(*args, **kw))
     path = tmp_path / "bad.toml"
     path.write_text(deck(PAGE.replace("minutes = 2", 'minutes = "five"')), encoding="utf-8")
     messages = []

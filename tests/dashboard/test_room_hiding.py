@@ -17,6 +17,7 @@ from core import PRESETS
 from dashboard.present import deck as decks
 from dashboard.present import projector
 from dashboard.room import session as room_session
+from tests.classroom.slide_files import teachers_deck
 
 from .conftest import APP, _register_pages, chart_data, messages, no_exception, page_file, switch
 from .test_room_pages import PIN, fresh_registry, teacher  # noqa: F401 (fresh_registry: an autouse fixture)
@@ -139,24 +140,29 @@ def films_nowhere(monkeypatch):
     monkeypatch.setattr(film_parts, "service", lambda: store)
 
 
-def present_as_projector(code: str, number: int):
+def present_as_projector(code: str, number: int, deck: str = "default"):
     at = AppTest.from_file(str(APP), default_timeout=60)
     _register_pages(at)
     at.switch_page("app_pages/present.py")
-    at.query_params = {"deck": "default", "screen": str(number), "code": code, "projector": "1"}
+    at.query_params = {"deck": deck, "screen": str(number), "code": code, "projector": "1"}
     at.run()
     no_exception(at)
     return at
 
 
 @pytest.mark.parametrize("kind", KINDS_OF_SCREEN)
-def test_the_projector_window_hides_each_kind_of_screen_while_a_question_it_can_decide_is_open(kind, films_nowhere):
-    """The projector's window is a viewer of the room: what it shows, the class reads."""
-    deck = default_deck(decks.names())
+def test_the_projector_window_hides_each_kind_of_screen_while_a_question_it_can_decide_is_open(kind, films_nowhere,
+                                                                                           tmp_path, monkeypatch):
+    """The projector's window is a viewer of the room: what it shows, the class reads. A kind the lab's deck
+    does not use (a teacher's text or image slide) is shown from a teacher's deck."""
+    deck, name = default_deck(decks.names()), "default"
+    if kind not in {s.kind for s in deck.screens}:
+        monkeypatch.setenv("ATTENTION_LAB_DECKS", str(tmp_path))
+        deck, name = decks.load(decks.name_of(teachers_deck(tmp_path))), "week-3"
     screen = next(s for s in deck.screens if s.kind == kind and not s.unready)
     decides = hiding.DECIDES[hiding.door_of(screen.kind, screen.page)]
     key = opened()
-    at = present_as_projector(key.code, screen.number)
+    at = present_as_projector(key.code, screen.number, name)
     assert at.session_state[projector.NUMBER] == screen.number
     for question_kind in kinds_to_try(decides):
         room_session.registry().ask(key, question(question_kind))
