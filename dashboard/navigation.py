@@ -7,6 +7,9 @@ rerun. A session keeps its own Page objects (`st.navigation` marks the chosen on
 so they are not shared between sessions), and links use them.
 """
 
+import runpy
+from pathlib import Path
+
 import streamlit as st
 
 from classroom.catalogue import PAGES, TRAINED, Page
@@ -14,6 +17,7 @@ from classroom.catalogue import PAGES, TRAINED, Page
 _KEY = "navigation_pages"
 TRAINED_PAGE = TRAINED.file  # the one page that reads a large model trained elsewhere
 HERE = "navigation_here"  # the page file this session's last full run chose
+APP = Path(__file__).resolve().parent  # page files are named relative to the app
 
 # Streamlit's pages, one per url path: a page's own, then its aliases as hidden pages of the same file (the
 # default page answers at the root only: Streamlit reserves its url path but serves nothing there, so the
@@ -51,3 +55,11 @@ def is_open(path: str) -> bool:
 def page(path: str):
     """This session's Page of a file (its first entry), for st.page_link and st.switch_page."""
     return next(p for p, (page, *_) in zip(pages(), _ROUTES, strict=True) if page.file == path)
+
+
+def run_inside(path: str):
+    """Run the page of file `path` inside the page now running (a deck's page screen on the projector), as if
+    it were the one chosen: its controls keep their state under its own name (HERE), and its script runs as
+    Streamlit runs a page's (`st.Page.run` serves only the page st.navigation chose, once a run)."""
+    st.session_state[HERE] = path.removeprefix("app_pages/").removesuffix(".py")
+    runpy.run_path(str(APP / path), run_name="__main__")

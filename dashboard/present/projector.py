@@ -9,7 +9,6 @@ A page screen runs that page's own file, at the screen's lesson and view, as if 
 """
 
 import base64
-import runpy
 from pathlib import Path
 
 import streamlit as st
@@ -40,7 +39,6 @@ SHOWN = "present_shown"  # (deck, number) whose lesson and view this window last
 LINK_NOTICE = "present_link_notice"  # app_pages/present.py's
 SEEN = "present_seen"  # (place, round, revealed) of the room as this window last drew it
 POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a step costs, on average
-APP = Path(navigation.__file__).resolve().parent  # page files are named relative to the app
 # The keys that step a deck: → and ← (a keyboard), PageDown and PageUp (what a clicker sends), Space.
 FORWARD, BACK = ("Right", "PageDown", "Space"), ("Left", "PageUp")
 CHOICES_IN_ONE, CHOICE_COLUMNS = 7, 3  # a question with more choices lists them in columns
@@ -141,8 +139,7 @@ def _place(view: StudentView) -> tuple[str, int] | None:
 # -- the kinds of screen --------------------------------------------------------------------------
 def _page(screen: Screen, view):
     """The page's own file, run here: its controls read the screen's view as the opening link's."""
-    st.session_state[navigation.HERE] = _name(screen)  # the page's controls keep their state under its name
-    runpy.run_path(str(APP / decks.page_file(screen.page)), run_name="__main__")
+    navigation.run_inside(decks.page_file(screen.page))
 
 
 def _title(screen: Screen):
