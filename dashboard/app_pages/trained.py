@@ -159,6 +159,7 @@ def open_head(layer: int, head: int):
 def opened_alone():
     """A head opens alone (`open_head` in projector mode; on_change of the switch, turned on): the slide starts
     at the page's top. Streamlit keeps the page's scroll across runs, and the browser cuts it to the slide's
-    height, so that a head opened from far down the whole page started cut by up to 205 px at 1280×720."""
+    height, so that a head opened from far down the whole page started cut by the slide's height less the
+    window's (205 px at 1280×720 with 13 word pieces)."""
     if st.session_state.get(ALONE):
         st.session_state[TOP] = True
