@@ -72,6 +72,21 @@ if (!window.labArrowKeys) {
 </script>"""
 
 
+# The page's top in view: its scroller (Streamlit's main area; the document, where that does not scroll) at 0.
+_TO_TOP = """<script>
+for (const scroller of [document.querySelector('[data-testid="stMain"]'), document.scrollingElement]) {
+  if (scroller) scroller.scrollTop = 0;
+}
+</script>"""
+
+
+def scroll_to_top():
+    """Scroll the page to its top as this run draws it, for a view that replaces a longer one: Streamlit keeps
+    the page's scroll across runs (no public API sets it). Call it in the run of that change only: its script
+    runs each time its element is drawn, and scrolls to the same place each time."""
+    st.html(_TO_TOP, unsafe_allow_javascript=True)  # a constant script
+
+
 def sidebar():
     """The display settings, in the sidebar under the room block (inside `with st.sidebar`)."""
     st.subheader("Display", anchor=False)

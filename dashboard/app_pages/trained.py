@@ -140,6 +140,7 @@ def use_lesson_sentence():
 # The keys of the page's layer and head controls (controls.buttons, controls.number) and of its
 # projector-mode switch "Show the open head alone" (controls.flag).
 LAYER, HEAD, ALONE = (controls.state_key(n, page="trained_heads") for n in ("layer", "head", "alone"))
+TOP = "trained_slide_top"  # a head has just opened alone: the slide's next run starts the page at its top (once)
 
 
 def open_head(layer: int, head: int):
@@ -148,7 +149,17 @@ def open_head(layer: int, head: int):
     st.session_state[LAYER], st.session_state[HEAD] = int(layer), int(head)
     if controls.projector():
         st.session_state[ALONE] = True
+        opened_alone()
         st.toast(f"Layer {layer}, head {head}, alone on the screen: switch “Show the open head alone” off for the "
                  "whole page.", icon=":material/visibility:")
         return
     st.toast(f"Layer {layer}, head {head} is open under “One head, step by step”.", icon=":material/visibility:")
+
+
+def opened_alone():
+    """A head opens alone (`open_head` in projector mode; on_change of the switch, turned on): the slide starts
+    at the page's top. Streamlit keeps the page's scroll across runs, and the browser cuts it to the slide's
+    height, so that a head opened from far down the whole page started cut by the slide's height less the
+    window's (205 px at 1280×720 with 13 word pieces)."""
+    if st.session_state.get(ALONE):
+        st.session_state[TOP] = True

@@ -44,7 +44,7 @@ def header() -> Slide | None:
     second = st.container(horizontal=True, vertical_alignment="center", gap="large")
     steps_box = second.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
     with second if controls.flag_before(label, "alone") else top:
-        alone = controls.flag(label, "alone",
+        alone = controls.flag(label, "alone", on_change=trained.opened_alone,
                               help="The open head's step fills the screen; ← and → move between its steps.")
     return Slide(top, steps_box) if alone else None
 
@@ -235,6 +235,8 @@ def video(text: str):
 
 def slide():
     """Projector mode, the open head alone or one part: no sentence box (the page's sentence stays in use)."""
+    if SLIDE is not None and st.session_state.pop(trained.TOP, False):  # the run after a head opened alone
+        display.scroll_to_top()
     if (text := trained.installed(trained.sentence)) is None:
         return
     if st.session_state.get(trained.ERROR):

@@ -4,6 +4,8 @@ test_display.py): the pages, how to wait for a page, the charts' fit and numbers
 import contextlib
 import re
 
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 from classroom.catalogue import PAGES
 from tests.conftest import ROOT, close_clean
 from tests.waits import charts_drawn
@@ -163,3 +165,31 @@ def axe_violations(page) -> list[str]:
         v.id + ': ' + v.nodes.map(n => n.failureSummary.split('\\n')[1] + ' @ ' + n.target.join(' ')).join(' | '))""")
     return found
 
+
+
+class RunEndHeld:
+    """The page's websocket to its server, through Playwright (set before the page loads): while `holding`,
+    the message that ends a script run (`script_finished`) is kept from the page until `release()`. The page
+    then draws the run's elements above the previous run's, which it clears only at that message: as on a
+    loaded server, whose run ends after the browser has drawn the new elements."""
+
+    def __init__(self, page):
+        self.holding, self.held, self._socket = False, [], None
+        page.route_web_socket(re.compile(r"/_stcore/stream$"), self._route)
+
+    def _route(self, socket):
+        self._socket, server = socket, socket.connect_to_server()
+        server.on_message(self._from_server)  # the page's messages go on to the server as they are
+
+    def _from_server(self, message):
+        if self.holding and isinstance(message, bytes) and \
+                ForwardMsg.FromString(message).WhichOneof("type") == "script_finished":
+            self.held.append(message)
+            return
+        self._socket.send(message)
+
+    def release(self):
+        self.holding = False
+        for message in self.held:
+            self._socket.send(message)
+        self.held.clear()

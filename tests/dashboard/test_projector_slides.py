@@ -8,7 +8,7 @@ import pytest
 from tests.conftest import ARTIFACTS
 from tests.waits import charts_drawn
 
-from .projector_checks import SETTLED, contrast, press, settle, theme_background, window
+from .projector_checks import SETTLED, RunEndHeld, contrast, press, settle, theme_background, window
 
 pytestmark = pytest.mark.browser
 
@@ -96,3 +96,34 @@ def test_projector_mode_opens_a_trained_head_alone_in_the_window_at_1080p_and_72
             page.wait_for_function("() => !location.search.includes('alone=1')", polling=100, timeout=30_000)
             page.wait_for_selector(SETTLED, timeout=60_000)
     assert all(bottom <= h + 0.5 for _, _, bottom, h in fits), fits  # 0.5: sub-pixel layout
+
+
+# The slide's first row (the title, the layer's and head's buttons) and the page's scroll, as the slide is shown.
+SLIDE_TOP = """() => ({title: document.querySelector('[data-testid=stMain] h1').getBoundingClientRect().top,
+                     scrolled: document.querySelector('[data-testid=stMain]').scrollTop || scrollY})"""
+
+
+def test_projector_mode_opens_a_trained_head_alone_at_its_top_from_far_down_the_page(server, clean_context):
+    """Trained heads, projector mode, 1280×720: "Open this head", under the grid far down the page (the page
+    scrolled there), opens that head alone at the slide's top: the page at scroll 0, its title in the window.
+    The run's end reaches the page only once the slide is drawn above the whole page's elements (RunEndHeld),
+    as on a loaded server: the page, cleared then, once kept the scroll, cut to the slide's height (205 px
+    scrolled, the title above the window; issue 50 item 8)."""
+    with window(clean_context, 1280, 720, "dark") as page:
+        run_end = RunEndHeld(page)
+        settle(page, f"{server}/trained-heads?projector=1&step=2&sentence={LONG_SENTENCE.replace(' ', '+')}")
+        button = page.get_by_role("button", name="Open this head").first
+        button.scroll_into_view_if_needed()
+        assert page.evaluate(SLIDE_TOP)["scrolled"] > 720, "the button is more than a window down the page"
+        run_end.holding = True
+        button.click()
+        page.wait_for_url("**alone=1**", timeout=30_000)
+        page.wait_for_selector(SETTLED, timeout=60_000)  # its status comes after the run's end, which is held
+        assert run_end.held, "the run's end, held"
+        charts_drawn(page)  # the slide's two charts drawn, the whole page's still below them
+        run_end.release()
+        page.wait_for_function(f"() => ({SLIDE_CHARTS})() === 2", polling=100, timeout=30_000)
+        charts_drawn(page)
+        got = page.evaluate(SLIDE_TOP)
+        page.screenshot(path=str(ARTIFACTS / "projector-slide-dark-1280x720-trained-opened-from-far-down.png"))
+    assert got["scrolled"] == 0 and got["title"] >= 0, got

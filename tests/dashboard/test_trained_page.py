@@ -294,3 +294,22 @@ def test_in_projector_mode_open_this_head_or_a_link_shows_that_head_alone_with_c
     at = open_page(make_app, {"sentence": TEXT, "projector": "1", "alone": "1", "step": "1"})  # a link to a slide
     at.button(key="view_trained_heads_step_lab_next").click().run()  # → on the keyboard
     assert (at.query_params["alone"], at.query_params["step"], "trained_box" in boxes()) == ("1", "2", False)
+
+
+def test_in_projector_mode_the_run_that_opens_a_head_alone_scrolls_to_the_top_and_no_later_run_does(make_app):
+    """The slide once kept the whole page's scroll, cut to its own height (test_projector_slides'
+    ..._at_its_top_from_far_down_the_page): the run that opens a head alone, by its button or by the switch turned
+    on, scrolls the page to its top; the slide's next runs (a step, the switch turned off) leave the scroll alone."""
+    at = open_page(make_app, {"sentence": TEXT, "projector": "1"})
+    to_top = lambda: sum("scrollTop = 0" in h.value for h in at.html)  # noqa: E731
+    assert to_top() == 0
+    note = HEADS_WORTH_A_LOOK[0]
+    at.button(key=f"trained_open_{note.layer}_{note.head}").click().run()
+    assert (at.query_params["alone"], to_top()) == ("1", 1)
+    at.button(key="view_trained_heads_step_lab_next").click().run()  # → on the keyboard
+    assert (at.query_params["step"], to_top()) == ("4", 0)  # from step 3, the page's first
+    at.toggle(key="view_trained_heads_alone").set_value(False).run()
+    assert ("alone" in at.query_params, to_top()) == (False, 0)
+    at.toggle(key="view_trained_heads_alone").set_value(True).run()
+    assert (at.query_params["alone"], to_top()) == ("1", 1)
+    no_exception(at)
