@@ -2,7 +2,8 @@
 
 It holds each screen of the deck with its title, what the deck's `handout` field says of it (never the
 teacher's `notes`), the formulas of its topic (MathML, classroom/handout_text.py), the numbers of its lesson
-as `core.run_trace` gives them (tables rounded to 3 decimals, and a heatmap as an SVG image drawn offline by
+as `core.run_trace` gives them (tables rounded to 3 decimals, or 3 significant digits where those would
+print 0.000 for a number that is not 0 or pass 10,000: `number`; and a heatmap as an SVG image drawn offline by
 vl-convert, classroom/handout_chart.py), and a reading list.
 
 A deck is a file a teacher may share, so every string it holds is HTML-escaped here (its texts' declared
@@ -32,6 +33,7 @@ CAPTIONS = {"scaled": "Scores ÷ √d_k (÷ temperature)", "masked": "Scores aft
             "weights": "Weights (each row sums to 1)", "mixed": "Output of the head: weights · V"}
 UNMASKED = "Scores (this lesson's mask blocks no key)"
 DECIMALS = 3
+LARGE = 1e4  # from here on a number is printed with a power of ten
 SATURATION_DK = (4, 16, 64, 256, 1024)
 # The most lessons one handout computes and draws: the default deck has 8; a hostile deck of 200 screens, each
 # a different 64-token lesson, would otherwise take minutes and tens of MB.
@@ -50,8 +52,7 @@ def build_handout(deck: Deck) -> str:
             f"<title>{e(words(deck.title))}: handout</title><style>{STYLE}</style></head><body>"
             f"<header><h1>{inline_html(deck.title)}</h1>{_paragraphs(deck.about, 'about')}"
             f'<p class="meta">{len(deck.screens)} screens, {deck.minutes:g} minutes planned. Every number here was '
-            f"computed by the lab (attention-lab's core) for the lesson a screen names, and is rounded to "
-            f"{DECIMALS} decimals.</p></header>"
+            f"computed by the lab (attention-lab's core) for the lesson a screen names, and {ROUNDED}.</p></header>"
             f"<nav><h2>Contents</h2><ol>{contents}<li><a href=\"#reading\">Reading list</a></li></ol></nav>"
             f"<main>{screens}</main>{_reading()}</body></html>\n")
 
@@ -174,15 +175,23 @@ def _saturation() -> str:
 
 
 def number(x: float) -> str:
-    """A number as the handout prints it: DECIMALS decimals, a power of ten past 10⁴ or below what those
-    decimals show, −∞ for a blocked score; the minus sign is U+2212, as the lab's charts print it."""
+    """A number as the handout prints it: DECIMALS decimals; from LARGE on, or below what those decimals
+    show (not 0), DECIMALS significant digits, with a power of ten where Python's "g" format writes one;
+    −∞ for a blocked score; the minus sign is U+2212, as the lab's charts print it."""
     if not math.isfinite(x):
         return "−∞" if x < 0 else "∞" if x > 0 else "NaN"
-    if x != 0 and (abs(x) >= 1e4 or abs(x) < 0.5 * 10 ** -DECIMALS):
-        text = f"{x:.3g}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
+    if x != 0 and (abs(x) >= LARGE or abs(x) < 0.5 * 10 ** -DECIMALS):
+        text = f"{x:.{DECIMALS}g}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
     else:
         text = f"{x:.{DECIMALS}f}"
     return text.replace("-", "−")
+
+
+# What the header says of the numbers, as `number` prints them (its examples printed by it)
+ROUNDED = (f"is rounded to {DECIMALS} decimals, except a number that would print as {number(0.0)} but is not 0, "
+           f"or one of {LARGE:,.0f} or more: that one keeps {DECIMALS} significant digits, with a power of ten "
+           f"where it needs one ({number(0.0001234)}; {number(5.06e-6)}, that is 5.06 × 10<sup>−6</sup>; "
+           f"{number(123456.0)}, that is 1.23 × 10<sup>5</sup>)")
 
 
 def _paragraphs(text: str, css: str) -> str:

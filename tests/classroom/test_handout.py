@@ -280,3 +280,21 @@ def test_the_command_refuses_a_bad_deck_with_its_message_and_writes_nothing(tmp_
     assert main([str(bad), "--out", str(tmp_path / "h.html")]) == 2
     assert re.search(r"Screen 1 \('A'\), field minutes", capsys.readouterr().err)
     assert not (tmp_path / "h.html").exists()
+
+
+def test_the_header_says_how_the_numbers_are_rounded_as_they_are_printed(page):
+    """The default handout prints small numbers with a power of ten (5.06e−6): its header says so, not only
+    "rounded to 3 decimals"; and every number in its tables is printed as the header says."""
+    header = page.text_in["header"]
+    assert "is rounded to 3 decimals, except a number that would print as 0.000 but is not 0, or one of 10,000 " \
+           "or more: that one keeps 3 significant digits" in header
+    cells = [cell for tables in page.tables.values() for table in tables for row in table for kind, cell in row
+             if kind == "td"]
+    decimals = re.compile(r"−?\d+\.\d{3}|−∞")
+    significant = re.compile(r"−?(?:0\.000[1-9]\d{0,2}|[1-9](?:\.\d{1,2})?e−?[1-9]\d*)")
+    powers = [c for c in cells if not decimals.fullmatch(c)]
+    assert cells and all(significant.fullmatch(c) for c in powers), powers
+    assert any("e" in c for c in powers), "the default handout prints no power of ten: the header's example is idle"
+    for c in powers:  # a power of ten only where 3 decimals would print 0.000, or from 10,000 on
+        x = abs(float(c.replace("−", "-")))
+        assert x < 0.0005 or x >= 1e4, c
