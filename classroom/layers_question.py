@@ -52,9 +52,11 @@ def second_layer_question(one: Film, two: Film) -> Question:
     formed = [b >= INDUCTION_THRESHOLD for b in best]
     answer = FORMED.index(tuple(formed))
     said = {True: "reached", False: "did not reach"}
-    reason = (f"the one-layer model {said[formed[0]]} an induction score of {INDUCTION_THRESHOLD:g} (highest "
-              f"{best[0]:.2f}) and the two-layer model {said[formed[1]]} it (highest {best[1]:.2f}); their loss ended "
-              f"at {loss[0]:.2f} and {loss[1]:.2f}, where guessing among {len(ALPHABET)} symbols scores {CHANCE:.2f}")
+    # "highest at the end": the last snapshot's scores (the run's highest over all its steps can be larger)
+    reason = (f"the one-layer model {said[formed[0]]} an induction score of {INDUCTION_THRESHOLD:g} or more (its "
+              f"highest at the end of the run: {best[0]:.2f}) and the two-layer model {said[formed[1]]} it (its "
+              f"highest at the end: {best[1]:.2f}); their loss ended at {loss[0]:.2f} and "
+              f"{loss[1]:.2f}, where guessing among {len(ALPHABET)} symbols scores {CHANCE:.2f}")
     return Question(kind=kinds.Layers.name, lesson=json.dumps(two.settings.to_dict(), sort_keys=True), change="",
                     head=0, query=-1, prompt=prompt(two.settings), choices=CHOICES, answer=(answer,), multiple=False,
                     reason=reason, numbers=(*best, *loss))

@@ -32,8 +32,12 @@ _LINKISH = ("/", "\\", ".", "?", "#", "%", ":", "@")
 # record's `handout`): (its formulas, the tables of its lesson), as classroom/catalogue.py describes them.
 SCENE_TOPICS = {
     "scores": LESSON_STEPS, "masking": (("mask",), ("masked", "weights")), "multihead": (("heads",), ("weights",)),
-    "scaling": (("scale",), ("saturation",)), "trained": (("norm",), ()), "induction": ((), ()),
+    "scaling": (("scale",), ("saturation",)), "trained": (("attention",), ()), "induction": ((), ()),
 }
+# A step that shows more than its scene's other steps (the trained video's one step on what a head passes on),
+# and a whole video that does
+STEP_TOPICS = {("trained", "passed-on"): (("norm",), ())}
+VIDEO_TOPICS = {"trained": (("attention", "norm"), ())}
 QUESTION_TOPICS = {"focus": (("softmax",), ("weights",)), "change": ((), ("weights",)),
                    "blocked": (("mask",), ("masked",)), "film": ((), ()), "trained": (("attention",), ()),
                    "layers": ((), ())}
@@ -108,7 +112,7 @@ class SceneScreen(ScreenKind):
 
     @staticmethod
     def topic(s):
-        return SCENE_TOPICS.get(s.scene, NO_TOPIC)
+        return STEP_TOPICS.get((s.scene, s.step), SCENE_TOPICS.get(s.scene, NO_TOPIC))
 
 
 class VideoScreen(SceneScreen):
@@ -123,6 +127,10 @@ class VideoScreen(SceneScreen):
     @staticmethod
     def where(s):
         return f"Lecture video {s.scene}"
+
+    @staticmethod
+    def topic(s):
+        return VIDEO_TOPICS.get(s.scene, SCENE_TOPICS.get(s.scene, NO_TOPIC))
 
 
 class QuestionScreen(ScreenKind):

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install the system packages that manim (Cairo, Pango, ffmpeg), the browser tests (Chromium and its headless
 # shell, and npm for axe-core), the lecture hall and the classroom rooms (HAProxy, Redis) and the QR test
-# (zbarimg, from zbar-tools) need, only when one is missing. On macOS, print the one Homebrew line instead.
+# (zbarimg, from zbar-tools) and the guided notes' corpus (Bierce's The Devil's Dictionary, public domain, from
+# dict-devil: core/corpus.py) need, only when one is missing. On macOS, print the one Homebrew line instead.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium haproxy redis-server zbar-tools)
+DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config ffmpeg chromium haproxy redis-server zbar-tools dict-devil)
 # Chromium's headless shell runs the browser tests with less CPU than chromium (tests/conftest.py); they
 # run in chromium where a release has no such package, so a failed install of it stops nothing.
 OPTIONAL_PACKAGES=(chromium-headless-shell)

@@ -13,7 +13,7 @@ from animations.mobjects import TEXT_FONT, AttentionGrid, cell_size, label
 from animations.scenes.base import LessonScene
 from animations.scenes.words import tok
 from core import HEADS_WORTH_A_LOOK, MINILM, AttentionConfig, norm_patterns, trained_trace, value_norms
-from core.guided_heads import note_value
+from core.guided_heads import held_on_corpus, note_value
 
 SENTENCE = "The cat sat on the mat because it was tired."  # the lesson when run by hand
 SPECIAL = ("[CLS]", "[SEP]")
@@ -204,7 +204,7 @@ class TrainedScene(LessonScene):
         value = measure_text(self.measured["previous"])
         first = ", its previous piece" if self.tokens[i - 1] in SPECIAL else ""  # one word: before it is [CLS]
         return (f"{self.named(n)} Averaged over {AVERAGED}, the weight a row puts on the piece just before it is "
-                f"{value} (at least {n.threshold:g} on every sentence the lab's tests try): the piece "
+                f"{value} (at least {n.threshold:g} {held_on_corpus(n.layer, n.head, 0)}): the piece "
                 f"{piece(self.tokens[i])} puts {w} on {piece(self.tokens[i - 1])}{first}. "
                 "This pattern was learned, not built in.")
 
@@ -232,7 +232,7 @@ class TrainedScene(LessonScene):
         i = max(rows, key=lambda r: tr.weights[n.head - 1, r, 0])
         value = measure_text(self.measured["cls"])
         return (f"{self.named(n)} Averaged over {AVERAGED}, {value} of a row's weight goes to [CLS], the "
-                f"first column (at least {n.threshold:g} on every sentence the lab's tests try); "
+                f"first column (at least {n.threshold:g} {held_on_corpus(n.layer, n.head, 0)}); "
                 f"the piece {piece(self.tokens[i])} gives it {measure_text(tr.weights[n.head - 1, i, 0])}.")
 
     def mark_cls(self, grid, value):
@@ -258,7 +258,8 @@ class TrainedScene(LessonScene):
             said += "The weight is parked on [CLS]; the other pieces supply the rest."
         else:
             short = len(self.model.tokens) - 2 <= claim.fails_within[1]
-            said += (f"On most sentences the lab's tests try, the share of [CLS] is {claim.says()}; not on this "
+            said += (f"On most sentences, the share of [CLS] is {claim.says()} "
+                     f"({held_on_corpus(n.layer, n.head, n.claims.index(claim))}); not on this "
                      "one" + (f", nor on most {claim.fails_on()}" if short else "") + "."
                      + (" Here [CLS] supplies most of what the head passes on." if share > 0.5 else ""))
         caveat = n.caveat if claim.holds(share) else KOBAYASHI_HERE

@@ -75,17 +75,26 @@ def reveal_which_head(film):
     verdict = "Right" if guess == truth else "Not this time"
     if heads:
         names = ", ".join(f"layer {la} head {h}" for la, h in heads)
-        why = (f"{verdict}: {names} reached an induction score of {INDUCTION_THRESHOLD:g}. To look for “the letter "
-               "after an earlier copy of me”, a head must know at each position which letter came just before it, "
-               "and the key of a position holds only its own letter and place until a layer below has copied the "
-               "previous letter in: the previous-token head's work in layer 1.")
+        why = (f"{verdict}: {names} reached an induction score of {INDUCTION_THRESHOLD:g} or more. To look for “the "
+               "letter after an earlier copy of me”, a head must know at each position which letter came just before "
+               "it, and the key of a position holds only its own letter and place until a layer below has copied the "
+               "previous letter in: the previous-token head's work in layer 1. Elhage et al. (2021, “A Mathematical "
+               "Framework for Transformer Circuits”) described this two-layer circuit; Olsson et al. (2022) studied "
+               "how it forms.")
         if layers == [2]:
-            why += (" So the induction heads form in layer 2. Which of layer 2's heads it is depends on the seed "
-                    "(the starting weights and the order of the data): another seed may pick another.")
+            why += " So the induction heads form in layer 2" + which_of_layer_2(len(heads), film.settings.heads)
     else:
-        why = (f"{verdict}: in this run no head reached an induction score of {INDUCTION_THRESHOLD:g}. Try more "
-               "training steps or another seed.")
+        why = (f"{verdict}: in this run no head reached an induction score of {INDUCTION_THRESHOLD:g} or more. Try "
+               "more training steps or another seed.")
     (st.success if guess == truth else st.info)(why, icon=":material/lightbulb:")
+
+
+def which_of_layer_2(found: int, heads: int) -> str:
+    """The end of "So the induction heads form in layer 2…": how many of its heads did, and what the seed decides."""
+    if found == heads:
+        return f": in this run all {heads} of its heads became induction heads."
+    return (f": in this run {found} of its {heads} heads. Which of them become induction heads depends on the seed "
+            "(the starting weights and the order of the data): another seed may pick others.")
 
 
 def _truth(one, two) -> str:

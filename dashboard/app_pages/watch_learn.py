@@ -49,9 +49,10 @@ def what_to_watch():
     st.caption(
         "What to watch for: the loss sits near chance for a while, then drops suddenly, as heads of two kinds form "
         "together: **previous-token heads** in layer 1 and **induction heads** in layer 2 (the summary under the "
-        "film says how many of each this run formed). Olsson et al. (2022, “In-context Learning and Induction "
-        "Heads”) saw the same phase change in language models, as a bump in the loss curve when induction heads "
-        "appear. With the default settings a second, smaller drop follows, after which the model predicts "
+        "film says how many of each this run formed): the circuit Elhage et al. (2021, “A Mathematical Framework for "
+        "Transformer Circuits”) described. Olsson et al. (2022, “In-context Learning and Induction Heads”) studied "
+        "how it forms, and saw the same phase change in language models, as a bump in the loss curve when induction "
+        "heads appear. With the default settings a second, smaller drop follows, after which the model predicts "
         "nearly all of a second copy (its copy accuracy, measured on sequences it never trained on, is under the "
         "summary). Heads are named here by measuring what their weights do, never by their number. Every chart is "
         "a recording (a film) of one training run: the same settings and seed give every student the same film."

@@ -34,7 +34,18 @@ def test_the_answer_is_the_layer_of_the_measured_induction_head(final, answer, b
 
 def test_the_reason_names_every_head_that_passed():
     q = which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0], [0.7, 0.3, 0.6, 0.5]]))
-    assert "head 1, head 3, head 4 reached" in q.reason and "head 2" not in q.reason
+    assert "head 1, head 3, head 4 reached an induction score of 0.5 or more" in q.reason and "head 2" not in q.reason
+
+
+def test_the_reason_says_its_highest_scores_are_the_final_ones():
+    """The numbers are the last snapshot's: a head that scored 0.9 mid-run and 0.3 at the end is not "highest 0.9"."""
+    film = film_with([[0.1, 0.2, 0.0, 0.0], [0.7, 0.3, 0.6, 0.5]])
+    film.induction[0] = 0.9  # an earlier snapshot, higher than any final score
+    q = which_layer_question(film)
+    assert "(the highest at the end of the run: 0.70); the highest in layer 1 at the end: 0.20" in q.reason
+    none = which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0], [0.45, 0.3, 0.2, 0.1]]))
+    assert "no head reached an induction score of 0.5 or more in this run (highest at the end of the run: " \
+           "layer 1 0.20, layer 2 0.45)" in none.reason
 
 
 def test_it_round_trips_through_json_as_a_room_stores_it():
@@ -50,11 +61,15 @@ def test_a_one_layer_run_is_not_asked_about():
 
 @pytest.mark.parametrize("task, trained_on", [("induction", "trained on sequences of random symbols in which a "
                                                               "stretch repeats. In which layer"),
-                                               ("text", "trained to predict the next letter of an English text; its "
-                                                        "heads are then measured on sequences of random symbols")])
+                                               ("text", "trained to predict the next symbol (a letter, the space or a "
+                                                        "mark) of an English text; its heads are then measured on "
+                                                        "sequences of random symbols")])
 def test_the_prompt_says_what_the_run_was_trained_on(task, trained_on):
     film = film_with([[0.1, 0.2, 0.0, 0.0], [0.7, 0.3, 0.6, 0.1]])
     film = Film(**{**film.__dict__, "settings": LearnSettings(task=task)})
     q = which_layer_question(film)
     assert trained_on in q.prompt and ("English" in q.prompt) == (task == "text")
-    assert q.choices[2] == "No head reaches an induction score of 0.5 in this run"
+    assert q.choices[2] == "No head reaches an induction score of 0.5 or more in this run"
+    # one word for what the sequences are written in: symbols, not letters
+    assert "looks at the symbol that came just after the earlier copy of the current symbol?" in q.prompt
+    assert "letter" not in q.prompt.replace("(a letter,", "")

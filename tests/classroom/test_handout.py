@@ -80,8 +80,13 @@ def deck(deck_names):
 
 
 @pytest.fixture(scope="module")
-def page(deck) -> Page:
-    return Page(build_handout(deck))
+def written(deck) -> str:
+    return build_handout(deck)
+
+
+@pytest.fixture(scope="module")
+def page(written) -> Page:
+    return Page(written)
 
 
 def screen_of(deck, title: str) -> int:
@@ -323,3 +328,27 @@ def test_a_question_about_a_training_run_not_trained_says_so_in_the_handout(deck
                       'question = "film"\nfilm = { layers = 2, steps = 100 }\n', "t.toml", deck_names)
     text = build_handout(deck, film_of=lambda settings: None)
     assert "The question is not printed here: The 2-layer training run this question is about is not trained" in text
+
+
+def _formulas_of(page_html: str, number: int) -> set[str]:
+    """The plain-text readings (alttext) of the formulas screen `number`'s section prints."""
+    section = re.search(rf'<section class="screen" id="screen-{number}">(.*?)</section>', page_html, re.S).group(1)
+    return set(re.findall(r'<math display="block" alttext="([^"]*)"', section))
+
+
+def test_a_trained_video_step_prints_the_formula_it_shows(deck, written, deck_names):
+    """“That head, measured” (the trained video's layer 1, head 3 step) shows a head's weights: the handout prints
+    the attention formula there, not the norm view's, which only the video's "passed-on" step and the whole video
+    show."""
+    from classroom.handout_text import FORMULAS
+
+    alt = {name: re.search(r'alttext="([^"]*)"', f).group(1) for name, f in FORMULAS.items()}
+    screen = next(s for s in deck.screens if s.title == "That head, measured")
+    assert (screen.scene, screen.step) == ("trained", "layer-1-head-3")
+    assert _formulas_of(written, screen.number) == {alt["attention"]}
+    lesson = ('{ source = "trained", text = "The cat sat on the mat.", d_model = 384, num_heads = 12, mask = "none", '
+              'positional = "none" }')
+    for kind, step, shown in (("scene", 'step = "passed-on"\n', {"norm"}), ("video", "", {"attention", "norm"})):
+        table = f'[[screen]]\nkind = "{kind}"\ntitle = "T"\nminutes = 1\nscene = "trained"\n{step}lesson = {lesson}\n'
+        one = parse_deck(f'title = "D"\n{table}', "d.toml", deck_names)
+        assert _formulas_of(build_handout(one), 1) == {alt[f] for f in shown}, kind

@@ -81,7 +81,8 @@ def test_the_second_layer_answer_is_which_run_reached_an_induction_score_of_a_ha
     q = second_layer_question(film_with(1, one, 3.0), film_with(2, two, 0.8))
     assert q.kind == "layers" and q.choices == CHOICES and q.answer == (answer,)
     np.testing.assert_allclose(q.numbers, (one, two, 3.0, 0.8), rtol=1e-6)
-    assert f"highest {one:.2f}" in q.reason and f"highest {two:.2f}" in q.reason and "3.47" in q.reason
+    assert f"(its highest at the end of the run: {one:.2f})" in q.reason and f"(its highest at the end: {two:.2f})" \
+        in q.reason and "3.47" in q.reason and "an induction score of 0.5 or more" in q.reason
     assert Question.from_json(q.to_json()) == q and q.kind_class is kinds.Layers
     assert json.loads(q.lesson) == LearnSettings().to_dict()  # the two-layer run's settings
 

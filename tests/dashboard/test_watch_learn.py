@@ -7,6 +7,8 @@ of this file's own, and served by a film service on that folder.
 """
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -63,6 +65,17 @@ def test_the_page_asks_before_it_shows_the_film(films, make_app):
     assert not at.get("vega_lite_chart"), "the film is shown before the guess"
     shown = " ".join(e.value for e in [*at.markdown, *at.caption])
     assert "layer 2" not in shown.replace("2 layers of", ""), "the page names the answer before the guess"
+    # docs/watch-it-learn.md quotes the question the page asks
+    docs = " ".join((Path(__file__).parents[2] / "docs" / "watch-it-learn.md").read_text().split())
+    quoted = re.search(r'\*\*Predict first\*\*: "([^"]+)\?"', docs).group(1)
+    assert f"{quoted}:" in shown, quoted
+
+
+def test_what_to_watch_credits_the_circuit_to_elhage_and_its_formation_to_olsson(films, make_app):
+    said = " ".join(c.value for c in skipped(make_app).caption)
+    assert "**previous-token heads** in layer 1 and **induction heads** in layer 2" in said
+    assert "the circuit Elhage et al. (2021, “A Mathematical Framework for Transformer Circuits”) described. " \
+           "Olsson et al. (2022, “In-context Learning and Induction Heads”) studied how it forms" in said
 
 
 def test_the_summary_names_exactly_the_heads_the_film_measured(films, make_app):
@@ -139,8 +152,16 @@ def test_question_one_is_judged_by_the_measured_layer(films, make_app):
         no_exception(at)
         assert any(m.value.startswith(verdict) for m in [*at.success, *at.info]), verdict
         said = " ".join(m.value for m in [*at.success, *at.info])
-        if truth == "layer 2":  # the seed fixes the starting weights and the order of the data, not only the start
-            assert "depends on the seed (the starting weights and the order of the data)" in said
+        # the circuit's credit: Elhage et al. described it, Olsson et al. studied its formation
+        assert "Elhage et al. (2021, “A Mathematical Framework for Transformer Circuits”) described this two-layer " \
+               "circuit; Olsson et al. (2022) studied how it forms." in said
+        found = [h for la, h in films[2].induction_heads() if la == 2]
+        if truth == "layer 2" and len(found) == DEFAULT.heads:  # no seed chose among them: all of them became one
+            assert f"all {DEFAULT.heads} of its heads became induction heads" in said
+            assert "depends on the seed" not in said
+        elif truth == "layer 2":  # the seed fixes the starting weights and the order of the data, not only the start
+            assert f"in this run {len(found)} of its {DEFAULT.heads} heads. Which of them become induction heads " \
+                   "depends on the seed (the starting weights and the order of the data)" in said
 
 
 def test_question_two_reveals_the_one_layer_film_measured(films, make_app):
