@@ -20,7 +20,6 @@ lengths, short to long.
 import functools
 import gzip
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
@@ -92,31 +91,3 @@ def sample(size: int = SIZE, data: Path = DATA) -> tuple[tuple[str, int], ...]:
     if len(ordered) < size:
         raise ValueError(f"{SOURCE} gives {len(ordered)} sentences, fewer than {size}")
     return tuple(ordered[i * (len(ordered) - 1) // (size - 1)] for i in range(size))
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One sentence of the sample as the guided notes' claims measure it (core.trained_trace, on the CPU)."""
-    sentence: str
-    pieces: int  # word pieces, [CLS] and [SEP] left out
-    values: dict  # (layer, head, claim's index in its note) -> the claim's measure on this sentence
-    picks: dict  # (layer, head) -> (the word piece most rows pick, the one "it" picks, or None without "it")
-
-
-def read(notes, sentence: str) -> Reading:
-    """Every claim of `notes` (core.guided_heads' HeadNotes) measured on one sentence."""
-    from .guided_heads import claim_values
-    from .head_patterns import one_word, top_word
-    from .trained import trained_trace
-    from .value_norms import value_norms
-
-    t = trained_trace(sentence, device="cpu")
-    norms = value_norms(t.layers)
-    values, picks = {}, {}
-    for n in notes:
-        for k, v in enumerate(claim_values(n, t.weights, norms)):
-            values[n.layer, n.head, k] = v
-        head = t.weights[n.layer - 1, n.head - 1]
-        picks[n.layer, n.head] = (one_word(head, t.tokens)[0],
-                                  top_word(head, t.tokens, "it")[0] if "it" in t.tokens else None)
-    return Reading(sentence, len(t.tokens) - 2, values, picks)

@@ -281,3 +281,31 @@ def claim_values(note: HeadNote, weights: np.ndarray, norms: np.ndarray | None =
 def note_value(note: HeadNote, weights: np.ndarray) -> float:
     """The note's main pattern (its first claim, always one of `PATTERNS`) on one sentence's weights (L, H, T, T)."""
     return float(head_patterns(weights)[note.pattern][note.layer - 1, note.head - 1])
+
+
+# -- the notes' claims measured on a sentence of the corpus (tests/core/test_corpus_claims.py) -----------
+@dataclass(frozen=True)
+class Reading:
+    """One sentence of core.corpus's sample as the guided notes' claims measure it (core.trained_trace, on the CPU)."""
+    sentence: str
+    pieces: int  # word pieces, [CLS] and [SEP] left out
+    values: dict  # (layer, head, claim's index in its note) -> the claim's measure on this sentence
+    picks: dict  # (layer, head) -> (the word piece most rows pick, the one "it" picks, or None without "it")
+
+
+def read(notes, sentence: str) -> Reading:
+    """Every claim of `notes` (this module's HeadNotes) measured on one sentence of core.corpus's sample."""
+    from .head_patterns import one_word, top_word
+    from .trained import trained_trace
+    from .value_norms import value_norms
+
+    t = trained_trace(sentence, device="cpu")
+    norms = value_norms(t.layers)
+    values, picks = {}, {}
+    for n in notes:
+        for k, v in enumerate(claim_values(n, t.weights, norms)):
+            values[n.layer, n.head, k] = v
+        head = t.weights[n.layer - 1, n.head - 1]
+        picks[n.layer, n.head] = (one_word(head, t.tokens)[0],
+                                  top_word(head, t.tokens, "it")[0] if "it" in t.tokens else None)
+    return Reading(sentence, len(t.tokens) - 2, values, picks)

@@ -10,7 +10,7 @@ import gzip
 import numpy as np
 import pytest
 
-from core import HEADS_WORTH_A_LOOK, corpus
+from core import HEADS_WORTH_A_LOOK, corpus, guided_heads
 from core.guided_heads import IT_ON_CORPUS, LONG, ON_CORPUS, claim_values, on_corpus
 from tests.core.conftest import needs_model, reference_run
 
@@ -53,7 +53,7 @@ def test_the_sample_is_the_installed_books_short_to_long():
 
 @pytest.fixture(scope="module")
 def readings():
-    return [corpus.read(HEADS_WORTH_A_LOOK, s) for s, _ in corpus.sample()]
+    return [guided_heads.read(HEADS_WORTH_A_LOOK, s) for s, _ in corpus.sample()]
 
 
 @needs_model
