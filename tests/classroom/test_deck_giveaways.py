@@ -329,10 +329,36 @@ def test_the_walk_finds_a_page_that_shows_the_asked_head_before_the_question(dec
 ])
 def test_the_walk_finds_a_title_that_names_the_answer(deck_names, where, title, found):
     """Rule a, on a question whose answer is the query itself, “7 every” (head 3 of the eight-heads preset, row
-    drawn by seed 0: the default deck's "one head of eight" as the lab computes it)."""
+    drawn by seed 0, as the lab computes it)."""
     titles = {"title": title, "question_title": "Predict"} if where == "page" else {"title": "Why",
                                                                                      "question_title": title}
     deck = parse_deck(DECK.format(page="why-scale", view="", head=3, **titles), "t.toml", deck_names)
     question = screen_question(deck.screens[1], trained)
     assert question.right_choices == ("7 every",) and question.query == 6
     assert bool(giveaways(deck)) is found
+
+
+FILM_DECK = """title = "t"
+[[screen]]
+kind = "film"
+title = "Watch it learn"
+minutes = 1
+at = {at}
+[[screen]]
+kind = "question"
+title = "Predict: which layer?"
+minutes = 1
+question = "film"
+"""
+
+
+@pytest.mark.parametrize("shift", [-1, 0])
+def test_the_walk_finds_a_film_screen_at_the_step_its_answer_can_be_read(deck_names, shift):
+    """Rule b for a question about a run: a film screen before it decides it from the first snapshot at which a
+    head of the answer's layer reaches the induction threshold (the default run), not a step before."""
+    film = trained(LearnSettings())
+    question = screen_question(parse_deck(FILM_DECK.format(at=0), "t.toml", deck_names).screens[1], trained)
+    step = readable_at(film, question)
+    assert 0 < step < film.settings.steps  # the default run forms its induction head midway
+    deck = parse_deck(FILM_DECK.format(at=step + shift), "t.toml", deck_names)
+    assert bool(giveaways(deck, films=True)) is (shift == 0)
