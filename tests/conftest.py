@@ -203,7 +203,8 @@ SHARED_SET_UP = {f"tests/{name}.py": group for group, names in {
                             "animations/test_narration", "animations/test_induction_scene"),
     "animations-render": ("animations/test_render", "animations/test_render_sound"),
     "hall": ("hall/test_failover", "hall/test_renders", "hall/test_seats", "hall/test_security", "hall/test_stop"),
-    "films": ("core/test_learn", "core/test_learn_claims", "dashboard/test_watch_learn")}.items() for name in names}
+    "films": ("core/test_learn", "core/test_learn_claims", "dashboard/test_watch_learn",
+              "classroom/test_deck_giveaways")}.items() for name in names}
 
 # The scopes (files or groups of SHARED_SET_UP) that take a worker longest, longest first: they
 # start the run, so that no long one is drawn at the end while the other worker idles

@@ -134,17 +134,18 @@ def test_the_masking_screen_prints_minus_infinity_and_the_articles_causal_weight
     assert np.abs(page.numbers("weights", n) - expected).max() <= TOLERANCE
 
 
-def test_the_blocked_question_prints_the_custom_mask_it_asks_about(deck, page):
-    """Screen 12 asks which rows are fully blocked under a custom mask (causal, its first query seeing nothing):
-    the handout prints that mask's scores, where row "Good" is all −∞, not the padding lesson's, where no row is."""
+def test_the_blocked_question_prints_the_padding_mask_it_asks_about(deck, page):
+    """Screen 12 asks which rows are fully blocked under the padding lesson's own mask (three words, three PAD
+    tokens): the handout prints that mask's scores, where every row sees the three words and no PAD key, so no
+    row is all −∞, and says of no other mask."""
     s = next(s for s in deck.screens if s.question == "blocked")
     masked = page.numbers("masked", s.number)
     T = masked.shape[0]
-    assert s.lesson.mask == "padding" and s.mask == "custom" and T == len(s.lesson.tokens)
-    allowed = np.tril(np.ones((T, T), bool))
-    allowed[0] = False  # the first query may attend to none
+    assert s.lesson.mask == s.mask == "padding" and T == len(s.lesson.tokens) == 6
+    allowed = np.zeros((T, T), bool)
+    allowed[:, :3] = True  # every query may attend to the three words, none to a PAD
     assert np.isneginf(masked[~allowed]).all() and np.isfinite(masked[allowed]).all()
-    assert "The question asks about another mask: the padding mask is replaced by a custom mask" in page.text_in["p"]
+    assert "The question asks about another mask" not in page.text_in["p"]
 
 
 def test_the_masking_videos_screen_prints_the_causal_mask_the_video_applies(deck, page):
