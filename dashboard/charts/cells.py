@@ -98,4 +98,4 @@ def table(columns, printed) -> pd.DataFrame:
     if len(columns["cell"]) <= sizing.MAX_NUMBER_CELLS:
         texts = list(printed())
         columns = {**columns, "lab_text": texts, "lab_chars": max(map(len, texts), default=0)}
-    return pd.DataFrame(columns)
+    return pd.DataFrame(dict(columns))  # a plain dict: pandas reads another mapping's keys as rows

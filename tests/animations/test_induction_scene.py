@@ -163,6 +163,7 @@ def test_every_number_said_is_the_films(scene, film):
     scores = {f"{round(100 * float(v))}%" for v in values} | {"50%", "3%"}
     scores |= {scene.prediction.split(", ")[-1].removeprefix("over ")}  # "over 99%": held to the model's
     scores |= {text for _, text in scene.ablation_drawn}  # held to a hand ablation in test_the_work_is_shared
+    scores |= {f"{round(100 * float(scene.ablation['previous'][1]))}%"}  # no previous-token head: held there too
     for caption in scene.captions:
         for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?%?", caption):
             if number.endswith("%"):

@@ -64,8 +64,9 @@ def assert_within(chart, width: int = PHONE):
 
 @pytest.mark.parametrize("formed", [20, 140, 300, 480, 590])
 def test_the_loss_chart_s_induction_label_stays_inside_a_phone_s_chart(formed):
-    """The rule's label ("first induction score ≥ 0.5: step 140") ran 19 px past a phone's chart."""
-    chart = training.loss_chart(np.arange(1, 601), np.linspace(3.6, 0.4, 600), 600, 300, formed)
+    """The rule's label ("first induction score ≥ 0.5: step 140") ran 19 px past a phone's chart. Drawn at the
+    run's last step: the label shows only once the step shown has reached it (issue 47 item 4)."""
+    chart = training.loss_chart(np.arange(1, 601), np.linspace(3.6, 0.4, 600), 600, 600, formed)
     assert any("first induction" in t for t, *_ in texts(chart, PHONE))
     assert_within(chart)
 

@@ -7,6 +7,7 @@ import pytest
 from classroom.kinds import suggest
 from classroom.layers_question import second_layer_question
 from core import AttentionConfig
+from dashboard.charts.questions import letter
 from dashboard.room import session as room_session
 from tests.core.conftest import needs_model
 
@@ -45,7 +46,8 @@ def test_a_student_answers_the_second_layer_question_and_sees_both_runs_scores(m
     s.run()
     assert q.prompt in seen(s) and not reveal_charts(s)
     [pills] = [p for p in s.pills if p.label == "Your answer"]  # four short choices: pills, as a "film" question's
-    assert [o.replace("\\", "") for o in pills.options] == list(q.choices)  # long choices: a list of rows, not pills
+    assert [o.replace("\\", "") for o in pills.options] == [f"{letter(i)}. {c}" for i, c in enumerate(q.choices)], \
+        "the projector's letters, then the choices"  # long choices would be a list of rows, not pills
     send(s, 1, "pills")
     assert "Sent: Only the two-layer model" in seen(s)
     room_session.registry().reveal(key)
