@@ -49,7 +49,7 @@ def test_a_student_answers_the_second_layer_question_and_sees_both_runs_scores(m
     assert [o.replace("\\", "") for o in pills.options] == [f"{letter(i)}. {c}" for i, c in enumerate(q.choices)], \
         "the projector's letters, then the choices"  # long choices would be a list of rows, not pills
     send(s, 1, "pills")
-    assert "Sent: Only the two-layer model" in seen(s)
+    assert "Sent: B. Only the two-layer model" in seen(s)
     room_session.registry().reveal(key)
     s.run()
     assert "Right:" in seen(s) and reveal_charts(s) == ["reveal-layers"]
