@@ -39,11 +39,18 @@ def url(lab_server):
 
 @pytest.fixture(scope="module")
 def teacher_browser(browser):
-    """The teachers' desktop browser, shared by the tests: a teacher holds no cookie (only a joined
-    student does, dashboard/room/session.py), so each new page in it is a new session of its own."""
+    """The teachers' desktop browser, shared by the tests for its cache. A teacher's browser keeps the room's key
+    in a cookie (a reload takes the room back: dashboard/room/session.py), so each test's teacher starts from
+    one with no cookie: a new teacher, with a room of their own to open."""
     context = browser.new_context(viewport={"width": 1500, "height": 1100})
     yield context
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_teacher_cookie(request):
+    if "teacher_browser" in request.fixturenames:
+        request.getfixturevalue("teacher_browser").clear_cookies()
 
 
 def test_a_click_on_the_row_is_the_prediction(teacher_browser, url):
@@ -106,6 +113,7 @@ def test_one_click_on_open_a_room_opens_it_every_time(browser, url):
     next three from its cache."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     for i in range(4):
+        context.clear_cookies()  # the last page's room key: this page is another teacher, opening a room of its own
         page = context.new_page()
         if i % 2:
             page.goto(f"{url}/")
