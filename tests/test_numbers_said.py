@@ -66,7 +66,7 @@ LISTED = {
     "classroom/decks/default.toml": {
         "diag 10": FORMULA, "10, 20": FORMULA, "itself 0.670": ARTICLE, "other 0.330": ARTICLE,
         "Step 2": NAME, "Step 3": NAME, "Step 0": NAME, "page 1": NAME, "head 3": NAME, "layer 1": NAME,
-        "Layer 4": NAME, "head 2": NAME},
+        "Layer 4": NAME, "layer 4": NAME, "head 2": NAME, "head 1": NAME},
 }
 YEAR = re.compile(r"(?:al\.|Wallace|Pinter|in|The|and) (19|20)\d\d")  # "Kobayashi et al. 2020": a citation's year
 

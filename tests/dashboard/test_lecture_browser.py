@@ -16,6 +16,7 @@ import csv
 import io
 import re
 import time
+from collections import Counter
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -205,15 +206,17 @@ def test_a_lecture_start_to_finish_with_a_projector_and_three_phones(lab_server,
         # After the deck: the answers as CSV, from the room panel (the sidebar's link to the Room page).
         presenter.get_by_role("link", name="The room's code and answers").click()
         presenter.wait_for_url("**/room*", timeout=WAIT)
-        button = presenter.get_by_role("button", name="Download the answers (CSV)")
+        button = presenter.get_by_role("button", name="Download the answers: Answers (a row per answer) (CSV)")
         button.wait_for(timeout=WAIT)
         settle(presenter)
         presenter.screenshot(path=str(ARTIFACTS / "lecture-after-room-panel.png"), full_page=True)
-        rows = list(csv.DictReader(io.StringIO(download(presenter, button, lost, WAIT))))
-        counts = {(int(r["round"]), r["choice"]): int(r["count"]) for r in rows}
-        expected = {(n, c): sum(PICKS[s] == i for s in range(len(PICKS)))
-                    for n, q in asked.items() for i, c in enumerate(q.choices)}
-        assert counts == expected
+        text = download(presenter, button, lost, WAIT)
+        assert text.startswith("\ufeff"), "UTF-8 with a BOM: a spreadsheet reads its letters right"
+        rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))  # a row per answer
+        counts = Counter((int(r["round"]), r["answer"]) for r in rows)
+        expected = Counter({(n, c): sum(PICKS[s] == i for s in range(len(PICKS)))
+                            for n, q in asked.items() for i, c in enumerate(q.choices)})
+        assert counts == +expected  # every answer of every round, the choices no one picked absent
         assert {int(r["round"]): r["question"] for r in rows} == {n: q.prompt for n, q in asked.items()}
 
         for p in (presenter, projector, *phones):
