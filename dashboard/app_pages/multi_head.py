@@ -1,12 +1,15 @@
 """Page 2: several heads at once, their concatenation and the output projection W_O."""
 
+import numpy as np
 import streamlit as st
 
 from animations import style
 from core.config import head_choices
-from dashboard.app_pages.ui import dim_labels, first_dims, untrained_note
+from dashboard import controls
+from dashboard.app_pages.ui import dim_labels, first_dims, introduction
 from dashboard.charts import heatmaps as charts
-from dashboard.charts.draw import labelled, panels, show
+from dashboard.charts.draw import draw, labelled, panels, show
+from dashboard.charts.model_view import model_view
 from dashboard.lesson import rerun
 
 CLS_HEADS = 15  # measured with core.head_patterns; tests/core/test_page_claims.py recomputes it with transformers
@@ -19,37 +22,58 @@ LITTLE = 0.3  # "passes on little": [CLS]'s share at most this (the Trained head
 CLS_LITTLE = 12
 CLS_MOST = (3, 10, 0.89, 0.61)
 
-st.title("Multi-head attention", anchor=False)
-st.markdown(
+def _formulas():
+    st.latex(r"\mathrm{head}_i = \operatorname{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right)XW_i^V,"
+             r"\qquad W_i^Q, W_i^K, W_i^V \in \mathbb{R}^{d_\text{model} \times d_k}, \quad i = 1, \dots, h")
+    st.latex(r"\operatorname{MultiHead}(X) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\,W^O, "
+             r"\qquad W^O \in \mathbb{R}^{h d_k \times d_\text{model}}, \quad d_k = d_\text{model} / h")
+    st.markdown(
+        "In a trained model some heads specialise (one follows the previous word, another a syntactic relation), "
+        "but many are **redundant**: a large share of them can be removed at test time with little loss (Michel et "
+        "al. 2019, *Are Sixteen Heads Really Better than One?*; Voita et al. 2019 pruned 38 of 48 encoder heads "
+        "for a drop of 0.15 BLEU)."
+    )
+    st.markdown(
+        "A different thing, measured here: reading “The cat sat on the mat.”, "
+        f"{CLS_HEADS} of MiniLM's 72 heads put 0.7 or more of a word piece's weight on [CLS] on average "
+        f"({CLS_RANGE[0]} to {CLS_RANGE[1]} on the lab's other test sentences of six words or more, more on short "
+        f"ones: {CLS_SHORT} on “Hi!”). On “The cat sat on the mat.”, {CLS_LITTLE} of those {CLS_HEADS} heads take at "
+        f"most {LITTLE:g} of what they pass on from [CLS]: their weight on [CLS] is parked there (Trained heads "
+        "page, “Weight is not contribution”). Not all of them: "
+        f"layer {CLS_MOST[0]}, head {CLS_MOST[1]} puts {CLS_MOST[2]:.2f} of its "
+        f"weight on [CLS], and {CLS_MOST[3]:.2f} of what that head passes on comes from [CLS]. Neither is the same "
+        "as a head being removable."
+    )
+
+
+# On the projector a deck's screen may show one part (`part=heads`: every head's weights in one row of
+# thumbnails); the whole page, a heatmap with its numbers per head, is many screens tall.
+PART = controls.part(("heads",))
+introduction(
+    "Multi-head attention",
     "Each head has its own W_Q, W_K and W_V, each projecting the whole of x down to d_k numbers, so each head "
     "computes its own weights: below, every head's weights on the same colour scale. The heads' outputs "
     "are laid side by side (**concat**, back to d_model numbers per token) and mixed by one more matrix, "
-    "**W_O**. Here the heads differ only because their random matrices differ."
+    "**W_O**. Here the heads differ only because their random matrices differ.",
+    more=_formulas,
 )
-st.latex(r"\mathrm{head}_i = \operatorname{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right)XW_i^V,"
-         r"\qquad W_i^Q, W_i^K, W_i^V \in \mathbb{R}^{d_\text{model} \times d_k}, \quad i = 1, \dots, h")
-st.latex(r"\operatorname{MultiHead}(X) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\,W^O, "
-         r"\qquad W^O \in \mathbb{R}^{h d_k \times d_\text{model}}, \quad d_k = d_\text{model} / h")
-st.markdown(
-    "In a trained model some heads specialise (one follows the previous word, another a syntactic relation), "
-    "but many are **redundant**: a large share of them can be removed at test time with little loss (Michel et "
-    "al. 2019, *Are Sixteen Heads Really Better than One?*; Voita et al. 2019 pruned 38 of 48 encoder heads "
-    "for a drop of 0.15 BLEU)."
-)
-st.markdown(
-    "A different thing, measured here: reading “The cat sat on the mat.”, "
-    f"{CLS_HEADS} of MiniLM's 72 heads put 0.7 or more of a word piece's weight on [CLS] on average "
-    f"({CLS_RANGE[0]} to {CLS_RANGE[1]} on the lab's other test sentences of six words or more, more on short "
-    f"ones: {CLS_SHORT} on “Hi!”). On “The cat sat on the mat.”, {CLS_LITTLE} of those {CLS_HEADS} heads take at "
-    f"most {LITTLE:g} of what they pass on from [CLS]: their weight on [CLS] is parked there (Trained heads "
-    "page, “Weight is not contribution”). Not all of them: "
-    f"layer {CLS_MOST[0]}, head {CLS_MOST[1]} puts {CLS_MOST[2]:.2f} of its "
-    f"weight on [CLS], and {CLS_MOST[3]:.2f} of what that head passes on comes from [CLS]. Neither is the same as a "
-    "head being removable."
-)
-untrained_note(lesson_page=True)
+
+
+def heads_in_a_row(trace):
+    """The projector's slide: every head's weights as a thumbnail, side by side on one colour scale."""
+    H = trace.num_heads
+    st.subheader("Every head's weights", anchor=False)
+    weights = np.asarray(trace.weights)[None]  # (1 layer, H, T, T)
+    draw(model_view(weights, np.ones((1, H), dtype=bool)), "heads_row")
+    st.caption("Each square is one head's weights on the same sentence (rows: queries, columns: keys), on one "
+               "colour scale from 0 to 1. "
+               + (f"The input is the same for all {H}; only their random W_Q and W_K differ." if H > 1 else ""))
+
 
 def the_heads(cfg, trace):
+    if PART == "heads":
+        heads_in_a_row(trace)
+        return
     labels = charts.token_labels(trace.tokens)
     D, H = cfg.d_model, trace.num_heads
 

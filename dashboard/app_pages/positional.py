@@ -6,14 +6,17 @@ import streamlit as st
 from animations import style
 from core.config import POSITIONALS
 from dashboard import controls, data
-from dashboard.app_pages.ui import dim_labels, first_dims, untrained_note
+from dashboard.app_pages.ui import dim_labels, first_dims, introduction
 from dashboard.charts import heatmaps as charts
-from dashboard.charts.draw import labelled, panels, show
+from dashboard.charts.draw import draw, labelled, panels, show
 from dashboard.lesson import rerun
 from dashboard.text import plain
 
-st.title("Positional encoding", anchor=False)
-st.markdown(
+# On the projector a deck's screen may show one part (`part=encodings`: the lesson's weights under each
+# encoding, side by side); the whole page, three parts of tables and heatmaps, is several screens tall.
+PART = controls.part(("table", "shuffle", "encodings"))
+introduction(
+    "Positional encoding",
     "Attention by itself does not see word order. Without a mask it is **permutation-equivariant**: shuffle "
     "the tokens and each token's output is the same as before, only listed in the new order (a causal mask "
     "already depends on order). A positional encoding breaks this. Sinusoidal and learned encodings **add** a "
@@ -24,9 +27,8 @@ st.markdown(
     "training: its entries are drawn with variance 1 (BERT and GPT-2 start theirs far smaller), so their squares "
     "average about 1, while the sinusoidal entries' squares average exactly 0.5 (each sine and cosine pair gives "
     "sin² + cos² = 1). So the learned vectors are the longer ones, "
-    "about √2 times as long: bear that in mind when the tables below compare encodings."
+    "about √2 times as long: bear that in mind when the tables below compare encodings.",
 )
-untrained_note()
 
 def sinusoidal_table(cfg):
     T, D = cfg.num_tokens, cfg.d_model
@@ -77,21 +79,36 @@ def shuffle(cfg):
 
 
 def by_encoding(cfg):
-    st.subheader("The lesson's weights under each encoding", anchor=False)
+    slide = PART == "encodings"  # the projector's slide: no positions beside sinusoidal ones, the head beside them
     traces = data.traces_by_positional(cfg)
-    h = controls.head_control(cfg.num_heads)
     labels = charts.token_labels(cfg.tokens)
     T = cfg.num_tokens
-    slots = panels(2, T, "encodings") + panels(2, T, "encodings_more")  # a 2×2 grid when the sequence is short
-    for panel, p in zip(slots, POSITIONALS, strict=True):
+    if slide:
+        *slots, side = st.columns([5, 5, 3], gap="large")
+        with side:
+            h = controls.head_control(cfg.num_heads)
+            st.caption(f"Head {h + 1}'s weights without positions (left), then with sinusoidal positions added "
+                       "(right). The whole page also shows learned and rotary (RoPE) encodings.")
+        shown = ("none", "sinusoidal")
+    else:
+        st.subheader("The lesson's weights under each encoding", anchor=False)
+        h = controls.head_control(cfg.num_heads)
+        slots = panels(2, T, "encodings") + panels(2, T, "encodings_more")  # a 2×2 grid when the sequence is short
+        shown = POSITIONALS
+    for panel, p in zip(slots, shown, strict=True):
         with panel:
             trace = traces[p]
             if isinstance(trace, Exception):
                 st.markdown(f"**{p}**")
                 st.warning(plain(trace))
                 continue
-            show(charts.weights_heatmap(trace, h, f"{p}"), f"pos_{p}_{h}", cfg.replace(positional=p),
-                 labelled(trace.weights[h], labels, labels))
+            chart = charts.weights_heatmap(trace, h, f"{p}")
+            if slide:  # no export menu on the projector
+                draw(chart, f"chart_pos_{p}_{h}")
+            else:
+                show(chart, f"pos_{p}_{h}", cfg.replace(positional=p), labelled(trace.weights[h], labels, labels))
+    if slide:
+        return
     st.caption(f"Head {h + 1}. Colours: {style.WEIGHT_SCHEME}, 0..1; grey = masked.")
     for group in same_words(cfg.tokens):
         named = plain(" and ".join(f"{labels[i]!r}" for i in group))
@@ -101,9 +118,9 @@ def by_encoding(cfg):
 
 
 def the_lesson(cfg):
-    sinusoidal_table(cfg)
-    shuffle(cfg)
-    by_encoding(cfg)
+    for name, draw_part in (("table", sinusoidal_table), ("shuffle", shuffle), ("encodings", by_encoding)):
+        if PART in (None, name):
+            draw_part(cfg)
 
 
 rerun.view(the_lesson, with_trace=False)

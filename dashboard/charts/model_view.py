@@ -85,7 +85,7 @@ def _template(layers: int, heads: int, T: int, px: int, phone: bool = False) -> 
                 axis=_axis(step, T, columns, across, "top", named=not phone)),
         x2="x2:Q",
         y=alt.Y("y:Q", scale=alt.Scale(domain=[0, y_end], nice=False, zero=False, reverse=True),
-                axis=_axis(step, T, rows, down, "left", named=not phone)),
+                axis=None if rows == 1 and not phone else _axis(step, T, rows, down, "left", named=not phone)),
         y2="y2:Q",
         color=alt.Color("weight:Q", scale=scale,
                         legend=alt.Legend(title="weight", orient="top", direction="horizontal",

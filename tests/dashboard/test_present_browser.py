@@ -21,7 +21,7 @@ SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
 WAIT = 30_000  # ms: a step is a poll (0.5 s) and a run of the page, on a busy 2-core machine
 DECK = default_deck(decks.names())
 FORWARD = ("ArrowRight", "PageDown", " ")  # Space as Playwright names it
-SHOTS = {1, 3, 4, 12, 17, 18, 19, 20, len(DECK.screens)}  # long pages' parts, a view, questions, a video
+SHOTS = {1, 3, 4, 12, 13, 15, 17, 18, 19, 20, len(DECK.screens)}  # long pages' parts, a view, questions, a video
 # The main part's scroll: the window is the projector's screen, so nothing may lie below it.
 # As test_projector_slides.py measures a slide: its charts' marks and every caption and text of the main part end
 # above the window's bottom at scroll 0 (a chart's legend and export menu may lie below).

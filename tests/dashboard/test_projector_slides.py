@@ -127,3 +127,28 @@ def test_projector_mode_opens_a_trained_head_alone_at_its_top_from_far_down_the_
         got = page.evaluate(SLIDE_TOP)
         page.screenshot(path=str(ARTIFACTS / "projector-slide-dark-1280x720-trained-opened-from-far-down.png"))
     assert got["scrolled"] == 0 and got["title"] >= 0, got
+
+
+# A deck's part of a long page (issue 48 item 4): the link's `part` alone, with the lesson of the default deck's
+# screen, sized as a slide. Multi-head's eight heads of a 10-word sentence, Positional's two 7-word grids.
+PARTS = {"multi-head": ("part=heads&text=Attention+lets+every+word+look+at+every+other+word.&num_heads=8&d_model=64",
+                        "Each square is one head's weights"),
+         "positional": ("part=encodings&head=2", "without positions (left)")}
+
+
+@pytest.mark.parametrize("path", PARTS)
+def test_a_long_pages_part_fits_the_projector_at_1080p_and_720p(server, clean_context, path):
+    """The part a deck's screen names, and nothing of the rest of the page: its charts and captions end above
+    the window's bottom at scroll 0, at 1920×1080 and 1280×720, with no export menu."""
+    query, words = PARTS[path]
+    fits = []
+    for (width, height), scheme in WINDOWS:
+        with window(clean_context, width, height, scheme) as page:
+            settle(page, f"{server}/{path}?projector=1&{query}")
+            charts_drawn(page)
+            page.get_by_text(words).first.wait_for()
+            page.screenshot(path=str(ARTIFACTS / f"projector-part-{scheme}-{width}x{height}-{path}.png"))
+            assert page.get_by_role("button", name="Export").count() == 0
+            got = page.evaluate(BOTTOMS)
+            fits.append((width, got["bottom"], got["height"], got["scrolled"]))
+    assert all(bottom <= h + 0.5 and scrolled == 0 for _, bottom, h, scrolled in fits), fits
