@@ -195,7 +195,7 @@ def norms(text: str):
         layer, head = _which()
     if trained_model.builtin():  # the norm view reads MiniLM's value and output projections
         with draw_slide():  # its two maps sized so that they fit the screen below the controls
-            trained_norms.norm_view(text, layer, head)
+            trained_norms.norm_view(text, layer, head, beside=True)
 
 
 def _which() -> tuple[int, int]:

@@ -5,6 +5,8 @@ guided notes' claims (`core.guided_heads.claim_values`), cached in the lab's les
 the plain text, as the page's other numbers are (`trained.trace`).
 """
 
+from contextlib import nullcontext
+
 import numpy as np
 import streamlit as st
 
@@ -71,25 +73,32 @@ def _one_word(whole, note) -> str:
     return said
 
 
-def norm_view(text: str, layer: int, head: int):
-    """The open head's weights beside the share of what it passes on from each key."""
-    st.markdown("**Weight is not contribution.** What a head adds to word piece i is Σ_j α_ij f(x_j), where "
-                "f(x_j) = (x_j W_V + b_V) W_O is key j's value, bias included, through this head's rows of W_O. "
-                "A large weight on a key whose f(x_j) is short passes on little (Kobayashi et al. 2020, "
-                "“Attention is not only a weight”).")
+def norm_view(text: str, layer: int, head: int, beside: bool = False):
+    """The open head's weights beside the share of what it passes on from each key. `beside` (a projector's
+    slide): the words in a column to the right of the two maps, not above and below them."""
     whole, lengths = trained.trace(text), norms(text)[layer - 1, head - 1]  # lengths: (T,)
     weights = whole.weights[layer - 1, head - 1]
     shares = contribution_shares(weights[None, None], lengths[None, None])[0, 0]  # (T, T)
     labels = charts.token_labels(whole.tokens)
-    left, right = st.columns(2)  # side by side at any width: the comparison is the point
+    if beside:
+        left, right, words_column = st.columns([5, 5, 4], gap="medium")
+    else:
+        words_column = st.container()
+        left, right = st.columns(2)  # side by side at any width: the comparison is the point
+    with words_column:
+        st.markdown("**Weight is not contribution.** What a head adds to word piece i is Σ_j α_ij f(x_j), where "
+                    "f(x_j) = (x_j W_V + b_V) W_O is key j's value, bias included, through this head's rows of W_O. "
+                    "A large weight on a key whose f(x_j) is short passes on little (Kobayashi et al. 2020, "
+                    "“Attention is not only a weight”).")
     for column, values, title, name in ((left, weights, "weights α_ij", "norm-weights"),
                                         (right, shares, "share of ‖α_ij f(x_j)‖ in row i", "norm-shares")):
         with column:
             draw(charts.matrix_heatmap(values, labels, labels, title, name, scheme=style.WEIGHT_SCHEME,
                                        x_title="key", y_title="query", domain=(0, 1)), f"trained_{name}")
     words = lengths[1:-1]
-    st.caption(f"Right: each weight times ‖f(x_j)‖, divided by its row's sum, so both maps read on one 0..1 scale "
-               f"and each row sums to 1. Here ‖f(x)‖ is {lengths[0]:.2f} for [CLS], {lengths[-1]:.2f} for [SEP] "
-               f"and {words.min():.2f} to {words.max():.2f} for the word pieces (their mean is "
-               f"{words.mean() / lengths[0]:.1f} times [CLS]'s). A column darker on the left than on the right "
-               "gets weight but passes on little.")
+    with words_column if beside else nullcontext():
+        st.caption(f"Right: each weight times ‖f(x_j)‖, divided by its row's sum, so both maps read on one 0..1 "
+                   f"scale and each row sums to 1. Here ‖f(x)‖ is {lengths[0]:.2f} for [CLS], {lengths[-1]:.2f} for "
+                   f"[SEP] and {words.min():.2f} to {words.max():.2f} for the word pieces (their mean is "
+                   f"{words.mean() / lengths[0]:.1f} times [CLS]'s). A column darker on the left than on the right "
+                   "gets weight but passes on little.")

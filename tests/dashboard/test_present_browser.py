@@ -145,3 +145,27 @@ def test_a_reload_of_the_presenter_keeps_its_screen_and_clock_and_the_projector_
         at_screen(projector, 4)
     finally:
         context.close()
+
+
+def test_every_screen_of_the_default_deck_fits_a_1280x720_projector(lab_server, browser):
+    """Issue 48 item 4's smaller projector: a projector window stepping itself through the default deck by →,
+    at 1280×720, shows each screen's main part without scrolling (the room's questions are open nowhere, so
+    each page screen is drawn whole). A screen that scrolls leaves its screenshot in test-artifacts/."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.goto(f"{lab_server}/present?deck=default&screen=1&projector=1")
+        page.wait_for_selector(SETTLED, timeout=60_000)
+        fits = {}
+        for number in range(1, len(DECK.screens) + 1):
+            if number > 1:
+                page.keyboard.press("ArrowRight")
+            at_screen(page, number)
+            fits[number] = page.evaluate(FIT)
+            if fits[number]["over"] > 0.5 or fits[number]["top"] != 0:
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / f"present-720p-scrolls-{number:02d}.png"))
+        scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["top"] != 0}
+        assert not scrolled, scrolled
+    finally:
+        context.close()
