@@ -3,7 +3,8 @@ projector's window; the default deck is stepped from start to finish by keys alo
 window (→, PageDown and Space forward, the first press on an open question revealing it; ← and PageUp back), and
 the projector follows through the room; a reload of the presenter window keeps its room, screen and clock. At
 1920×1080 every screen's main part fits the window without scrolling, and no screen shows a note; the presenter's
-answers chart of a "change" question shows its long choices whole, inside the chart.
+answers chart of a "change" question shows its long choices whole, inside the chart; the projector shows no
+menu, Export menu, switch or sidebar arrow.
 Screenshots of a few screens of both windows go to test-artifacts/."""
 
 import re
@@ -33,6 +34,11 @@ FIT = """() => { const m = document.querySelector('[data-testid=stMain]');
   return {over: Math.max(0, ...parts.map(e => e.getBoundingClientRect().bottom)) - innerHeight,
           scroll: m.scrollHeight - m.clientHeight, top: m.scrollTop || document.scrollingElement.scrollTop}; }"""
 MARKER = "[class*='st-key-present_marker'] [data-testid=stCaptionContainer]"
+# The software around a slide, drawn on a projector that follows a presenter: Streamlit's menu, an Export menu,
+# a switch, the sidebar's arrow (issue 48 item 4: none of them is on the projector).
+SOFTWARE = """() => [...document.querySelectorAll('[data-testid=stMainMenu], [data-testid=stExpandSidebarButton], '
+    + '[data-testid=stMain] [data-testid=stPopover], [data-testid=stMain] [data-testid=stCheckbox]')]
+    .filter(e => e.getBoundingClientRect().height > 0).map(e => e.dataset.testid)"""
 REVEALS = "→ (or R) reveals the answer"  # the presenter's line on a question screen whose question is open
 ELAPSED = r"(\d+):(\d\d)\s*(?:\(paused\) )?elapsed"
 ANSWERS = ".role-axis-label text"  # the answers chart's labels, drawn: the chart is there
@@ -75,7 +81,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
         code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
         projector = open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
         at_screen(projector, 1)
-        fits, notes_seen, cut = {}, [], {}
+        fits, notes_seen, cut, software = {}, [], {}, {}
         ARTIFACTS.mkdir(exist_ok=True)
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
@@ -90,6 +96,8 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
             if screen.notes:
                 notes_seen.append(notes_words(screen) in projector.inner_text("body"))
             fits[number] = projector.evaluate(FIT)
+            if shown := projector.evaluate(SOFTWARE):
+                software[number] = shown
             if screen.kind == "question" and screen.question == "change":  # choices like "stays (changes by less …"
                 presenter.locator(f"[data-testid=stVegaLiteChart] svg {ANSWERS}").first.wait_for(timeout=WAIT)
                 cut[number] = presenter.evaluate(_CUT_TEXTS)
@@ -101,6 +109,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
         assert cut and not any(cut.values()), f"the answers chart's texts cut off: {cut}"
         scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["top"] != 0}
         assert not scrolled, scrolled  # every screen of the deck is a slide: nothing below the window
+        assert not software, software
         for key, number in (("ArrowLeft", len(DECK.screens) - 1), ("PageUp", len(DECK.screens) - 2)):
             presenter.keyboard.press(key)
             at_screen(projector, number)
