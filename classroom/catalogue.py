@@ -21,6 +21,20 @@ LESSON_STEPS = (("scores", "scale", "softmax"), ("scaled", "weights"))
 
 
 @dataclass(frozen=True)
+class Steer:
+    """A view of a page that the presenter view steers on the projector (issue 48 item 7): its name in the
+    address, its label, and its values: 1 to `count`, or to a count read where it is ("heads": the screen's
+    lesson's heads; "model layers", "model heads": the trained model's), or off and on ("switch": 0 and 1)."""
+
+    name: str
+    label: str
+    count: int | str
+
+
+STEPS_AND_HEAD = (Steer("step", "Step", 4), Steer("head", "Head", "heads"))
+
+
+@dataclass(frozen=True)
 class Page:
     file: str  # its script, relative to dashboard/ ("app_pages/attention.py")
     title: str  # the sidebar's and the page's title
@@ -34,6 +48,7 @@ class Page:
     runs_whole: bool = False  # shows a video or an image: it runs outside a fragment (dashboard/lesson/rerun.py)
     needs_model: bool = False  # reads the trained model: `make lecture` checks that it is installed
     handout: tuple = NO_TOPIC  # (formulas, tables) a handout screen of this page prints
+    steers: tuple = ()  # the views (Steer) the presenter view steers on a projector showing the page
 
     @property
     def urls(self) -> tuple:
@@ -46,15 +61,16 @@ NONE = frozenset()
 PAGES = (
     # The lesson pages show the lesson's scores, weights, mask and output, for the lesson of the student's choice.
     Page("app_pages/attention.py", "Scaled dot-product attention", "default-page", LESSON_KINDS, default=True,
-         aliases=("scaled-dot-product", "attention"), handout=LESSON_STEPS),
+         aliases=("scaled-dot-product", "attention"), handout=LESSON_STEPS, steers=STEPS_AND_HEAD),
     Page("app_pages/multi_head.py", "Multi-head attention", "multi-head", LESSON_KINDS,
          handout=(("heads",), ("weights",))),
     Page("app_pages/masking.py", "Masking", "masking", LESSON_KINDS,
-         handout=(("mask", "softmax"), ("masked", "weights"))),
+         handout=(("mask", "softmax"), ("masked", "weights")),
+         steers=(Steer("mask_stage", "Stage", 3), Steer("head", "Head", "heads"))),
     Page("app_pages/why_scale.py", "Why divide by √d_k", "why-scale", LESSON_KINDS,
-         handout=(("scale",), ("saturation",))),
+         handout=(("scale",), ("saturation",)), steers=(Steer("why_part", "Part", 2),)),
     Page("app_pages/positional.py", "Positional encoding", "positional", LESSON_KINDS,
-         handout=(("positions",), ("weights",))),
+         handout=(("positions",), ("weights",)), steers=(Steer("head", "Head", "heads"),)),
     Page("app_pages/block.py", "Transformer block", "block", LESSON_KINDS, handout=(("block",), ("weights",))),
     # The article's 2×2 weights: the focus question of that one lesson.
     Page("app_pages/worked_example.py", "The article's worked example", "worked-example", frozenset({"focus"}),
@@ -63,7 +79,9 @@ PAGES = (
     # about a trained lesson (it applies no change and no mask of a lesson's).
     Page("app_pages/trained_heads.py", "Trained heads", "trained-heads", frozenset({"trained", "focus"}),
          video="page", video_label="A video of these heads", runs_whole=True, needs_model=True,
-         handout=(("attention", "norm"), ())),
+         handout=(("attention", "norm"), ()),
+         steers=(Steer("layer", "Layer", "model layers"), Steer("head", "Head", "model heads"),
+                 Steer("alone", "The open head alone", "switch"))),
     # A run's heads and scores, its summary, the video of the default run.
     Page("app_pages/watch_learn.py", "Watch it learn", "watch-it-learn", FILM_KINDS, video="page",
          video_label="A video of this film", runs_whole=True),

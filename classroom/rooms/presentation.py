@@ -1,5 +1,6 @@
 """Where a room's presented deck stands, as the room keeps it: the deck, its screen, whether the projector is
-blanked, the presenter's clock and whether the deck's handout is shared.
+blanked, the presenter's clock, whether the deck's handout is shared, and the views of a page screen that the
+presenter steered (a step, a head: what the projector's window then shows).
 
 It lives with the room (RoomRegistry.present sets it, the room's teacher only; every view of the room reads it),
 not with a browser session: a reload of the presenter view, a second tab, a projector window in one process or
@@ -16,6 +17,9 @@ from classroom.decks import MAX_SCREENS
 
 DECK_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a lab deck's name: its file's name without ".toml"
 MAX_PRESENTATION_CHARS = 400  # its JSON: a handful of short fields
+VIEW_TEXT = re.compile(r"[a-z_]{1,20}")  # a steered view's name (classroom/catalogue.py's Steer names)
+VIEW_VALUE = re.compile(r"[0-9]{1,3}")  # ... and its value: a step's, a head's number, a switch's 0 or 1
+MAX_STEERED = 4
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class Presentation:
     paused: float = 0.0  # when the clock was paused (epoch seconds); 0: it runs
     paused_total: float = 0.0  # seconds the clock stood paused before `paused`
     handout: bool = False  # the deck's handout is shared with the room's students
+    view: tuple = ()  # ((name, value), ...): the screen's views the presenter steered; () at each new screen
 
     def problem(self) -> str | None:
         """Why this record cannot be kept (a page's bug, never a student's input), or None."""
@@ -34,6 +39,10 @@ class Presentation:
             return "A presented deck is named by letters, digits, - and _ (at most 40)."
         if isinstance(self.screen, bool) or not isinstance(self.screen, int) or not 0 <= self.screen <= MAX_SCREENS:
             return f"A deck's screen is a whole number from 1 to {MAX_SCREENS}."
+        if not isinstance(self.view, tuple) or len(self.view) > MAX_STEERED or not all(
+                isinstance(p, tuple) and len(p) == 2 and all(isinstance(t, str) for t in p)
+                and VIEW_TEXT.fullmatch(p[0]) and VIEW_VALUE.fullmatch(p[1]) for p in self.view):
+            return f"A steered view is at most {MAX_STEERED} names, each with a number."
         times = (self.started, self.paused, self.paused_total)
         if not all(isinstance(t, int | float) and math.isfinite(t) and t >= 0 for t in times):
             return "The presenter's clock holds times that are not moments."
@@ -65,6 +74,10 @@ class Presentation:
         """The clock at 0:00 from `now`, paused if it was."""
         return replace(self, started=now, paused=now if self.paused else 0.0, paused_total=0.0)
 
+    def steered(self, name: str, value: str) -> "Presentation":
+        """The view `name` steered to `value` (the others kept)."""
+        return replace(self, view=tuple(sorted({**dict(self.view), name: value}.items())))
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
@@ -73,7 +86,10 @@ class Presentation:
         """The record a backend stored; an empty or malformed one is no presentation (never an error: a page
         polls it)."""
         try:
-            got = cls(**{k: v for k, v in json.loads(text).items() if k in cls.__dataclass_fields__})
+            fields = {k: v for k, v in json.loads(text).items() if k in cls.__dataclass_fields__}
+            if isinstance(fields.get("view"), list):  # JSON's pairs are lists
+                fields["view"] = tuple(tuple(p) if isinstance(p, list) else p for p in fields["view"])
+            got = cls(**fields)
         except (TypeError, ValueError, AttributeError):
             return cls()
         return cls() if got.problem() else got

@@ -26,7 +26,7 @@ from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.present import handout as handouts
-from dashboard.present import lectern
+from dashboard.present import lectern, steer
 from dashboard.present.projector import LINK_NOTICE, keys, unready
 from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
@@ -48,7 +48,7 @@ def go(deck: Deck, number: int):
     if screen.kind == "question" and not screen.unready:
         _ask(screen, number)
     shown, name = room_session.presentation(), decks.name_of(deck)
-    room_session.present(replace(shown, deck=name, screen=number, blanked=False,
+    room_session.present(replace(shown, deck=name, screen=number, blanked=False, view=(),
                                  handout=shown.handout and shown.deck == name).start(time.time()))
     room_session.push_lesson(state.lesson())  # at once, not at the end of the run: the projector polls for it
 
@@ -171,6 +171,7 @@ def view(deck: Deck, linked: int | None):
                 st.caption("→ (or R) reveals the answer; the next → goes on.")
             room_teacher.live()  # the class's answers and the reveal
     with right:
+        steer.panel(screen)
         previews(deck, number)
         clock(deck, number)
         handouts.teacher(deck)

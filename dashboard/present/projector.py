@@ -35,7 +35,7 @@ from dashboard.text import deck_markdown, plain
 from dashboard.video import player, studio
 
 NUMBER = "present_number"  # the screen this window shows (1 = the first)
-SHOWN = "present_shown"  # (deck, number) whose lesson and view this window last opened
+SHOWN = "present_shown"  # (deck, number, steered views) whose lesson and view this window last opened
 LINK_NOTICE = "present_link_notice"  # app_pages/present.py's
 SEEN = "present_seen"  # (place, round, revealed) of the room as this window last drew it
 POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a step costs, on average
@@ -44,23 +44,25 @@ FORWARD, BACK = ("Right", "PageDown", "Space"), ("Left", "PageUp")
 CHOICES_IN_ONE, CHOICE_COLUMNS = 7, 3  # a question with more choices lists them in columns
 
 
-def arrive(deck: Deck, number: int):
-    """Open screen `number` in this session: its lesson; for a page, its view as a link would give it.
+def arrive(deck: Deck, number: int, steered: tuple = ()):
+    """Open screen `number` in this session: its lesson; for a page, its view as a link would give it, with the
+    views the presenter steered (`steered`: the room's presentation's `view`, dashboard/present/steer.py).
     Called before the run that draws it (a key's callback, the room's poll), so the sidebar shows its lesson."""
     number = min(max(1, number), len(deck.screens))
     screen = deck.screens[number - 1]
     if st.session_state.get(NUMBER, number) != number:
         st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
     st.session_state[NUMBER] = number
-    if st.session_state.get(SHOWN) == (decks.name_of(deck), number) or screen.unready:
+    steered = tuple(steered) if screen.kind == "page" else ()
+    if st.session_state.get(SHOWN) == (decks.name_of(deck), number, steered) or screen.unready:
         return  # an unready screen's lesson is a stand-in: the window keeps its lesson
     state.set_lesson(screen.lesson)
     if screen.kind == "page":
         name = _name(screen)
         for key in [k for k in st.session_state if str(k).startswith(f"view_{name}_")]:
             del st.session_state[key]  # the page's controls start again from the screen's view
-        state.open_view(dict(screen.view))
-    st.session_state[SHOWN] = (decks.name_of(deck), number)
+        state.open_view({**dict(screen.view), **dict(steered)})
+    st.session_state[SHOWN] = (decks.name_of(deck), number, steered)
 
 
 def _name(screen: Screen) -> str:
@@ -100,7 +102,7 @@ def show(deck: Deck):
     st.html(f"<style>{_QUIET}{_QUIET_FOLLOWING if following else ''}</style>")
     view = room_session.student_view() if following else None
     if view is not None and (place := _place(view)) and place[0] == name:
-        arrive(deck, place[1])
+        arrive(deck, place[1], view.presentation.view)
     elif NUMBER not in st.session_state or st.session_state.get(SHOWN, (name,))[0] != name:
         arrive(deck, st.session_state.get(NUMBER, 1))
     number = st.session_state[NUMBER]
@@ -129,11 +131,11 @@ def watch(deck_name: str):
     if view is None:
         return room_session.student_code() is None  # the room has gone: this window steps itself again
     place = _place(view)
-    seen = (place, view.presentation.blanked, view.round, view.revealed, view.tally)
+    seen = (place, view.presentation.view, view.presentation.blanked, view.round, view.revealed, view.tally)
     if st.session_state.get(SEEN) not in (None, seen):
         st.session_state[SEEN] = seen
-        if place is not None and place[0] == deck_name:
-            arrive(decks.load(deck_name), place[1])  # before the full run: its sidebar shows the lesson
+        if place is not None and place[0] == deck_name:  # before the full run: its sidebar shows the lesson
+            arrive(decks.load(deck_name), place[1], view.presentation.view)
         return True
     st.session_state[SEEN] = seen
     total = len(decks.load(deck_name).screens)

@@ -1,7 +1,8 @@
 """Where a presented deck stands lives with the room (issue 48 item 6, issue 50 item 3), run against both
 registries: the room's teacher sets it; every reader of the room (another tab of the teacher, a key taken back
 with the PIN, a student, the projector's window) reads the same record; nobody else can set it. A viewer reads
-how the class answered once the answer is revealed, never before; a student never reads the others' answers."""
+how the class answered once the answer is revealed, never before; a student never reads the others' answers.
+The presenter's steered views of a page screen are part of the record."""
 
 import pytest
 
@@ -21,7 +22,7 @@ def test_the_teacher_s_presentation_is_read_by_every_view_of_the_room(rooms):
     rooms.join(key.code, sid(1), PHONE)
     assert rooms.teacher_view(key).presentation == Presentation()  # none before the teacher sets one
     shown = Presentation(deck="default", screen=7, blanked=True, started=1000.5, paused=1300.0,
-                         paused_total=12.0, handout=True)
+                         paused_total=12.0, handout=True).steered("head", "3").steered("step", "4")
     rooms.present(key, shown)
     assert rooms.teacher_view(key).presentation == shown
     assert rooms.student_view(key.code, sid(1)).presentation == shown
@@ -38,6 +39,10 @@ def test_only_the_room_s_teacher_sets_it_and_only_a_valid_record(rooms):
         rooms.present(TeacherKey(key.code, "not-the-secret"), Presentation(deck="default", screen=2))
     for bad in (Presentation(deck="../x", screen=1), Presentation(deck="default", screen=-1),
                 Presentation(deck="default", screen=True), Presentation(deck="default", started=float("nan")),
+                Presentation(deck="default", screen=3).steered("head", "<b>1</b>"),
+                Presentation(deck="default", screen=3).steered("Head&x", "1"),
+                Presentation(deck="default", screen=3, view=(("head", 3),)),
+                Presentation(deck="default", screen=3, view=tuple((f"v{c}", "1") for c in "abcde")),
                 {"deck": "default", "screen": 2}):
         with pytest.raises(RoomError):
             rooms.present(key, bad)
@@ -73,3 +78,12 @@ def test_the_clock_counts_what_ran_and_leaves_out_its_pauses():
     assert clock.pause(200.0).restart(300.0).elapsed(400.0) == 0.0  # a paused clock restarts paused
     assert Presentation.from_json(clock.to_json()) == clock
     assert Presentation.from_json("nonsense") == Presentation() == Presentation.from_json('{"screen": "x"}')
+
+
+def test_the_steered_views_are_kept_in_order_and_read_back_from_json():
+    """The presenter's picks (issue 48 item 7): a second pick of a view replaces the first, the record reads back
+    as it was written, and a stored record with a pick that is not a name and a number reads as no presentation."""
+    shown = Presentation(deck="default", screen=3).steered("step", "4").steered("head", "2").steered("step", "1")
+    assert shown.view == (("head", "2"), ("step", "1"))
+    assert Presentation.from_json(shown.to_json()) == shown
+    assert Presentation.from_json('{"deck": "default", "screen": 3, "view": [["head", "two"]]}') == Presentation()

@@ -165,6 +165,7 @@ def test_every_screen_of_the_default_deck_fits_a_1280x720_projector(lab_server, 
         page = context.new_page()
         page.goto(f"{lab_server}/present?deck=default&screen=1&projector=1")
         page.wait_for_selector(SETTLED, timeout=60_000)
+        page.get_by_role("button", name="Next ▶").wait_for(timeout=WAIT)  # its key is bound once it is drawn
         fits = {}
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
@@ -176,5 +177,61 @@ def test_every_screen_of_the_default_deck_fits_a_1280x720_projector(lab_server, 
                 page.screenshot(path=str(ARTIFACTS / f"present-720p-scrolls-{number:02d}.png"))
         scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["top"] != 0}
         assert not scrolled, scrolled
+    finally:
+        context.close()
+
+
+PICKED = """([label, starts]) => [...document.querySelectorAll('[role=radiogroup]')].some(g =>
+    g.getAttribute('aria-label') == label
+    && [...g.querySelectorAll('[role=radio][aria-checked=true]')].some(b => b.innerText.trim().startsWith(starts)))"""
+
+
+def _picked(page, label: str) -> str:
+    """The value picked on the row of buttons labelled `label` (st.segmented_control), as the page shows it."""
+    return page.locator(f"[role=radiogroup][aria-label='{label}'] [role=radio][aria-checked=true]").first.inner_text(
+        ).strip()
+
+
+def test_the_presenter_steers_a_page_screens_step_and_head_on_the_projector(lab_server, browser):
+    """Issue 48 item 7: on a page screen the presenter view's "On the projector" rows pick the page's step and head
+    (the Scaled dot-product page) or layer and head (the Trained heads norm view); the projector's window, following
+    the room, shows the page with them; the next screen starts from its own view again."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    try:
+        presenter = open_page(context, f"{lab_server}/present?deck=default&presenter=1")
+        presenter.get_by_role("textbox", name="Choose a PIN (6 or more characters)").fill("246810")
+        presenter.get_by_role("button", name="Open a room").first.click()
+        link = presenter.get_by_role("link", name="Open the projector window")
+        link.wait_for(timeout=WAIT)
+        code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
+        projector = open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
+        for number in (2, 3):
+            presenter.keyboard.press("ArrowRight")
+            at_screen(projector, number)
+        assert _picked(projector, "Step").startswith("2.")  # the screen's own view: step=2
+        rows = presenter.locator(".st-key-present_steer [role=radiogroup]")
+        rows.nth(0).get_by_role("radio", name="4", exact=True).click()  # Step
+        projector.wait_for_function(PICKED, arg=["Step", "4."], polling=200, timeout=WAIT)
+        rows.nth(1).get_by_role("radio", name="3", exact=True).click()  # Head
+        projector.wait_for_function(PICKED, arg=["Head to inspect", "3"], polling=200, timeout=WAIT)
+        projector.wait_for_selector(SETTLED, timeout=WAIT)
+        assert _picked(projector, "Step").startswith("4.")  # the step is still the steered one
+        ARTIFACTS.mkdir(exist_ok=True)
+        projector.screenshot(path=str(ARTIFACTS / "present-steered-projector-03.png"))
+        presenter.screenshot(path=str(ARTIFACTS / "present-steered-presenter-03.png"))
+        presenter.keyboard.press("ArrowRight")  # a question screen, then the next page screen: its own view
+        at_screen(projector, 4)
+        presenter.get_by_text(REVEALS).wait_for(timeout=WAIT)
+        if REVEALS in presenter.inner_text("body"):
+            presenter.keyboard.press("ArrowRight")
+            projector.get_by_text("How the class answered").wait_for(timeout=WAIT)
+        presenter.keyboard.press("ArrowRight")
+        at_screen(projector, 5)
+        presenter.keyboard.press("Home")
+        at_screen(projector, 1)
+        for number in (2, 3):
+            presenter.keyboard.press("ArrowRight")
+            at_screen(projector, number)
+        assert _picked(projector, "Step").startswith("2.")  # back on screen 3: its own view again
     finally:
         context.close()
