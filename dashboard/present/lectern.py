@@ -11,6 +11,7 @@ import streamlit as st
 from dashboard import display
 
 TYPED = "present_typed"  # digits typed toward a jump ("1", "12"), until Enter or Escape
+NO_SUCH = "present_no_such"  # the number of a jump refused: the deck has no such screen
 PANEL = "present_panel"  # "screens" (G) or "keys" (?) while that list is open
 MAX_DIGITS = 3  # a deck holds at most classroom.decks.MAX_SCREENS (200) screens
 
@@ -61,10 +62,13 @@ def typed(digit: str):
 
 
 def jump(go, last: int):
-    """Enter: to the screen whose number was typed (one past the deck's end stands on its last)."""
+    """Enter: to the screen whose number was typed; a number the deck has no screen for goes nowhere (a slip of
+    the finger must not show the class the last screen), and the view says so."""
     number = st.session_state.pop(TYPED, "")
-    if number and int(number) >= 1:
-        go(min(int(number), last))
+    if number and 1 <= int(number) <= last:
+        go(int(number))
+    elif number:
+        st.session_state[NO_SUCH] = (int(number), last)
 
 
 def forget():
@@ -75,6 +79,8 @@ def forget():
 def panels(titles: list[str], go):
     """What G and ? open: the screens to jump to, or the keys; and the number typed so far."""
     ss = st.session_state
+    if refused := ss.pop(NO_SUCH, None):
+        st.warning(f"There is no screen {refused[0]}: this deck has {refused[1]}. The projector stays where it is.")
     if ss.get(TYPED):
         st.info(f"Go to screen **{ss[TYPED]}**: Enter (Escape forgets it).")
     if ss.get(PANEL) == "keys":

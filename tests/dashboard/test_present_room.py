@@ -140,6 +140,12 @@ def test_the_keys_blank_the_projector_jump_and_ask_again():
     teacher.button(key="present_key_presenter_Enter").click().run()
     projector.run()
     assert teacher.session_state[AT] == 12 and projector.session_state[NUMBER] == 12
+    for digit in "99":  # a slip of the finger: no such screen, and the projector stays
+        teacher.button(key=f"present_key_presenter_{digit}").click().run()
+    teacher.button(key="present_key_presenter_Enter").click().run()
+    projector.run()
+    assert teacher.session_state[AT] == 12 and projector.session_state[NUMBER] == 12
+    assert f"There is no screen 99: this deck has {len(DECK.screens)}" in text(teacher)
     teacher.button(key="present_key_presenter_End").click().run()
     assert teacher.session_state[AT] == len(DECK.screens)
     teacher.button(key="present_key_presenter_Home").click().run()
