@@ -12,8 +12,12 @@ import sys
 from animations.catalog import deck_names
 from animations.transcripts import transcripts
 from classroom.deck_folder import deck_path
+from classroom.deck_questions import screen_question
 from classroom.decks import DEFAULT_DECK, DeckError, load_deck
+from classroom.films.store import FilmStore
 from classroom.handout import write_handout
+from classroom.question import QuestionError
+from jobs import media_dir
 
 
 def main(argv=None) -> int:
@@ -29,6 +33,12 @@ def main(argv=None) -> int:
         return 2
     path = write_handout(deck, args.out, transcripts=transcripts)
     print(f"{path}: the handout of {deck.title!r}, {len(deck.screens)} screens.")
+    film_of = FilmStore(media_dir()).load  # as the handout read them
+    for s in (s for s in deck.screens if s.kind == "question"):
+        try:
+            screen_question(s, film_of)
+        except QuestionError as err:  # the handout says only that it is not printed: why is the teacher's
+            print(f"screen {s.number}: its question is not printed: {err}", file=sys.stderr)
     return 0
 
 

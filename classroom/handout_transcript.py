@@ -14,7 +14,7 @@ e = html.escape
 # videos -> their [(step, caption), ...] or None, in order (animations.transcripts.transcripts)
 Transcripts = Callable[[list[tuple[str, AttentionConfig]]], list]
 NONE_GIVEN = "This handout was made without the videos' transcripts; the lab's videos show them as captions."
-NOT_HERE = "The lab could not read this video's narration here (`make lecture` prepares the class's videos)."
+NOT_HERE = "This video's narration could not be read when this handout was made."
 
 
 def videos(screens) -> list[tuple[str, AttentionConfig]]:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from classroom.decks import MAX_SCREENS
 
 DECK_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a lab deck's name: its file's name without ".toml"
-MAX_PRESENTATION_CHARS = 400  # its JSON: a handful of short fields
+MAX_PRESENTATION_CHARS = 1200  # its JSON: a handful of short fields, and the numbers of the screens asked
 VIEW_TEXT = re.compile(r"[a-z_]{1,20}")  # a steered view's name (classroom/catalogue.py's Steer names)
 VIEW_VALUE = re.compile(r"[0-9]{1,3}")  # ... and its value: a step's, a head's number, a switch's 0 or 1
 MAX_STEERED = 4
@@ -32,6 +32,7 @@ class Presentation:
     paused_total: float = 0.0  # seconds the clock stood paused before `paused`
     handout: bool = False  # the deck's handout is shared with the room's students
     view: tuple = ()  # ((name, value), ...): the screen's views the presenter steered; () at each new screen
+    asked: tuple = ()  # the deck's question screens asked in this room: a step back to one asks it not again
 
     def problem(self) -> str | None:
         """Why this record cannot be kept (a page's bug, never a student's input), or None."""
@@ -43,6 +44,9 @@ class Presentation:
                 isinstance(p, tuple) and len(p) == 2 and all(isinstance(t, str) for t in p)
                 and VIEW_TEXT.fullmatch(p[0]) and VIEW_VALUE.fullmatch(p[1]) for p in self.view):
             return f"A steered view is at most {MAX_STEERED} names, each with a number."
+        if not isinstance(self.asked, tuple) or len(self.asked) > MAX_SCREENS or not all(
+                type(n) is int and 1 <= n <= MAX_SCREENS for n in self.asked):
+            return f"The screens asked are whole numbers from 1 to {MAX_SCREENS}."
         times = (self.started, self.paused, self.paused_total)
         if not all(isinstance(t, int | float) and math.isfinite(t) and t >= 0 for t in times):
             return "The presenter's clock holds times that are not moments."
@@ -89,6 +93,8 @@ class Presentation:
             fields = {k: v for k, v in json.loads(text).items() if k in cls.__dataclass_fields__}
             if isinstance(fields.get("view"), list):  # JSON's pairs are lists
                 fields["view"] = tuple(tuple(p) if isinstance(p, list) else p for p in fields["view"])
+            if isinstance(fields.get("asked"), list):
+                fields["asked"] = tuple(fields["asked"])
             got = cls(**fields)
         except (TypeError, ValueError, AttributeError):
             return cls()

@@ -15,7 +15,7 @@ from classroom.decks import DeckError
 from dashboard import controls
 from dashboard.lesson import state
 from dashboard.present import deck as decks
-from dashboard.present import presenter, projector
+from dashboard.present import presenter, projector, ready
 from dashboard.room import session as room_session
 from dashboard.text import deck_markdown, plain
 
@@ -74,10 +74,13 @@ else:
                 "and it shows each screen's notes, the next screen and the time, steers a **projector window** "
                 "and asks the deck's questions on students' phones. Or show the deck on this screen alone, "
                 "without the notes, stepped by → ← (a clicker's PageDown and PageUp) and Space.")
+    missing = ready.not_ready(deck)
+    ready.warning(deck)
     left, right = st.columns(2)
     left.button("Presenter view", key="present_to_presenter", type="primary", on_click=ss.update,
                 args=({MODE: "presenter"},))
     right.button("Show it here, as the projector", key="present_to_projector", on_click=ss.update,
                  args=({MODE: "projector", controls.state_key(controls.PROJECTOR, shared=True): True},))
-    st.dataframe([{"screen": s.number, "kind": s.kind, "title": s.title, "minutes": s.minutes}
-                  for s in deck.screens], hide_index=True)
+    st.dataframe([{"screen": s.number, "kind": s.kind, "title": s.title, "minutes": s.minutes,
+                   "on this machine": f"not ready: {missing[s.number]}".replace("`", "") if s.number in missing
+                   else "ready"} for s in deck.screens], hide_index=True)

@@ -26,8 +26,8 @@ from classroom.rooms import format_code
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.present import handout as handouts
-from dashboard.present import lectern, steer
-from dashboard.present.projector import LINK_NOTICE, keys, unready
+from dashboard.present import lectern, ready, steer
+from dashboard.present.projector import LINK_NOTICE, keys
 from dashboard.room import answers as room_answers
 from dashboard.room import session as room_session
 from dashboard.room import teacher as room_teacher
@@ -39,16 +39,18 @@ LINKED = "present_linked"  # the screen the link named, until this session is th
 
 
 def go(deck: Deck, number: int):
-    """Stand on screen `number`: its lesson becomes the teacher's; in a room, its question is asked and the room
-    keeps where the deck stands (the projector reads it there), its clock started if it was not."""
+    """Stand on screen `number`: its lesson becomes the teacher's; in a room, its question is asked (unless the
+    room asked it already) and the room keeps where the deck stands (the projector reads it there), its clock
+    started if it was not."""
     number = min(max(1, number), len(deck.screens))
     screen = _stand(deck, number)
     if room_session.teacher_key() is None:
         return
-    if screen.kind == "question" and not screen.unready:
-        _ask(screen, number)
     shown, name = room_session.presentation(), decks.name_of(deck)
-    room_session.present(replace(shown, deck=name, screen=number, blanked=False, view=(),
+    asked = shown.asked if shown.deck == name else ()
+    if screen.kind == "question" and not screen.unready and _ask(screen, number, number in asked):
+        asked = tuple(sorted({*asked, number}))
+    room_session.present(replace(shown, deck=name, screen=number, blanked=False, view=(), asked=asked,
                                  handout=shown.handout and shown.deck == name).start(time.time()))
     room_session.push_lesson(state.lesson())  # at once, not at the end of the run: the projector polls for it
 
@@ -88,16 +90,41 @@ def _clock(change: str):
         room_session.present(getattr(shown, change)(time.time()))
 
 
-def _ask(screen, number: int):
-    """Ask the screen's question (screen `number` of the deck) in the room, unless it is the room's current
-    question already (a step back and forth does not start a new round)."""
+def _ask(screen, number: int, before: bool) -> bool:
+    """Ask the screen's question (screen `number` of the deck) in the room; whether the room has it now. Not if
+    it is the room's current question, nor if the room asked it `before`: a step back to a question the class
+    answered (to discuss it) asks the phones nothing and adds no gradebook column; A asks it again on purpose."""
     try:
         question = decks.question_of(screen)
     except QuestionError as err:
-        room_session.say(f"The question of this screen cannot be asked: {err}")
-        return
-    if not _is_current(question):
-        room_session.ask(question, number)
+        room_session.say(f"The question of this screen cannot be asked: {str(err).replace('`', '')}")
+        return False
+    if _is_current(question):
+        return True
+    if before:
+        room_session.say("The class answered this question earlier: it is not asked again. A asks it again.")
+        return False
+    room_session.ask(question, number)
+    return True
+
+
+def _again(screen, number: int):
+    """A: ask this screen's question again: the room's current round again, or, back on a question the class
+    answered earlier, that question in a new round."""
+    if _asked(screen):
+        room_session.ask_again()
+    elif screen.kind == "question" and not screen.unready:
+        try:
+            room_session.ask(decks.question_of(screen), number)
+        except QuestionError:
+            pass  # it cannot be built here: the screen says why
+
+
+def _answered_before(screen) -> bool:
+    """The room asked this screen's question earlier, and another is its current one now."""
+    if screen.kind != "question" or screen.unready or _asked(screen):
+        return False
+    return screen.number in room_session.presentation().asked
 
 
 def _is_current(question) -> bool:
@@ -153,19 +180,23 @@ def view(deck: Deck, linked: int | None):
         keys(deck, number, step, "presenter", visible=True)
         st.markdown(f"### {number} / {last} · {deck_markdown(screen.title, inline=True)}")
         st.button("Keys (?)", key="present_keys_help", on_click=lectern.toggle, args=("keys",))
-    lectern.bind(last, lambda n: go(deck, n), _blank, room_session.reveal, room_session.ask_again, open_,
-                 _asked(screen))
+    lectern.bind(last, lambda n: go(deck, n), _blank, room_session.reveal, lambda: _again(screen, number), open_,
+                 _asked(screen) or _answered_before(screen))
     if shown.blanked:
         st.warning("The projector is blanked: it shows black. B or . shows it again.")
     if problem := decks.problem(decks.name_of(deck)):  # the file edited into an error: the class goes on
         st.error(plain(f"{problem} The class goes on with the deck as it was last read well; fix the file and "
                        "the next step reads it again."))
-    if screen.unready:
-        st.warning(unready(screen))
+    ready.warning(deck)
+    if why := ready.said(screen):
+        st.warning(plain(why))
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
+        if _answered_before(screen):
+            st.caption("The class answered this question earlier: stepping back did not ask it again. A asks it "
+                       "again.")
         if _asked(screen):
             if open_:
                 st.caption("→ (or R) reveals the answer; the next → goes on.")
@@ -185,8 +216,8 @@ def view(deck: Deck, linked: int | None):
 
 def _what(screen: Screen) -> str:
     """What the projector shows of a screen, in a line: its kind and its page, scene step, question or run."""
-    if screen.unready:
-        return "not ready on this machine"
+    if why := ready.why_not(screen):
+        return f"NOT READY on this machine ({why.replace('`', '')})"
     if screen.kind == "page":
         view = ", ".join(f"{k} {v}" for k, v in screen.view)
         return f"the page {screen.page}" + (f" ({view})" if view else "")

@@ -9,7 +9,6 @@ A page screen runs that page's own file, at the screen's lesson and view, as if 
 """
 
 import base64
-from pathlib import Path
 
 import streamlit as st
 
@@ -29,10 +28,11 @@ from dashboard.charts.draw import draw
 from dashboard.charts.questions import letter
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
+from dashboard.present import ready
 from dashboard.room import session as room_session
 from dashboard.room.teacher import address
 from dashboard.text import deck_markdown, plain
-from dashboard.video import player, studio
+from dashboard.video import player
 
 NUMBER = "present_number"  # the screen this window shows (1 = the first)
 SHOWN = "present_shown"  # (deck, number, steered views) whose lesson and view this window last opened
@@ -110,9 +110,8 @@ def show(deck: Deck):
     if view is not None and view.presentation.blanked and view.presentation.deck == name:
         with st.container(key="present_blank"):  # black over the whole window (display.py's CSS); the marker
             st.markdown("\u00a0")  # polls on beneath
-    elif screen.unready:
+    elif screen.unready:  # its title alone: why, and the command that prepares it, are the presenter's (ready.py)
         _title(screen)
-        st.info(unready(screen))
     elif not rerun.hidden(hiding.door_of(screen.kind, screen.page), screen.title):  # a room's open question
         DRAW[screen.kind](screen, view)
     with st.container(key="present_marker", horizontal=True, vertical_alignment="center", width="content"):
@@ -158,47 +157,28 @@ def _title(screen: Screen):
     st.title(deck_markdown(screen.title, inline=True), anchor=False)
 
 
-def _video_file(screen: Screen) -> Path | None:
-    """The screen's video as rendered before class (`make lecture`), at the best quality there is."""
-    for quality in ("class", "low"):
-        for voice in (studio.NARRATOR, None):
-            if (movie := studio.service().cached(screen.scene, screen.lesson, quality, voice)) is not None:
-                return movie
-    return None
-
-
-def unready(screen: Screen) -> str:
-    """Why this machine cannot show the screen, for the projector and the presenter (the lab's own words:
-    its install hint, whose commands read as code)."""
-    return f"This screen is not ready on this machine. {screen.unready}"
-
-
-def _not_ready(what: str):
-    st.info(f"{what} is not ready on this machine yet: `make lecture` prepares it before class.")
-
-
 def _scene(screen: Screen, view):
     _title(screen)
-    movie = _video_file(screen)
+    movie = ready.video_file(screen)
     part = next((p for p in steps(movie) if p.name == screen.step), None) if movie is not None else None
-    if part is None:
-        return _not_ready(f"The video's step {screen.step!r} of the scene {screen.scene!r}")
+    if part is None:  # not rendered here: the title alone (ready.py tells the presenter)
+        return
     player.play(part.clip, key="band_present", cues=player.step_cues(movie, part), autoplay=True)
 
 
 def _video(screen: Screen, view):
     _title(screen)
-    movie = _video_file(screen)
-    if movie is None:
-        return _not_ready(f"The video of the scene {screen.scene!r}")
+    movie = ready.video_file(screen)
+    if movie is None:  # not rendered here: the title alone
+        return
     player.play(movie, key="band_present_video", autoplay=True)
 
 
 def _film(screen: Screen, view):
     _title(screen)
     film = films().cached(screen.film)
-    if film is None:
-        return _not_ready("This training run")
+    if film is None:  # not trained here: the title alone
+        return
     k = film.snapshot_index(screen.at)
     at, total = int(film.snapshots[k]), film.settings.steps
     st.caption(f"Training step {at:,} of {total:,}")
@@ -215,8 +195,7 @@ def _question(screen: Screen, view: StudentView | None):
     _title(screen)
     try:
         question = decks.question_of(screen)
-    except QuestionError as err:
-        st.info(f"This question cannot be asked: {plain(err)}")
+    except QuestionError:  # it cannot be built here (its run is not trained): the title alone
         return
     ours = view is not None and view.round > 0 and view.prompt == question.prompt
     if ours and view.revealed and view.question is not None:

@@ -324,11 +324,13 @@ def test_the_handouts_letters_are_the_projectors():
     assert (letter(0), letter(25), letter(26)) == ("A", "Z", "AA")
 
 
-def test_a_question_about_a_training_run_not_trained_says_so_in_the_handout(deck_names):
+def test_a_question_about_a_training_run_not_trained_says_it_is_not_printed_without_setup_words(deck_names):
     deck = parse_deck('title = "t"\n[[screen]]\nkind = "question"\ntitle = "Which layer?"\nminutes = 1\n'
                       'question = "film"\nfilm = { layers = 2, steps = 100 }\n', "t.toml", deck_names)
     text = build_handout(deck, film_of=lambda settings: None)
-    assert "The question is not printed here: The 2-layer training run this question is about is not trained" in text
+    assert "The question is not printed here: it could not be made when this handout was." in text
+    assert "make lecture" not in text  # the teacher's setup words are not the students'
+    assert "Which layer?" in text
 
 
 def _formulas_of(page_html: str, number: int) -> set[str]:

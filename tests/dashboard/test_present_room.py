@@ -181,3 +181,28 @@ def test_the_clock_pauses_and_restarts_in_the_room(monkeypatch):
 def test_presentation_is_a_record_not_a_lesson_key():
     assert not hasattr(decks, "PLACE_KEY") and not hasattr(decks, "HANDOUT_KEY")
     assert Presentation().screen == 0 and st is not None
+
+
+def test_a_step_back_to_a_question_the_class_answered_does_not_ask_it_again_and_A_does():
+    """The fresh-eyes lecturer's case: back on screen 4 after later questions, the phones were asked it again (a
+    new round, a new gradebook column). Now the room keeps its rounds; the view says so; A asks it again."""
+    second = next(s.number for s in DECK.screens if s.kind == "question" and s.number > QUESTION)
+    teacher = teacher_at(QUESTION)
+    teacher.button(key="present_key_presenter_reveal").click().run()
+    for _ in range(QUESTION, second):
+        teacher.button(key="present_key_presenter_Space").click().run()
+        if teacher.session_state[AT] < second and "reveals the answer" in text(teacher):
+            teacher.button(key="present_key_presenter_reveal").click().run()
+    assert teacher.session_state[AT] == second
+    asked, first = room_of(teacher).asked, decks.question_of(DECK.screens[QUESTION - 1]).prompt
+    assert asked == 2 and room_of(teacher).presentation.asked == (QUESTION, second)
+    for digit in str(QUESTION):
+        teacher.button(key=f"present_key_presenter_{digit}").click().run()
+    teacher.button(key="present_key_presenter_Enter").click().run()
+    assert teacher.session_state[AT] == QUESTION
+    assert room_of(teacher).asked == asked  # nothing asked
+    assert "The class answered this question earlier" in text(teacher)
+    teacher.button(key="present_key_presenter_A").click().run()
+    now = room_of(teacher)
+    assert now.asked == asked + 1 and now.current.question.prompt == first
+    no_exception(teacher)
