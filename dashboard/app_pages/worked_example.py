@@ -13,16 +13,20 @@ from dashboard.lesson import rerun, state
 
 st.title("The article's worked example", anchor=False)
 # On the projector a deck's screen may show one part (the page's text and formula head each): the inputs,
-# the weights core computes, or the article's listings; the whole page does not fit one screen.
+# the weights the lab computes, or the article's listings; the whole page does not fit one screen.
 PART = controls.part(("inputs", "weights", "listings"))
-st.markdown(
-    f"Near its end, the article {ARTICLE} works a small example: two tokens, one head, d_k = 2, with Q = K = the "
-    "identity and V = diag(10, 20). Each token matches itself (score 1) better than the other (score 0); after ÷√2 "
-    "and the softmax that becomes **0.670 / 0.330**, so token 1's output is 0.670·(10, 0) + 0.330·(0, 20) = "
-    "**(6.70, 6.60)**. The article prints the weights, `tensor([[0.670, 0.330], [0.330, 0.670]])`; its listing "
-    "also prints W·V, but that line of its output is left out (`...`), so the outputs below are core's alone."
-)
-if PART != "weights":  # on the weights' slide, the charts below fit the screen in its place
+if PART == "weights":  # the weights' slide: the title, the three maps and the check fit the projector; the
+    st.caption(f"The small example near the end of the article {ARTICLE}: Q = K = the identity, "  # lecturer tells
+               "V = diag(10, 20), d_k = 2.")  # the story the page's text tells
+else:
+    st.markdown(
+        f"Near its end, the article {ARTICLE} works a small example: two tokens, one head, d_k = 2, with Q = K = "
+        "the identity and V = diag(10, 20). Each token matches itself (score 1) better than the other (score 0); "
+        "after ÷√2 and the softmax that becomes **0.670 / 0.330**, so token 1's output is 0.670·(10, 0) + "
+        "0.330·(0, 20) = **(6.70, 6.60)**. The article prints the weights, "
+        "`tensor([[0.670, 0.330], [0.330, 0.670]])`; its listing also prints W·V, but that line of its output is "
+        "left out (`...`), so the outputs below are the lab's own computation."
+    )
     st.latex(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V,"
              r"\qquad \operatorname{softmax}(s)_j = \frac{e^{s_j}}{\sum_{l} e^{s_l}}")
 
@@ -48,7 +52,7 @@ if PART in (None, "weights"):
         show(charts.matrix_heatmap(trace.output, labels, dims, "output = weights · V", "article-output"),
              "article_output", cfg, labelled(trace.output, labels, dims))
     w, out = trace.weights[0], trace.output
-    st.success(f"core computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}**, as the article prints, and outputs "
+    st.success(f"The lab computes weights **{w[0, 0]:.3f} / {w[0, 1]:.3f}**, as the article prints, and outputs "
                f"**{out[0, 0]:.2f} {out[0, 1]:.2f}** / **{out[1, 0]:.2f} {out[1, 1]:.2f}**, the line its printout "
                "leaves out.")
 if PART in (None, "listings"):
