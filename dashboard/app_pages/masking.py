@@ -1,5 +1,6 @@
 """Page 3: the same scores before the mask, after it, and after the softmax, for each mask kind."""
 
+import numpy as np
 import streamlit as st
 import torch
 
@@ -105,6 +106,10 @@ def one_stage(cfg, kind: str, trace, h, view, labels):
         stages = controls.tabs(STAGES, "mask_stage", STAGES[0], arrows=True)
         stage = next(i for i, s in enumerate(stages) if s.open)
         st.caption(ABOUT[kind])
+        scores = np.asarray(trace.scaled[h])
+        if stage == 0 and np.all(scores == scores.flat[0]):  # a one-colour grid, a one-tick legend: say why
+            st.caption(f"Every scaled score of this head is {scores.flat[0] + 0.0:.2f}: each key matches each query "
+                       "equally, so the weights show the mask alone.")
         shown = _predicted_first(cfg, kind)
         if stage == 2 and shown:
             explain_blocked(trace, labels)
