@@ -212,7 +212,8 @@ def _question(screen: Screen, view: StudentView | None):
         st.markdown(f"### {plain(question.prompt)}")
         # many choices (a sentence's word pieces) in columns: one per line ran below a 1080p screen
         per = -(-len(question.choices) // CHOICE_COLUMNS) if len(question.choices) > CHOICES_IN_ONE else None
-        columns = st.columns(CHOICE_COLUMNS) if per else [st.container()]
+        with st.container(key="present_choices"):  # read from the back of the room: larger (display.py's CSS)
+            columns = st.columns(CHOICE_COLUMNS) if per else [st.container()]
         for i, choice in enumerate(question.choices):
             with columns[i // per if per else 0]:
                 st.markdown(f"**{letter(i)}.** {plain(choice)}")
@@ -221,7 +222,7 @@ def _question(screen: Screen, view: StudentView | None):
         with qr:
             st.markdown(f"**Answer on your phone: room {format_code(code)}**")
             if (url := address(code)) is not None:
-                st.image(qr_svg(url), width=260)
+                st.image(qr_svg(url), width=340)
 
 
 def _split(view: StudentView):
