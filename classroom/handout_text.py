@@ -187,6 +187,7 @@ table.numbers th { background: #f0f0f0; font-weight: normal; }
 .tokens { font-family: "DejaVu Sans Mono", monospace; }
 .choices { list-style: none; padding-left: 1rem; } .letter { font-weight: bold; }
 .answer { border-left: 4px solid #009E73; padding: .1rem .8rem; background: #f2faf6; }
-nav ol { columns: 2; } .reading li { margin-bottom: .5rem; }
+nav ol { columns: 2; column-gap: 3rem; } nav li { break-inside: avoid; } .reading li { margin-bottom: .5rem; }
+@media (max-width: 640px) { nav ol { columns: 1; } }
 @media print { body { padding: 0; } nav { display: none; } }
 """
