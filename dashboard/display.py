@@ -261,11 +261,17 @@ def _projector_css(look: sizing.Look) -> list[str]:
     top = 16 * look.scale
     share = f"min({100 * top / look.fit_height:.4f}vh, {100 * top / (look.fit_height * 16 / 9):.4f}vw)"
     return [f"html {{font-size: clamp(16px, {share}, {top:.0f}px) !important;}}",
-            ('[data-testid="stMainBlockContainer"] {padding-top: 2.75rem !important; padding-left: 2rem !important; '
+            ('[data-testid="stMainBlockContainer"] {padding-top: 1.75rem !important; padding-left: 2rem !important; '
              'padding-right: 2rem !important;}'),
             '[data-testid="stHeader"] {background: transparent !important;}',  # over the page's top margin
             '[data-testid="stMain"] h1 {font-size: 1.75rem !important; padding-top: 0 !important;}',
             '[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {color: inherit !important;}',
+            # a caption, a control's label and an expander's title as large as the text (24 px at 1080p)
+            '[data-testid="stMain"] [data-testid="stCaptionContainer"], [data-testid="stMain"] [data-testid='
+            '"stWidgetLabel"] p, [data-testid="stMain"] [data-testid="stExpander"] summary p, [data-testid="stMain"] '
+            '[data-testid="stButtonGroup"] button p, [data-testid="stMain"] [data-testid="stPageLink"] p, '
+            '[data-testid="stMain"] [data-testid^="stSliderT"], [data-testid="stMain"] [data-testid="stButton"] p '
+            '{font-size: 1rem !important;}',
             '[data-testid="stCaptionContainer"] {opacity: 1 !important;}']
 
 

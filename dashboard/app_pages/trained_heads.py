@@ -45,7 +45,8 @@ def header() -> Slide | None:
     steps_box = second.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
     with second if controls.flag_before(label, "alone") else top:
         alone = controls.flag(label, "alone", on_change=trained.opened_alone,
-                              help="The open head's step fills the screen; ← and → move between its steps.")
+                              help="The open head's step fills the screen (a cell too small to print its number "
+                                   "shows it when you point at it); ← and → move between its steps.")
     return Slide(top, steps_box) if alone else None
 
 
@@ -178,9 +179,6 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
     st.markdown(f"**Layer {layer}, head {head}** on this sentence: mean weight on {weights}; "
                 f"evenness {measured['spread'][at]:.2f} ({spread}).")
     trace = trained.layer_trace(text, layer)
-    if alone:
-        st.caption("Sized so that the whole step fits the screen: a cell too small to print its number shows it "
-                   "when you point at it; switch “Show the open head alone” off for larger cells (and scrolling).")
     if picked is not None and not alone:
         piece_row(trace, head, picked)
     with draw_slide() if alone else nullcontext():

@@ -34,8 +34,9 @@ MAX_NUMBER_CELLS = 1024  # above this many cells no number can fit any screen: n
 SVG_UP_TO = 256
 AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 # A slide's heatmap: at most this share of the window's height; its title, controls, captions and key labels take
-# the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
-SLIDE_SHARE = 0.31
+# the rest (measured in tests/dashboard/test_projector_slides.py at 1920×1080 and 1280×720, with the projector's
+# text at 24 px or more at 1080p).
+SLIDE_SHARE = 0.28
 SLIDE_PANEL_CELL = 32  # px: a slide's panels sit side by side while each gives a cell this much (draw.panel_px)
 CELL_STEP = 64  # a cell's size is a whole number of 1/64 px: sums of such sizes are exact in floating point
 
@@ -63,7 +64,7 @@ class Look:
 ORDINARY = Look("ordinary", 1.0, 12, 20, 96)
 # Under half the window: the title, the folded introduction, one row of controls and the step's caption
 # take the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
-PROJECTOR = Look("projector", 1.5, 20, 32, 160, window_share=0.45, fit_height=1080)
+PROJECTOR = Look("projector", 1.5, 20, 32, 160, window_share=0.43, fit_height=1080)
 # A slide (the Trained heads' open head shown alone): the whole step in the window, whatever the sentence's
 # length; a long sentence's cells may then be too small for their numbers (colour only; the tooltip has them).
 SLIDE = Look("slide", 1.5, 20, 32, 160, window_share=SLIDE_SHARE, fit_height=1080, legible=False)
@@ -103,9 +104,12 @@ def plot_width() -> dict:
     return {"rangeMax": {"expr": "lab_cell * lab_cols"}}
 
 
+PROJECTED_MIN_PX = 24  # a projector's smallest chart text at 1080p (scaled with the window): read from the back
+
+
 def scaled(px: float) -> dict:
-    """A font size that grows with the look."""
-    return {"expr": f"{px} * lab_type * lab_fit"}
+    """A font size that grows with the look; on a projector never below PROJECTED_MIN_PX (at 1080p)."""
+    return {"expr": f"max({px} * lab_type * lab_fit, lab_fit_height > 0 ? {PROJECTED_MIN_PX} * lab_fit : 0)"}
 
 
 def label_px(longest: int, px: float) -> float:

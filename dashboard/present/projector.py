@@ -90,10 +90,11 @@ def step(deck: Deck, number: int):
 # The projector shows the slide and nothing of the software: no Streamlit menu, no chart toolbars or Export
 # menus; a window following a presenter (who drives it) not its switches nor the sidebar's arrow either.
 # Constant CSS, in this window's page only (a style-only st.html takes no room).
-_QUIET = ('[data-testid="stMainMenu"], [data-testid="stToolbar"], [data-testid="stElementToolbar"], '
+_QUIET = ('[data-testid="stMainMenu"], [data-testid="stElementToolbar"], '
           '[data-testid="stMain"] [data-testid="stPopover"] {display: none !important;}')
-_QUIET_FOLLOWING = ('[data-testid="stExpandSidebarButton"], [data-testid="stMain"] [data-testid="stCheckbox"] '
-                    '{display: none !important;}')
+_QUIET_FOLLOWING = ('[data-testid="stExpandSidebarButton"], [data-testid="stMain"] [data-testid="stCheckbox"], '
+                    '[data-testid="stMain"] [class*="_lab_prev"], [data-testid="stMain"] [class*="_lab_next"] '
+                    '{display: none !important;}')  # a page's ← → between its steps: the presenter steers them
 
 
 def show(deck: Deck):

@@ -74,6 +74,7 @@ def test_the_page_css_is_built_from_constants(look):
                          r'|\[data-testid="(stMainBlockContainer|stCaptionContainer|stHeader)"\]'
                          r'( \*|, \[data-testid="stCaptionContainer"\] \*)? \{[-a-z: .0-9!;]+\}'
                          r'|\[data-testid="stMain"\] h1 \{[-a-z: .0-9!;]+\}'
+                         r'|\[data-testid="stMain"\] [-\[\]a-zA-Z="^ ,]+ \{font-size: 1rem !important;\}'
                          r'|\[data-testid="stElementContainer"\]:has\(> \[data-testid="stHtml"\] > script\) '
                          r'\{display: none;\}'
                          r'|button\[data-testid\^="stBaseButton-primary"\]:not\(:disabled\)(:hover)? '

@@ -68,11 +68,12 @@ def test_the_blocked_reveal_counts_keys_in_whole_numbers(width):
     assert ticks[0] == "0" and len(set(ticks)) == len(ticks)
 
 
-def test_the_reveal_s_axis_type_is_half_as_large_again_on_the_projector():
-    """The projector's look multiplies the type by 1.5 (a window 1080 px high or more: vl-convert has none)."""
+def test_the_reveal_s_axis_type_is_at_least_24_px_on_a_1080p_projector():
+    """The projector's look multiplies the type by 1.5, and never gives less than 24 px at 1080p (issue 48 item 4;
+    vl-convert's window counts as 1080 px high or more)."""
     ordinary = {t["fontSize"] for t in count_labels(blocked_reveal(), 900, sizing.ORDINARY)}
     projected = {t["fontSize"] for t in count_labels(blocked_reveal(), 900, sizing.PROJECTOR)}
-    assert ordinary == {13} and projected == {19.5}
+    assert ordinary == {13} and projected == {max(13 * 1.5, sizing.PROJECTED_MIN_PX)} == {24}
 
 
 @pytest.mark.parametrize("width", [250, 600, 1800])

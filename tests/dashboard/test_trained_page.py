@@ -288,7 +288,7 @@ def test_in_projector_mode_open_this_head_or_a_link_shows_that_head_alone_with_c
     assert at.query_params["alone"] == "1" and "trained_box" not in boxes() and not at.dataframe  # a slide
     weights = grid(chart(at, "weights"), "weight", len(core_trained_trace(TEXT).tokens))
     assert_same_run(weights, core_trained_trace(TEXT).weights[note.layer - 1, note.head - 1])
-    assert any(c.value.startswith("Sized so that the whole step fits the screen") for c in at.caption)
+    assert "a cell too small to print its number" in at.toggle(key="view_trained_heads_alone").help  # said there
     at.toggle(key="view_trained_heads_alone").set_value(False).run()
     assert "alone" not in at.query_params and "trained_box" in boxes() and at.dataframe  # the whole page again
     at = open_page(make_app, {"sentence": TEXT, "projector": "1", "alone": "1", "step": "1"})  # a link to a slide
