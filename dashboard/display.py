@@ -11,6 +11,7 @@ address says which theme is on and opens it again. Charts follow because `draw.d
 text colours to Streamlit (`theme=None` still applies the theme's text and background).
 """
 
+import json
 import re
 from functools import lru_cache
 from urllib.parse import parse_qs
@@ -78,6 +79,45 @@ for (const scroller of [document.querySelector('[data-testid="stMain"]'), docume
   if (scroller) scroller.scrollTop = 0;
 }
 </script>"""
+
+
+# The projector shows the slide and nothing of the software: no Streamlit menu, no chart toolbars or Export
+# menus; a window following a presenter (who drives it) not its switches, a page's step arrows nor the sidebar's
+# arrow either. Constant CSS, in that window's page only (a style-only st.html takes no room).
+_QUIET = ('[data-testid="stMainMenu"], [data-testid="stElementToolbar"], '
+          '[data-testid="stMain"] [data-testid="stPopover"] {display: none !important;}')
+_QUIET_FOLLOWING = ('[data-testid="stExpandSidebarButton"], [data-testid="stMain"] [data-testid="stCheckbox"], '
+                    '[data-testid="stMain"] [class*="_lab_prev"], [data-testid="stMain"] [class*="_lab_next"] '
+                    '{display: none !important;}')
+
+
+def quiet_projector(following: bool):
+    """The projector's window without the software around its slide (above); `following`: a presenter drives it."""
+    st.html(f"<style>{_QUIET}{_QUIET_FOLLOWING if following else ''}</style>")
+
+
+# A row of buttons is a radio group: a clicked one keeps the focus, and the next → (or a clicker's PageDown) would
+# move the pick along the row instead of stepping the deck. So a click inside the box gives the focus back to the
+# page at once (one listener per window and box).
+_GIVE_KEYS_BACK = """<script>
+(() => {{
+  const box = {box};
+  window.labGivesKeysBack = window.labGivesKeysBack || new Set();
+  if (window.labGivesKeysBack.has(box)) return;
+  window.labGivesKeysBack.add(box);
+  document.addEventListener("click", (e) => {{
+    if (e.target.closest && e.target.closest(box)) setTimeout(() => document.activeElement.blur(), 0);
+  }}, true);
+}})();
+</script>"""
+_BOXES = frozenset({".st-key-present_steer"})  # the boxes that give the keys back: constants, never a visitor's
+
+
+def give_keys_back(box: str):
+    """A click inside `box` (a CSS selector of _BOXES) leaves no focus behind: the deck's keys step again."""
+    if box not in _BOXES:
+        raise ValueError(f"not a box that gives the keys back: {box!r}")
+    st.html(_GIVE_KEYS_BACK.format(box=json.dumps(box)), unsafe_allow_javascript=True)
 
 
 def scroll_to_top():

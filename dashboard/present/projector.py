@@ -20,7 +20,7 @@ from classroom.question import QuestionError
 from classroom.rooms import format_code, normalise_code
 from classroom.rooms.address import qr_svg
 from classroom.rooms.records import StudentView
-from dashboard import navigation
+from dashboard import display, navigation
 from dashboard.app_pages import predict
 from dashboard.charts import questions as qc
 from dashboard.charts import training
@@ -87,20 +87,10 @@ def step(deck: Deck, number: int):
     arrive(deck, number)
 
 
-# The projector shows the slide and nothing of the software: no Streamlit menu, no chart toolbars or Export
-# menus; a window following a presenter (who drives it) not its switches nor the sidebar's arrow either.
-# Constant CSS, in this window's page only (a style-only st.html takes no room).
-_QUIET = ('[data-testid="stMainMenu"], [data-testid="stElementToolbar"], '
-          '[data-testid="stMain"] [data-testid="stPopover"] {display: none !important;}')
-_QUIET_FOLLOWING = ('[data-testid="stExpandSidebarButton"], [data-testid="stMain"] [data-testid="stCheckbox"], '
-                    '[data-testid="stMain"] [class*="_lab_prev"], [data-testid="stMain"] [class*="_lab_next"] '
-                    '{display: none !important;}')  # a page's ← → between its steps: the presenter steers them
-
-
 def show(deck: Deck):
     """The projector's screen: the deck where this window stands, or where its room's presenter stands."""
     following, name = room_session.student_code() is not None, decks.name_of(deck)
-    st.html(f"<style>{_QUIET}{_QUIET_FOLLOWING if following else ''}</style>")
+    display.quiet_projector(following)
     view = room_session.student_view() if following else None
     if view is not None and (place := _place(view)) and place[0] == name:
         arrive(deck, place[1], view.presentation.view)

@@ -10,23 +10,10 @@ import streamlit as st
 
 from classroom.catalogue import Steer, page_at
 from classroom.decks import Screen
+from dashboard import display
 from dashboard.room import session as room_session
 
 SWITCH = {"0": "off", "1": "on"}
-# A row of buttons is a radio group: a clicked one keeps the focus, and the next → (or a clicker's PageDown) would
-# move the pick along the row instead of stepping the deck. So a click in the panel gives the focus back to the
-# page at once (one listener per window; a constant script).
-_GIVE_KEYS_BACK = """<script>
-if (!window.labSteerGivesKeysBack) {
-  window.labSteerGivesKeysBack = true;
-  document.addEventListener("click", (e) => {
-    if (e.target.closest && e.target.closest(".st-key-present_steer"))
-      setTimeout(() => document.activeElement.blur(), 0);
-  }, true);
-}
-</script>"""
-
-
 def steers(screen: Screen) -> tuple:
     """The views of this screen's page that the lectern steers (none for a screen that is not a ready page)."""
     if screen.kind != "page" or screen.unready:
@@ -73,4 +60,4 @@ def panel(screen: Screen):
                                  format_func=SWITCH.get if steer.count == "switch" else str,
                                  on_change=_steer, args=(steer.name, key))
         st.caption("Nothing picked: the page's own view, as the deck opens it.")
-    st.html(_GIVE_KEYS_BACK, unsafe_allow_javascript=True)
+    display.give_keys_back(".st-key-present_steer")

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from animations.sections import Step
 from classroom.decks import default_deck
 from dashboard.present import deck as decks
-from dashboard.present import projector
+from dashboard.present import projector, ready
 from dashboard.video import player
 
 from .conftest import APP, _register_pages, no_exception
@@ -26,7 +26,7 @@ def _fake_render(tmp_path, monkeypatch, screen):
     clip.write_bytes(movie.read_bytes())
     parts = [Step("first", clip, 0.0, 4.0, "First step's words."),
              Step(screen.step, clip, 4.0, 9.5, "The step's words.")]
-    monkeypatch.setattr(projector, "_video_file", lambda s: movie)
+    monkeypatch.setattr(ready, "video_file", lambda s: movie)
     monkeypatch.setattr(projector, "steps", lambda m: parts)
 
 
