@@ -68,6 +68,18 @@ def open_page(context, url: str):
     return page
 
 
+def presenter_and_projector(context, lab_server: str):
+    """The teacher's two windows in one browser: the presenter view, which opens a room, and the projector's
+    window its link opens."""
+    presenter = open_page(context, f"{lab_server}/present?deck=default&presenter=1")
+    presenter.get_by_role("textbox", name="Choose a PIN (6 or more characters)").fill("246810")
+    presenter.get_by_role("button", name="Open a room").first.click()
+    link = presenter.get_by_role("link", name="Open the projector window")
+    link.wait_for(timeout=WAIT)
+    code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
+    return presenter, open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
+
+
 def at_screen(page, number: int):
     try:
         _at_screen(page, number)
@@ -85,13 +97,7 @@ def _at_screen(page, number: int):
 def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_server, browser):
     context = browser.new_context(viewport={"width": 1920, "height": 1080})  # one teacher's browser, two windows
     try:
-        presenter = open_page(context, f"{lab_server}/present?deck=default&presenter=1")
-        presenter.get_by_role("textbox", name="Choose a PIN (6 or more characters)").fill("246810")
-        presenter.get_by_role("button", name="Open a room").first.click()
-        link = presenter.get_by_role("link", name="Open the projector window")
-        link.wait_for(timeout=WAIT)
-        code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
-        projector = open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
+        presenter, projector = presenter_and_projector(context, lab_server)
         at_screen(projector, 1)
         fits, notes_seen, cut, software, small = {}, [], {}, {}, {}
         ARTIFACTS.mkdir(exist_ok=True)
@@ -144,13 +150,7 @@ def test_a_reload_of_the_presenter_keeps_its_screen_and_clock_and_the_projector_
     from where it stood, and its next key still steps the projector."""
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     try:
-        presenter = open_page(context, f"{lab_server}/present?deck=default&presenter=1")
-        presenter.get_by_role("textbox", name="Choose a PIN (6 or more characters)").fill("246810")
-        presenter.get_by_role("button", name="Open a room").first.click()
-        link = presenter.get_by_role("link", name="Open the projector window")
-        link.wait_for(timeout=WAIT)
-        code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
-        projector = open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
+        presenter, projector = presenter_and_projector(context, lab_server)
         at_screen(projector, 1)
         for number in (2, 3):
             presenter.keyboard.press("ArrowRight")
@@ -209,17 +209,11 @@ def _picked(page, label: str) -> str:
 
 def test_the_presenter_steers_a_page_screens_step_and_head_on_the_projector(lab_server, browser):
     """Issue 48 item 7: on a page screen the presenter view's "On the projector" rows pick the page's step and head
-    (the Scaled dot-product page) or layer and head (the Trained heads norm view); the projector's window, following
-    the room, shows the page with them; the next screen starts from its own view again."""
+    (the Scaled dot-product page); the projector's window, following the room, shows the page with them; a key
+    after the click steps the deck; the screen opens at its own view again when the deck comes back to it."""
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     try:
-        presenter = open_page(context, f"{lab_server}/present?deck=default&presenter=1")
-        presenter.get_by_role("textbox", name="Choose a PIN (6 or more characters)").fill("246810")
-        presenter.get_by_role("button", name="Open a room").first.click()
-        link = presenter.get_by_role("link", name="Open the projector window")
-        link.wait_for(timeout=WAIT)
-        code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
-        projector = open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
+        presenter, projector = presenter_and_projector(context, lab_server)
         for number in (2, 3):
             presenter.keyboard.press("ArrowRight")
             at_screen(projector, number)
