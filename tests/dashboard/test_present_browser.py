@@ -88,6 +88,13 @@ def at_screen(page, number: int):
         raise
 
 
+def presenter_at(presenter, number: int):
+    """The presenter view stands on screen `number`, drawn: the projector moves as soon as the key's step reaches
+    the room, before the presenter's own run has drawn the screen it stepped to (its previews take longest)."""
+    presenter.get_by_role("heading", name=re.compile(rf"^{number} \/ {len(DECK.screens)} ")).wait_for(timeout=WAIT)
+    presenter.wait_for_selector(SETTLED, timeout=WAIT)
+
+
 def _at_screen(page, number: int):
     page.wait_for_function("([sel, want]) => [...document.querySelectorAll(sel)].some(e => e.innerText.trim() == want)",
                            arg=[MARKER, f"{number} / {len(DECK.screens)}"], polling=100, timeout=WAIT)
@@ -109,6 +116,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
                     at_screen(projector, number - 1)
                 presenter.keyboard.press(FORWARD[number % len(FORWARD)])  # the presenter window has the keys
                 at_screen(projector, number)
+                presenter_at(presenter, number)  # what the next key does is read from the presenter's own screen
             screen = DECK.screens[number - 1]
             assert screen.title in presenter.inner_text("body")
             if screen.notes:
