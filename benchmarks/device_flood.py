@@ -2,7 +2,9 @@
 
 The tabs (each a Room page tab from the flooder's address) open one after another before the
 students join, then each polls its page's fragments as a browser does (`poll`) or runs the page
-again without pause (`rerun`, waiting 5 s at most for each run), in a process of their own. The lab
+again without pause (`rerun`, waiting 5 s at most for each run), in a process of their own. `ramp`
+(issue 47 item 9): N new tabs a second instead, each opening its websocket and asking for its first
+run without waiting for it, kept open, from 5 s before the students join to the end (at most RAMP_MOST). The lab
 admits a device's first ATTENTION_LAB_DEVICE_SESSIONS sessions and refuses the others, and paces
 a device's reruns (dashboard/devices.py); printed: what the tabs got, and the class's rerun medians
 (its polls' and its votes' own reruns) calm and beside the flood.
@@ -14,22 +16,53 @@ from collections import Counter
 import websockets
 
 REFUSED_TAB = "tabs of the lab open"  # dashboard/devices.py's refusal of a device's extra session
+RAMP_MOST = 4000  # the ramp's tabs at most (a bound on this client, not the lab's)
+
+
+async def ramp(port: int, per_second: int, got: Counter, until):
+    """`per_second` new tabs a second from one address, never waiting for a page: what a script opening
+    sessions costs the lab. Each first run the lab answers is counted by what it showed."""
+    from hostile_ws import FLOODER, Tab
+
+    quiet = {"errors": [], "stopping": True}
+    tabs, t0 = [], asyncio.get_running_loop().time()
+    while not until() and len(tabs) < RAMP_MOST:
+        due = int((asyncio.get_running_loop().time() - t0) * per_second) + 1
+        while len(tabs) < min(due, RAMP_MOST):
+            tab = Tab(port, 5000 + len(tabs), quiet, "", FLOODER)
+            tabs.append(tab)
+            asyncio.create_task(_open_one(tab, got))
+        await asyncio.sleep(0.02)
+    got["tabs opened"] = len(tabs)
+    for tab in tabs:
+        await tab.close()
+
+
+async def _open_one(tab, got: Counter):
+    try:
+        ran = await asyncio.wait_for(tab.connect(), 60)
+    except (TimeoutError, OSError, websockets.WebSocketException):
+        got["tab: no answer within 60 s"] += 1
+        return
+    if ran is None:
+        got["tab: its first run never ran (dropped)"] += 1
+    else:
+        got["tab: refused with the sentence" if any(REFUSED_TAB in a for a in tab.alerts) else "tab: admitted"] += 1
 
 
 async def one_device(port: int, sessions: int, does: str, got: Counter, until):
     from hostile_ws import FLOODER, Tab  # it imports this module
 
+    if does == "ramp":
+        return await ramp(port, sessions, got, until)
     quiet = {"errors": [], "stopping": True}
-    tabs = []
-    for k in range(sessions):
-        tab = Tab(port, 3000 + k, quiet, "", FLOODER)
-        try:
-            await asyncio.wait_for(tab.connect(), 60)
-        except (TimeoutError, OSError, websockets.WebSocketException):
-            got["tab: not opened within 60 s"] += 1
-            continue
-        got["tab: refused" if any(REFUSED_TAB in a for a in tab.alerts) else "tab: admitted"] += 1
-        tabs.append(tab)
+    tabs, opening = [], []
+    for k in range(sessions):  # one after another, not waiting for each page (the lab runs none for most)
+        tabs.append(Tab(port, 3000 + k, quiet, "", FLOODER))
+        opening.append(asyncio.create_task(_open_one(tabs[-1], got)))
+        await asyncio.sleep(0.05)
+    await asyncio.gather(*opening)
+    tabs = [tab for tab in tabs if getattr(tab, "ws", None) is not None]
 
     async def drive(tab):
         while not until():
@@ -64,7 +97,7 @@ async def start(spawn, port: int, sessions: int, does: str, stop_flood):
     out = spawn.Queue()
     proc = spawn.Process(target=one_device_process, args=(port, sessions, does, stop_flood, out))
     proc.start()
-    await asyncio.sleep(max(5, sessions * 0.2))  # its tabs open one after another before the students join
+    await asyncio.sleep(5 if does == "ramp" else max(5, sessions * 0.2))  # its tabs open before the students join
     return proc, out
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 import device_flood
 import websockets
 from classroom_load import cpu_seconds, rss_mb
-from lab_server import start_streamlit, stop
+from lab_server import ROOT, start_streamlit, stop
 from room_scenario import ROOM, Member, open_room, seconds, wait_until
 from room_scenario import one_round as play_round
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -170,12 +170,30 @@ async def sample(pid: int, peak: list, lags: list, until):
         lags.append(time.monotonic() - t0 - 0.25)
 
 
+async def health(port: int, took: list, until):
+    """The lab's health check (what HAProxy asks) once a second: seconds until it answered (30: no answer)."""
+    import urllib.request
+
+    def ask() -> float:
+        t0 = time.monotonic()
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=30).read()
+        except OSError:
+            return 30.0
+        return time.monotonic() - t0
+
+    while not until():
+        took.append(await asyncio.to_thread(ask))
+        await asyncio.sleep(1.0)
+
+
 async def phase(port: int, pid: int, args, flooders: int, one: int = 0) -> dict:
     stats = {"errors": [], "ask": [], "count": [], "last answer": [], "reveal": [], "follow": [], "missed": 0,
-             "answer rerun": [], "join": [], "refused": Counter(), "flood": {}, "unchanged": 0, "lag": []}
+             "answer rerun": [], "join": [], "refused": Counter(), "flood": {}, "unchanged": 0, "lag": [], "health": []}
     teacher, code = await open_room(port, stats)
     rss0, peak, done = rss_mb(pid), [0.0], False
-    sampler = asyncio.create_task(sample(pid, peak, stats["lag"], lambda: done))
+    sampler = asyncio.gather(sample(pid, peak, stats["lag"], lambda: done),
+                             health(port, stats["health"], lambda: done))
     spawn = multiprocessing.get_context("spawn")
     stop_flood, out = spawn.Event(), spawn.Queue()
     flooder = spawn.Process(target=flooder_process, args=(port, code, flooders, args.attacks, stop_flood, out))
@@ -232,7 +250,8 @@ def run_phase(args, flooders: int, one: int = 0) -> dict:
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
         log = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 (the server writes it until it stops)
         proc, port = start_streamlit("dashboard/app.py", ["--server.fileWatcherType", "none"], log=log,
-                                     env={"ATTENTION_LAB_MEDIA": tmp, "ATTENTION_LAB_TRUSTED_PROXIES": "127.0.0.1"})
+                                     env={"ATTENTION_LAB_MEDIA": tmp, "ATTENTION_LAB_TRUSTED_PROXIES": "127.0.0.1"},
+                                     tree=Path(args.tree).resolve() if args.tree else ROOT)
         try:
             t0 = time.monotonic()
             stats = asyncio.run(phase(port, proc.pid, args, flooders, one))
@@ -241,6 +260,9 @@ def run_phase(args, flooders: int, one: int = 0) -> dict:
         finally:
             stop(proc)
             log.close()
+            if args.keep_log:
+                Path(f"{args.keep_log}.{'hostile' if flooders or one else 'calm'}").write_bytes(
+                    (Path(tmp) / "server.log").read_bytes())
 
 
 def p95(xs) -> float:
@@ -258,7 +280,8 @@ def report(calm: dict, hostile: dict, args):
             ("vote: its own rerun", "answer rerun", None),
             ("lesson change → a follower's page shows it", "follow", None),
             ("ask → a student's page shows the question", "ask", None),
-            ("reveal → a student's page shows the truth", "reveal", None)]
+            ("reveal → a student's page shows the truth", "reveal", None),
+            ("the lab's health check, once a second", "health", None)]
     for label, key, kind in rows:
         mine = [n for r, n in hostile["refused"].items() if kind and r.startswith(kind)]
         refused = hostile["unchanged"] if key == "follow" else max(mine, default=0) if kind == "vote" else sum(mine)
@@ -290,8 +313,11 @@ def main(argv=None):
                         help="what the flooder sends, in turn (rerun: the page run again, no attack)")
     parser.add_argument("--one-device", type=int, default=0, metavar="N",
                         help="N tabs from the flooder's one address beside the class (issue 39)")
-    parser.add_argument("--one-device-does", choices=["poll", "rerun"], default="poll",
-                        help="what those tabs do: poll their page as a browser does, or run it without pause")
+    parser.add_argument("--one-device-does", choices=["poll", "rerun", "ramp"], default="poll",
+                        help="what those tabs do: poll their page as a browser does, or run it without pause; "
+                             "ramp: N new tabs a second, to the end")
+    parser.add_argument("--keep-log", metavar="PATH", help="copy each phase's server log to PATH.calm, PATH.hostile")
+    parser.add_argument("--tree", help="serve another checkout's lab (e.g. `git worktree add /tmp/old HEAD~1`)")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     calm = run_phase(args, 0)

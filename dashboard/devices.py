@@ -6,9 +6,12 @@ hall's HAProxy). A script has one device and as many sessions (tabs, cookies, we
 the lab bounds per device:
 
 - sessions: a device holds at most `sessions_per_device` connected sessions (ATTENTION_LAB_DEVICE_SESSIONS,
-  default DEFAULT_SESSIONS: a student's phone or laptop with a few tabs). One more is refused at its
-  first run with a sentence, and its page runs nothing more (its reruns are dropped before a thread
-  starts); a session whose tab closed frees its place at once (the runtime's own word).
+  default DEFAULT_SESSIONS: a student's phone or laptop with a few tabs). One more is refused when it first
+  asks for a run, before any script runs (the gate below reads its device from its websocket's handshake):
+  its first run only shows the sentence, and only while its device has refusals to tell (TELLS_PER_S, after
+  TELL_BURST: a student's extra tab is told, a script opening tabs by the hundred gets no run at all);
+  every later rerun is dropped before a thread starts. A session whose tab closed frees its place at once
+  (the runtime's own word).
 - reruns: a device's sessions together run the whole page at most RUNS_PER_S a second and a part of
   it (a fragment) PARTS_PER_S (each after a burst); a rerun past that waits its turn, the latest
   replacing one still waiting (dashboard/serve.py, the rerun gate), so a script rerunning without
@@ -40,6 +43,7 @@ import uuid
 import streamlit as st
 
 import jobs
+from classroom.rooms.clients import address_of, trusted_proxies
 from dashboard import serve
 from dashboard.room import session as room_session
 
@@ -51,6 +55,7 @@ DEFAULT_SESSIONS = 6  # a phone or laptop with a few tabs of the lab; a reload's
 # fragment: a tab's timer polls once or twice a second, a control of the lesson view moves).
 RUNS_PER_S, BURST = 2.0, 10
 PARTS_PER_S, PART_BURST = 8.0, 24
+TELLS_PER_S, TELL_BURST = 1.0, 10  # a device's refused sessions whose first run shows why (a shared computer room's)
 PRUNE_S = 30.0  # how often the sessions that have gone are forgotten
 _SECRET = secrets.token_bytes(32)
 REFUSED = ("This device already has {limit} tabs of the lab open. Close one of the others, then reload this "
@@ -70,7 +75,8 @@ class Devices:
     def __init__(self, limit: int, alive=serve.session_alive, clock=time.monotonic, rate: float = RUNS_PER_S,
                  burst: int = BURST, part_rate: float = PARTS_PER_S, part_burst: int = PART_BURST):
         self.limit, self.alive, self.clock = limit, alive, clock
-        self.budgets = {True: (rate, burst), False: (part_rate, part_burst)}  # whole page? -> (rate, burst)
+        # (whole page?) -> (rate, burst); "told": a device's refusals that run to show the sentence
+        self.budgets = {True: (rate, burst), False: (part_rate, part_burst), "told": (TELLS_PER_S, TELL_BURST)}
         self._lock = threading.Lock()
         self._device: dict[str, str] = {}  # Streamlit session id -> its device (admitted sessions)
         self._refused: set[str] = set()
@@ -94,12 +100,36 @@ class Devices:
         with self._lock:
             for gone in set(mine) - set(live):
                 self._device.pop(gone, None)
-            self._refused = {s for s in self._refused if s != session}
+            self._refused.discard(session)
             if len(live) >= self.limit:
                 self._refused.add(session)
                 return False
             self._device[session] = device
             return True
+
+    def first(self, session: str, device: str | None) -> bool | None:
+        """A session's request before this process has seen it run: None when it is known (admitted, refused)
+        or the lab's own machine's (the gate then decides); else whether its first run runs: an admitted
+        session's always, a refused one's while its device has a refusal to tell (its run shows why)."""
+        with self._lock:
+            if device is None or session in self._device or session in self._refused:
+                return None
+        if self.enter(session, device):
+            return True
+        with self._lock:
+            return self._take((device, "told")) is None
+
+    def _take(self, budget: tuple) -> float | None:
+        """One token of `budget` (device, kind), under the lock: None if there was one, else seconds to the next."""
+        rate, burst = self.budgets[budget[1]]
+        tokens, then = self._tokens.get(budget, (float(burst), self.clock()))
+        now = self.clock()
+        tokens = min(float(burst), tokens + (now - then) * rate)
+        if tokens >= 1.0:
+            self._tokens[budget] = (tokens - 1.0, now)
+            return None
+        self._tokens[budget] = (tokens, now)
+        return (1.0 - tokens) / rate
 
     def gate(self, session: str, whole: bool = True) -> float | None:
         """The rerun gate (dashboard/serve.py): None to run now, -1 to drop, else seconds to wait.
@@ -110,15 +140,7 @@ class Devices:
             device = self._device.get(session)
             if device is None:
                 return None  # the lab's own machine, or a session before its first run
-            rate, burst = self.budgets[whole]
-            tokens, then = self._tokens.get((device, whole), (float(burst), self.clock()))
-            now = self.clock()
-            tokens = min(float(burst), tokens + (now - then) * rate)
-            if tokens >= 1.0:
-                self._tokens[(device, whole)] = (tokens - 1.0, now)
-                return None
-            self._tokens[(device, whole)] = (tokens, now)
-            return (1.0 - tokens) / rate
+            return self._take((device, whole))
 
     def forget_gone(self):
         """Drop the sessions that have gone, their keys and the budgets of devices left without a session."""
@@ -155,10 +177,14 @@ _pending: dict = {}  # session -> how to run its latest put-off rerun (used on t
 
 
 def rerun_gate(session: str, later, whole: bool = True) -> bool:
-    """dashboard/serve.py's rerun gate: whether a rerun runs now; a refused session's is dropped, and one
+    """dashboard/serve.py's rerun gate: whether a rerun runs now. A session's first request is admitted or
+    refused here, before any script runs (`Devices.first`); a refused session's reruns are dropped, and one
     past its device's rate is run when a token is there, the session's latest request replacing one
     still waiting (what it loses: a button press in the replaced request)."""
     try:
+        runs = DEVICES.first(session, address_of(*serve.session_client(session), trusted_proxies()))
+        if runs is not None:
+            return runs
         wait = DEVICES.gate(session, whole)
     except Exception:  # a bug here must not stop the lab: the run goes ahead
         log.exception("the rerun gate failed")

@@ -31,6 +31,7 @@ Streamlit keeps out of `st.query_params`, tells which theme a link forces (displ
 
 Per device (dashboard/devices.py decides): `session_id()`, the running session's own id (clear_cache
 does not change it), `session_alive(id)` (Runtime.is_active_session: False once its websocket closed),
+`session_client(id)` (who it is, from its websocket's handshake, before any of its scripts runs),
 and a gate every rerun passes first, on the event loop (`set_rerun_gate`): `gate(session id, later,
 whole page?)` runs it now (True), or not (False: dropped, or `later()` called when its turn comes).
 
@@ -85,6 +86,8 @@ def check() -> list[str]:
 
     if not hasattr(Runtime, "is_active_session"):
         missing.append("Runtime.is_active_session")
+    if not hasattr(Runtime, "get_client"):
+        missing.append("Runtime.get_client")
     from streamlit.runtime.state import common, session_state
 
     if not hasattr(session_state.SessionState, "on_script_will_rerun"):
@@ -203,6 +206,19 @@ def session_alive(session: str) -> bool:
     """Whether Streamlit's session `session` is still connected (True where no server runs: AppTest)."""
     runtime = _runtime()
     return runtime is None or runtime.is_active_session(session)
+
+
+def session_client(session: str) -> tuple[str | None, list[str]]:
+    """Who session `session` is, as its script's `st.context` would say, readable before any script runs (the
+    rerun gate's question): its connection's address (None for this machine's 127.0.0.1 and ::1, as
+    st.context.ip_address) and its X-Forwarded-For headers' values. (None, []) where no server runs."""
+    runtime = _runtime()
+    context = getattr(runtime.get_client(session), "client_context", None) if runtime is not None else None
+    if context is None:
+        return None, []
+    peer = context.remote_ip
+    return (None if peer in ("127.0.0.1", "::1") else peer,
+            [value for name, value in context.headers if name.lower() == "x-forwarded-for"])
 
 
 def offline(args: list[str]) -> list[str]:

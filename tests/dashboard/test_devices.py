@@ -15,6 +15,8 @@ import time
 
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.util import calc_hash
 from websockets.sync.client import connect
 
 from dashboard import devices, serve
@@ -58,6 +60,24 @@ def test_a_devices_reruns_pass_at_their_rate_after_a_burst_whichever_session_ask
     assert devices.gate("not yet admitted") is None, "a session's first run is never held back"
     assert devices.gate("a1", whole=False) is None and devices.gate("a2", whole=False) == pytest.approx(0.1), \
         "a fragment's reruns have a budget of their own"
+
+
+def test_a_sessions_first_request_is_admitted_or_refused_before_it_runs_and_a_device_is_told_a_few_times():
+    """Issue 47 item 9: a device past its bound gets its refusal's run (the sentence) TELL_BURST times, then one a
+    second; its other new sessions get no run at all, so a script opening sessions by the hundred costs no
+    script run each. A known session, or the lab's own machine's, is left to the rate gate."""
+    clock, live = Clock(), set()
+    devices = Devices(2, alive=lambda s: s in live, clock=clock)
+    live.update(f"t{n}" for n in range(40))
+    assert devices.first("t0", "10.0.0.9") is True and devices.first("t1", "10.0.0.9") is True
+    assert devices.first("t0", "10.0.0.9") is None, "an admitted session is the rate gate's"
+    told = [devices.first(f"t{n}", "10.0.0.9") for n in range(2, 2 + devices.budgets["told"][1] + 5)]
+    assert told == [True] * devices.budgets["told"][1] + [False] * 5
+    assert devices.gate("t2") == -1.0 and devices.first("t2", "10.0.0.9") is None, "refused for its life"
+    clock.now += 1 / devices.budgets["told"][0]
+    assert devices.first("t30", "10.0.0.9") is True and devices.first("t31", "10.0.0.9") is False
+    assert devices.first("t32", "10.0.0.7") is True, "another device has its own places"
+    assert devices.first("t33", None) is None, "the lab's own machine"
 
 
 def test_a_session_key_is_stable_secret_and_alive_only_while_its_session_is():
@@ -182,6 +202,57 @@ def test_clear_cache_does_not_seat_a_tab_twice(lab):
         assert after["room"] == "open" and after["limit"].startswith("held"), after
     finally:
         tab.close()
+
+
+def first_runs(tabs: list[Tab], expected: int, grace: float = 3.0) -> list[list[str] | None]:
+    """Each tab's first run asked for at once (all the requests sent before any answer is read): the warnings
+    and errors each run showed, or None for a tab whose run did not come. Runs come as slowly as the machine
+    lets them (at most a minute); once `expected` have, the others get `grace` seconds more."""
+    for tab in tabs:
+        tab.ws.send(BackMsg(rerun_script={"query_string": tab.query, "page_script_hash": calc_hash(tab.page)})
+                    .SerializeToString())
+    shown, deadline = [], time.monotonic() + 60
+    for tab in tabs:
+        said = []
+        while True:
+            try:
+                msg = ForwardMsg.FromString(tab.ws.recv(timeout=max(0.05, deadline - time.monotonic())))
+            except TimeoutError:
+                shown.append(None)
+                break
+            if msg.WhichOneof("type") == "script_finished":
+                shown.append(said)
+                if sum(s is not None for s in shown) == expected:
+                    deadline = min(deadline, time.monotonic() + grace)
+                break
+            if msg.WhichOneof("type") == "delta" and msg.delta.new_element.WhichOneof("type") == "alert":
+                said.append(msg.delta.new_element.alert.body)
+    return shown
+
+
+@pytest.mark.slow
+def test_a_device_opening_tabs_by_the_dozen_gets_its_bound_a_few_refusals_and_no_run_for_the_rest(lab):
+    """Issue 47 item 9 on the real server: one device (127.0.0.9) opens 40 tabs and asks for all their first
+    runs at once. Its bound (2) runs the page; TELL_BURST more show the refusal (plus one a second while the
+    server answered them); the rest never run. Another device still gets in."""
+    server = lab(renders=0, env={"ATTENTION_LAB_DEVICE_SESSIONS": "2"})
+    tabs = [Tab(server.port, "127.0.0.9") for _ in range(40)]
+    try:
+        t0 = time.monotonic()
+        shown = first_runs(tabs, 2 + devices.TELL_BURST)
+        took = time.monotonic() - t0
+        refused = [said for said in shown if said is not None and any("tabs of the lab open" in s for s in said)]
+        ran = [said for said in shown if said is not None and said not in refused]
+        rate, burst = devices.TELLS_PER_S, devices.TELL_BURST
+        assert len(ran) == 2, shown
+        assert burst <= len(refused) <= burst + rate * took + 1, (len(refused), took)
+        assert shown.count(None) == 40 - 2 - len(refused) > 0
+        other = Tab(server.port, "127.0.0.10")
+        tabs.append(other)
+        assert admitted(other), "another device is not counted with the first"
+    finally:
+        for tab in tabs:
+            tab.close()
 
 
 def admitted(tab: Tab) -> bool:
