@@ -77,9 +77,13 @@ def change_reason(before, after, h: int, q: int) -> str:
         text += f"so it stays within 0.01 (it changes by {amount(d)})"
     else:
         text += f"{'up' if d > 0 else 'down'} by {amount(d)}"
-    ka = int(wa.argmax())
-    if ka not in tops[1][0] and ka < len(wb) and la[ka] == lb[ka]:  # another key holds the largest weight now
-        text += f" (a different key: “{la[ka]}” itself now gets {wb[ka]:.3f})"
+    held = [int(k) for k in tops[0][0] if k < len(wb) and la[k] == lb[k]]  # the key(s) that held it before
+    if held and not set(held) & {int(k) for k in tops[1][0]}:  # another key holds the largest weight now
+        if len(held) == 1:
+            text += f" (a different key: “{la[held[0]]}” itself now gets {wb[held[0]]:.3f})"
+        else:  # a tie before: each of the keys that shared it, by name
+            text += (f" (a different key: {join_words([f'“{la[k]}”' for k in held])}, which shared it, now get "
+                     f"{join_words([f'{wb[k]:.3f}' for k in held])})")
     renormalised = _renormalised(before, after, h, q)
     if renormalised:
         return text + renormalised

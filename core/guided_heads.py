@@ -175,9 +175,16 @@ def on_corpus(layer: int, head: int, k: int) -> str:
 
 
 def held_on_corpus(layer: int, head: int, k: int) -> str:
-    """The short form, for a video's caption: "on 312 of 400 sentences of The Devil's Dictionary"."""
-    held = ON_CORPUS[layer, head, k][0]
-    return f"on {'all' if held == CORPUS_SIZE else f'{held} of'} {CORPUS_SIZE} sentences of {CORPUS}"
+    """The short form, for a video's caption: "on 399 of 400 sentences of …, the other a shorter one", or "on 332 of
+    400 sentences of …, failing on 29 of its 44 longest" (its sentences of LONG word pieces or more)."""
+    held, long_failed, long = ON_CORPUS[layer, head, k]
+    where = f"{CORPUS_SIZE} sentences of {CORPUS}"
+    if held == CORPUS_SIZE:
+        return f"on all {where}"
+    failed = CORPUS_SIZE - held
+    if long_failed:
+        return f"on {held} of {where}, failing on {long_failed} of its {long} longest"
+    return f"on {held} of {where}, {'the other a shorter one' if failed == 1 else f'the {failed} others shorter ones'}"
 
 
 EVERY = f"on all {len(TRIED)} sentences chosen to refute it"  # how a claim that holds on all of TRIED says so
@@ -242,7 +249,7 @@ HEADS_WORTH_A_LOOK = (
              f"and sometimes on longer ones ({_said(5, 6, 'cls_share', 'It was the dog that the boy saw.')}; "
              f"{_said(5, 6, 'cls_share', 'The the the the.')}).",
              _CLS,
-             caveat="Kobayashi et al. (2020, “Attention is not only a weight”) measured the same for [CLS], "
+             caveat="Kobayashi et al. (2020, “Attention is Not Only a Weight”) measured the same for [CLS], "
                     "[SEP] and punctuation in BERT: large weights, short transformed values."),
     HeadNote(6, 12, "One word for every row",
              "On most sentences, at least half of the word pieces put their largest weight (of the word pieces) on "

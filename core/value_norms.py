@@ -1,5 +1,5 @@
 """Weight is not contribution: what each head passes on from each key (Kobayashi et al. 2020,
-"Attention is not only a weight: analyzing transformers with vector norms").
+"Attention is Not Only a Weight: Analyzing Transformers with Vector Norms").
 
 A head's share of layer output for query i is Σ_j α_ij f(x_j) with f(x_j) = (x_j W_V^h + b_V^h) W_O^h:
 the key's value, *its value bias included* (Kobayashi et al. include it), through the head's own rows

@@ -27,7 +27,7 @@ MEASURED = {"previous": "mean weight on the previous piece", "cls": "mean weight
 AVERAGED = "the rows of the sentence's own pieces ([CLS] and [SEP] left out)"
 CITED = "Jain and Wallace 2019; Wiegreffe and Pinter 2019"  # "attention is not (not) explanation"
 # said instead of the note's caveat where the share of [CLS] is large: Kobayashi et al. found short values, not that
-KOBAYASHI_HERE = ("The value of [CLS] is still short, as Kobayashi et al. (2020, “Attention is not only a weight”) "
+KOBAYASHI_HERE = ("The value of [CLS] is still short, as Kobayashi et al. (2020, “Attention is Not Only a Weight”) "
                   "found for [CLS], [SEP] and punctuation in BERT; here the weight on it is large enough to outweigh "
                   "that.")
 FORMULA = {"previous": "mean<sub>i</sub> w<sub>i, i−1</sub>", "cls": "mean<sub>i</sub> w<sub>i, 0</sub>"}

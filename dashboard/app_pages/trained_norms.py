@@ -89,7 +89,7 @@ def norm_view(text: str, layer: int, head: int, beside: bool = False):
         st.markdown("**Weight is not contribution.** What a head adds to word piece i is Σ_j α_ij f(x_j), where "
                     "f(x_j) = (x_j W_V + b_V) W_O is key j's value, bias included, through this head's rows of W_O. "
                     "A large weight on a key whose f(x_j) is short passes on little (Kobayashi et al. 2020, "
-                    "“Attention is not only a weight”).")
+                    "“Attention is Not Only a Weight”).")
     for column, values, title, name in ((left, weights, "weights α_ij", "norm-weights"),
                                         (right, shares, "share of ‖α_ij f(x_j)‖ in row i", "norm-shares")):
         with column:
@@ -100,5 +100,5 @@ def norm_view(text: str, layer: int, head: int, beside: bool = False):
         st.caption(f"Right: each weight times ‖f(x_j)‖, divided by its row's sum, so both maps read on one 0..1 "
                    f"scale and each row sums to 1. Here ‖f(x)‖ is {lengths[0]:.2f} for [CLS], {lengths[-1]:.2f} for "
                    f"[SEP] and {words.min():.2f} to {words.max():.2f} for the word pieces (their mean is "
-                   f"{words.mean() / lengths[0]:.1f} times [CLS]'s). A column darker on the left than on the right "
+                   f"{words.mean() / lengths[0]:.1f} times [CLS]'s). A column brighter on the left than on the right "
                    "gets weight but passes on little.")

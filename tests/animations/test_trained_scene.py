@@ -173,7 +173,9 @@ def test_layout_sections_and_subtitles(scene):
     assert len(names) >= 4 and len(set(names)) == len(names)
     subs = scene.manager.file_writer.subcaptions
     assert [s.content for s in subs] == scene.captions and all(s.end > s.start for s in subs)
-    assert 20 <= scene.time <= 120, f"{scene.time:.1f} s"
+    # a video of about two minutes, not a lecture of its own (its narration says where each claim fails: a bound
+    # of 120 s was set before it did)
+    assert 20 <= scene.time <= 150, f"{scene.time:.1f} s"
     for step, texts in scene.layouts:
         for drawn in texts:
             x0, y0, x1, y1 = drawn.box

@@ -31,6 +31,7 @@ show while a question is open; this walk covers the order of the deck itself.
 """
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -40,7 +41,7 @@ from classroom.decks import default_deck, parse_deck
 from classroom.question import NO_ROW
 from core.config import MASKS, POSITIONALS, AttentionConfig
 from core.film import INDUCTION_THRESHOLD, Film, LearnSettings
-from core.guided_heads import EXAMPLE
+from core.guided_heads import EXAMPLE, HEADS_WORTH_A_LOOK
 from core.lesson import with_mask
 from tests.films import trained
 
@@ -124,7 +125,14 @@ def lesson_id(cfg: AttentionConfig):
 
 
 def weights(cfg: AttentionConfig, heads) -> set:
-    return {("weights", lesson_id(cfg), h) for h in heads} | {("mask", lesson_id(cfg))}
+    drawn = {("weights", lesson_id(cfg), h) for h in heads} | {("mask", lesson_id(cfg))}
+    return drawn | ({("head", cfg.layer, h) for h in heads} if cfg.source == "trained" else set())
+
+
+# The trained heads (layer, 0-based head) whose rule holds on any sentence: the previous-piece note's claim is
+# made of every sentence (not "on most"), so its weights on one sentence show where a query looks in another.
+RULE_HEADS = {(n.layer, n.head - 1) for n in HEADS_WORTH_A_LOOK
+              if any(c.measure == "previous" and not c.on_most for c in n.claims)}
 
 
 def every_head(cfg: AttentionConfig) -> set:
@@ -132,11 +140,15 @@ def every_head(cfg: AttentionConfig) -> set:
 
 
 def _trained(text: str, layers, heads) -> set:
-    return {("weights", ("trained", text, layer), h) for layer in layers for h in heads}
+    return {(what, *((("trained", text, layer),) if what == "weights" else (layer,)), h)
+            for what in ("weights", "head") for layer in layers for h in heads}
 
 
 def needs(question, films: dict) -> list[tuple]:
     """What decides `question`: facts every one of which must be shown (module docstring, rule b)."""
+    if question.kind == "trained" and (question.reveal_config.layer, question.head) in RULE_HEADS \
+            and question.right_choices == (question.choices[question.query - 1],):  # the piece before, as the rule
+        return [("head", question.reveal_config.layer, question.head)]
     if question.kind in ("focus", "trained", "change"):
         return [("weights", lesson_id(question.reveal_config), question.head)]
     if question.kind == "blocked":
@@ -362,3 +374,20 @@ def test_the_walk_finds_a_film_screen_at_the_step_its_answer_can_be_read(deck_na
     assert 0 < step < film.settings.steps  # the default run forms its induction head midway
     deck = parse_deck(FILM_DECK.format(at=step + shift), "t.toml", deck_names)
     assert bool(giveaways(deck, films=True)) is (shift == 0)
+
+
+
+def test_the_trained_heads_grid_before_the_previous_piece_question_decides_it(deck_names):
+    """Rule b's rule heads: the grid draws layer 1, head 3 on its own sentence, and that head's rule (the piece
+    before, on any sentence) answers where "because" looks in it on another sentence. The default deck once
+    showed the grid first (a fresh reader found it); shown first, the walk finds it."""
+    deck = default_deck(deck_names)
+    grid = next(s for s in deck.screens if s.kind == "page" and dict(s.view).get("part") == "grid")
+    question = next(s for s in deck.screens if s.title == "Predict: a trained head of layer 1")
+    assert question.number < grid.number
+    asked = screen_question(question, trained)
+    grid_first = [(replace(grid, number=1), None), (replace(question, number=2), asked)]
+    assert decided(grid_first, 2, asked), "the grid before the question decides it"
+    other = replace(question, lesson=question.lesson.replace(text="Is it raining in the city today?"))
+    assert decided([(replace(grid, number=1), None), (replace(other, number=2), screen_question(other, trained))],
+                   2, screen_question(other, trained)), "on any sentence"

@@ -211,14 +211,16 @@ def test_a_shared_key_at_the_top_is_named_with_the_bound_it_sets():
 
 def test_a_change_that_moves_the_top_to_another_key_says_so():
     """Screen 16: the largest weight moves from "The" to "on" (up), while "The" itself falls: the prompt asks about
-    the row's largest weight whichever key holds it, and the reveal says both."""
+    the row's largest weight whichever key holds it, and the reveal says both, naming each of the two keys that tied
+    for it before (they share one key vector) with the weight it gets now."""
     cfg = AttentionConfig()
     after = run_trace(cfg.replace(positional="sinusoidal"))
     q = change_question(cfg, "positional:sinusoidal", 0, 6)
     assert "whichever key holds it" in q.prompt
     assert int(after.weights[0, 6].argmax()) == 3
     assert f"to {after.weights[0, 6, 3]:.3f} (key “4 on”), up by" in q.truth
-    assert f"(a different key: “1 The” itself now gets {after.weights[0, 6, 0]:.3f})" in q.truth
+    assert (f"(a different key: “1 The” and “5 the”, which shared it, now get {after.weights[0, 6, 0]:.3f} and "
+            f"{after.weights[0, 6, 4]:.3f})") in q.truth
 
 
 def test_change_at_a_range_edge_prints_enough_digits():
