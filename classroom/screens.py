@@ -38,6 +38,7 @@ SCENE_TOPICS = {
 # and a whole video that does
 STEP_TOPICS = {("trained", "passed-on"): (("norm",), ())}
 VIDEO_TOPICS = {"trained": (("attention", "norm"), ())}
+FILM_TOPIC = ((), ("film",))  # a film screen: the run's loss and its heads' scores up to the step shown
 QUESTION_TOPICS = {"focus": (("softmax",), ("weights",)), "change": ((), ("weights",)),
                    "blocked": (("mask",), ("masked",)), "film": ((), ()), "trained": (("attention",), ()),
                    "layers": ((), ())}
@@ -93,7 +94,7 @@ class PageScreen(ScreenKind):
 
     @staticmethod
     def topic(s):
-        return BY_URL[s.page].handout if s.page in BY_URL else NO_TOPIC
+        return BY_URL[s.page].topic(dict(s.view)) if s.page in BY_URL else NO_TOPIC
 
 
 class SceneScreen(ScreenKind):
@@ -182,6 +183,10 @@ class FilmScreen(ScreenKind):
         film = s.film
         return (f"Watch it learn: step {s.at:,} of {film.steps:,} of a {film.layers}-layer model with {film.heads} "
                 f"heads learning {film.task}; the lab's Watch it learn page shows the run")
+
+    @staticmethod
+    def topic(s):
+        return FILM_TOPIC
 
     @staticmethod
     def films(s):
