@@ -8,8 +8,11 @@ from dataclasses import dataclass
 
 # What the handout prints for a screen of a page: (its formulas, the tables of its lesson). A formula is a
 # name of classroom/handout_text.py's FORMULAS; a table a field of the trace for the screen's head ("scaled",
-# "masked", "weights"), "mixed" (weights · V, the head's output) or "saturation" (core.analysis's answer to
-# why √d_k). A page that does not draw the sidebar's lesson prints no lesson numbers.
+# "masked", "weights"), "mixed" (weights · V, the head's output), or a view of classroom/handout.py's VIEWS:
+# "saturation" (core.analysis's answer to why √d_k), "model-view" (the trained model's every head on the screen's
+# sentence), "norm-view" (one trained head's weights beside what each key passes on), "film" (a training run up
+# to the step shown). A page that does not draw the sidebar's lesson prints no lesson numbers. A formula is
+# printed where it is what the screen shows, not on every screen of a page that has one somewhere.
 NO_TOPIC = ((), ())
 # The kinds of room question (classroom/kinds.py) a page can decide, that is, show the numbers its answer is
 # read from while it is open (classroom/hiding.py): a lesson's weights, random or hand-entered ones (focus,
@@ -48,12 +51,17 @@ class Page:
     runs_whole: bool = False  # shows a video or an image: it runs outside a fragment (dashboard/lesson/rerun.py)
     needs_model: bool = False  # reads the trained model: `make lecture` checks that it is installed
     handout: tuple = NO_TOPIC  # (formulas, tables) a handout screen of this page prints
+    handout_parts: tuple = ()  # (view part, (formulas, tables)): what a screen showing one part of it prints instead
     steers: tuple = ()  # the views (Steer) the presenter view steers on a projector showing the page
 
     @property
     def urls(self) -> tuple:
         """Every url path that opens the page, its own first."""
         return (self.url, *self.aliases)
+
+    def topic(self, view: dict) -> tuple:
+        """(formulas, tables) a handout screen of the page at `view` prints: its part's, or the whole page's."""
+        return dict(self.handout_parts).get(view.get("part"), self.handout)
 
 
 NONE = frozenset()
@@ -65,7 +73,7 @@ PAGES = (
     Page("app_pages/multi_head.py", "Multi-head attention", "multi-head", LESSON_KINDS,
          handout=(("heads",), ("weights",))),
     Page("app_pages/masking.py", "Masking", "masking", LESSON_KINDS,
-         handout=(("mask", "softmax"), ("masked", "weights")),
+         handout=(("mask", "causal", "softmax"), ("masked", "weights")),
          steers=(Steer("mask_stage", "Stage", 3), Steer("head", "Head", "heads"))),
     Page("app_pages/why_scale.py", "Why divide by √d_k", "why-scale", LESSON_KINDS,
          handout=(("scale",), ("saturation",)), steers=(Steer("why_part", "Part", 2),)),
@@ -79,7 +87,8 @@ PAGES = (
     # about a trained lesson (it applies no change and no mask of a lesson's).
     Page("app_pages/trained_heads.py", "Trained heads", "trained-heads", frozenset({"trained", "focus"}),
          video="page", video_label="A video of these heads", runs_whole=True, needs_model=True,
-         handout=(("attention", "norm"), ()),
+         handout=(("attention", "norm"), ("model-view", "norm-view")),
+         handout_parts=(("grid", ((), ("model-view",))), ("norms", (("norm",), ("norm-view",)))),
          steers=(Steer("layer", "Layer", "model layers"), Steer("head", "Head", "model heads"),
                  Steer("alone", "The open head alone", "switch"))),
     # A run's heads and scores, its summary, the video of the default run.

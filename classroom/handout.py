@@ -3,7 +3,8 @@
 It holds each screen of the deck with its title, what the deck's `handout` field says of it (never the
 teacher's `notes`), the formulas of its topic (MathML, classroom/handout_text.py), the numbers of its lesson
 as `core.run_trace` gives them (tables rounded to 3 decimals, and a heatmap as an SVG image drawn offline by
-vl-convert, classroom/handout_chart.py), and a reading list.
+vl-convert, classroom/handout_chart.py), what the projector shows of the trained model and of a training film
+(classroom/handout_trained.py, classroom/handout_film.py), and a reading list.
 
 A deck is a file a teacher may share, so every string it holds is HTML-escaped here (its texts' declared
 Markdown, classroom/deck_text.py, becomes a few tags around escaped text; a link its words), and the page loads
@@ -11,7 +12,6 @@ nothing: no script, no font, no image but data: URIs, with a Content-Security-Po
 """
 
 import html
-import math
 from pathlib import Path
 
 from classroom import handout_chart as chart
@@ -19,9 +19,11 @@ from classroom.changes import apply_change, describe_change
 from classroom.deck_text import html_blocks, inline_html, words
 from classroom.decks import Deck, Screen
 from classroom.films.store import FilmStore
+from classroom.handout_film import FilmRun
 from classroom.handout_question import question_html
 from classroom.handout_slides import slide_html
-from classroom.handout_text import CSP, FORMULAS, READING, STYLE
+from classroom.handout_text import CSP, DECIMALS, FORMULAS, READING, STYLE, number
+from classroom.handout_trained import ModelView, NormView
 from classroom.handout_transcript import Transcripts, counted, transcript_html
 from classroom.screens import screen_kind
 from core.analysis import saturation
@@ -36,11 +38,10 @@ __all__ = ["build_handout", "write_handout"]
 CAPTIONS = {"scaled": "Scores ÷ √d_k (÷ temperature)", "masked": "Scores after the mask (−∞ = blocked)",
             "weights": "Weights (each row sums to 1)", "mixed": "Output of the head: weights · V"}
 UNMASKED = "Scores (this lesson's mask blocks no key)"
-DECIMALS = 3
-SATURATION_DK = (4, 16, 64, 256, 1024)
-# The most lessons one handout computes and draws: the default deck has 8; a hostile deck of 200 screens, each
-# a different 64-token lesson, would otherwise take minutes and tens of MB.
-MAX_LESSONS = 24  # the key sizes the handout's √d_k table compares
+SATURATION_DK = (4, 16, 64, 256, 1024)  # the key sizes the handout's √d_k table compares
+# The most lessons and views (VIEWS) one handout computes and draws: the default deck has 13; a hostile deck of 200
+# screens, each a different 64-token lesson or sentence, would otherwise take minutes and tens of MB.
+MAX_LESSONS = 24
 e = html.escape  # every deck string goes through it, quotes included
 
 
@@ -58,9 +59,9 @@ def build_handout(deck: Deck, film_of=None, transcripts: Transcripts | None = No
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{e(words(deck.title))}: handout</title><style>{STYLE}</style></head><body>"
             f"<header><h1>{inline_html(deck.title)}</h1>{_paragraphs(deck.about, 'about')}"
-            f'<p class="meta">{len(deck.screens)} screens, {deck.minutes:g} minutes planned. Every number here was '
-            f"computed by the lab (attention-lab's core) for the lesson a screen names, and is rounded to "
-            f"{DECIMALS} decimals.</p></header>"
+            f'<p class="meta">{len(deck.screens)} screens, {deck.minutes:g} minutes planned. Every number in a '
+            f"table here was computed by the lab (attention-lab's core) for the lesson a screen names, and is "
+            f"rounded to {DECIMALS} decimals; a transcript quotes its video's narration as spoken.</p></header>"
             f"<nav><h2>Contents</h2><ol>{contents}<li><a href=\"#reading\">Reading list</a></li></ol></nav>"
             f"<main>{screens}</main>{_reading()}</body></html>\n")
 
@@ -83,9 +84,8 @@ def _screen(s: Screen, seen: dict, film_of, said) -> str:
     if s.kind in ("scene", "video"):  # what the narrator says, as the captions show it
         body += transcript_html(s, said)
     body += "".join(FORMULAS[f] for f in formulas)
-    if "saturation" in tables:
-        body += _saturation()
-    lesson_tables = tuple(t for t in tables if t != "saturation")
+    body += "".join(_drawn(VIEWS[t], s, film_of, seen) for t in tables if t in VIEWS)
+    lesson_tables = tuple(t for t in tables if t not in VIEWS)
     if s.unready:  # its lesson is a stand-in (decks.Screen): the words of a lesson the lab cannot compute here
         body += f'<p class="meta">The lab could not compute this lesson here: {e(s.unready)}</p>'
     elif lesson_tables:
@@ -128,13 +128,27 @@ def _head(s: Screen) -> int:
     return int(view) - 1 if view.isdigit() and 1 <= int(view) <= s.lesson.num_heads else 0
 
 
+def _held(seen: dict, key: tuple, number: int, what: str) -> str:
+    """"" where screen `number` prints what `key` names; else where it is instead: on the first screen that
+    printed it, or in the lab once the handout holds MAX_LESSONS of them."""
+    if len(seen) >= MAX_LESSONS and key not in seen:
+        return f'<p class="meta">The lab shows {what} (a handout prints {MAX_LESSONS} lessons).</p>'
+    first = seen.setdefault(key, number)
+    if first != number:
+        return f'<p class="meta">{what[0].upper()}{what[1:]} are on <a href="#screen-{first}">screen {first}</a>.</p>'
+    return ""
+
+
+def _drawn(view, s: Screen, film_of, seen: dict) -> str:
+    """What a view of VIEWS draws of the screen, or where it is drawn instead (`_held`)."""
+    return _held(seen, (view.name, *view.key(s)), s.number, "this screen's charts and numbers") or view.html(s, film_of)
+
+
 def _lesson(s: Screen, cfg: AttentionConfig, tables: tuple, seen: dict) -> str:
     head = min(_head(s), cfg.num_heads - 1)  # "heads/2" may leave fewer heads than the question's
-    if len(seen) >= MAX_LESSONS and (cfg.key(), head, tables) not in seen:
-        return f'<p class="meta">The lab shows this lesson\'s numbers (a handout prints {MAX_LESSONS} lessons).</p>'
-    first = seen.setdefault((cfg.key(), head, tables), s.number)
-    if first != s.number:
-        return f'<p class="meta">This lesson\'s numbers are on <a href="#screen-{first}">screen {first}</a>.</p>'
+    held = _held(seen, (cfg.key(), head, tables), s.number, "this lesson's numbers")
+    if held:
+        return held
     try:
         trace = run_trace(cfg)
     except (ConfigError, OSError, RuntimeError, ValueError) as err:  # a trained model that is not installed
@@ -174,6 +188,26 @@ def _table(screen: int, head: int, name: str, labels: list, trace) -> str:
             f"<caption>{caption}, head {head + 1}</caption>{head_row}{rows}</table>")
 
 
+class Saturation:
+    """Why √d_k, in core's numbers (the why-scale page's chart)."""
+
+    name = "saturation"
+
+    @staticmethod
+    def key(s) -> tuple:
+        return ()  # the same measurement on every screen
+
+    @staticmethod
+    def html(s, film_of) -> str:
+        return _saturation()
+
+
+# The views a topic's table may name (classroom/catalogue.py), drawn beside or instead of a lesson's numbers: each
+# a class with its `name`, a `key(screen)` that names what it draws (drawn once per handout) and `html(screen,
+# film_of)`.
+VIEWS = {view.name: view for view in (Saturation, ModelView, NormView, FilmRun)}
+
+
 def _saturation() -> str:
     """Why √d_k, in core's numbers: a query's largest weight over 16 random keys, with and without the scale."""
     runs = {label: saturation(SATURATION_DK, scaled=scaled)["max_weight"]
@@ -185,18 +219,6 @@ def _saturation() -> str:
     return (f'<table class="numbers" data-lab="saturation"><caption>{title}</caption><tr><th>d_k</th>'
             f"{''.join(f'<th scope=col>{k}</th>' for k in runs)}</tr>{rows}</table>"
             + chart.image(spec, f"{title}, with and without the scale"))
-
-
-def number(x: float) -> str:
-    """A number as the handout prints it: rounded to DECIMALS decimals, as the handout's header says (a weight
-    of 5.06e-6 is 0.000, never a power of ten), −∞ for a blocked score; the minus sign is U+2212, as the lab's
-    charts print it, and a number that rounds to zero has none."""
-    if not math.isfinite(x):
-        return "−∞" if x < 0 else "∞" if x > 0 else "NaN"
-    text = f"{x:.{DECIMALS}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")  # -0.000: a negative number too small to show is 0.000, as a positive one
-    return text.replace("-", "−")
 
 
 def _paragraphs(text: str, css: str) -> str:

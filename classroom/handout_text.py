@@ -2,8 +2,12 @@
 Core offline, with no TeX and no script), the reading list, and the page's style.
 
 Nothing here comes from a deck: these are the lab's own constants. classroom/handout.py picks the formulas a
-screen shows by its topic (the page, scene or question kind it names).
+screen shows by its topic (the page, scene or question kind it names). And how the handout prints a number.
 """
+
+import math
+
+DECIMALS = 3  # every number the handout prints, as its header says
 
 
 def _row(*parts: str) -> str:
@@ -94,8 +98,11 @@ FORMULAS = {
                            _row(_sub(_o("∑"), _i("l")), _sup(_i("e"), _sub(_i("s"), _row(_i("i"), _i("l"))))))),
     "mask": _math("s_ij = s_ij if query i may see key j, −∞ if not; so w_ij = 0 for a blocked key",
                   _S_IJ, _o("←"), _cases((_S_IJ, _row(_word("if"), _SPACE, _SEES)),
-                                         (_row(_o("−"), _i("∞")), _word("if not"))),
-                  _o(","), _o("&#x2003;"), _word("causal:"), _SPACE, _SEES, _o("⇔"), _i("j"), _o("≤"), _i("i")),
+                                         (_row(_o("−"), _i("∞")), _word("if not")))),
+    # the causal mask's rule: beside the rule above where the screen draws a causal mask (the masking page and
+    # video), not on a screen about another mask (padding blocks PAD keys, whatever the query's place)
+    "causal": _math("causal: query i may see key j if and only if j ≤ i",
+                    _word("causal:"), _SPACE, _SEES, _o("⇔"), _i("j"), _o("≤"), _i("i")),
     "heads": _math("head_h = softmax(Q_h K_h^T / sqrt(d_k)) V_h; MultiHead = Concat(head_1, …, head_H) W_O; "
                    "d_k = d_model / H",
                    _sub(_word("head"), _i("h")), _o("="), _SOFTMAX,
@@ -184,6 +191,7 @@ table.numbers caption { text-align: left; font-weight: bold; padding-bottom: .2r
 table.numbers th, table.numbers td { border: 1px solid #ccc; padding: .15rem .45rem; text-align: right; }
 table.numbers th { background: #f0f0f0; font-weight: normal; }
 .chart { max-width: 100%; height: auto; }
+.charts { display: flex; flex-wrap: wrap; align-items: flex-start; }
 .tokens { font-family: "DejaVu Sans Mono", monospace; }
 .choices { list-style: none; padding-left: 1rem; } .letter { font-weight: bold; }
 .answer { border-left: 4px solid #009E73; padding: .1rem .8rem; background: #f2faf6; }
@@ -191,3 +199,15 @@ nav ol { columns: 2; column-gap: 3rem; } nav li { break-inside: avoid; } .readin
 @media (max-width: 640px) { nav ol { columns: 1; } }
 @media print { body { padding: 0; } nav { display: none; } }
 """
+
+
+def number(x: float) -> str:
+    """A number as the handout prints it: rounded to DECIMALS decimals, as the handout's header says (a weight
+    of 5.06e-6 is 0.000, never a power of ten), −∞ for a blocked score; the minus sign is U+2212, as the lab's
+    charts print it, and a number that rounds to zero has none."""
+    if not math.isfinite(x):
+        return "−∞" if x < 0 else "∞" if x > 0 else "NaN"
+    text = f"{x:.{DECIMALS}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")  # -0.000: a negative number too small to show is 0.000, as a positive one
+    return text.replace("-", "−")

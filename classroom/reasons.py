@@ -200,5 +200,7 @@ def blocked_reason(labels, keys, rows, lead: str) -> str:
         return f"{lead}, {rows_} {names} may attend to no key, so {their} weights are all 0"
     fewest = int(np.argmin(keys))
     n = int(keys[fewest])
+    if int(np.max(keys)) == n:  # every row sees as many keys: no row is the fewest
+        return f"{lead}, every row may attend to {n} key{'s' if n != 1 else ''}, so no row is fully blocked"
     return (f"{lead}, every row may attend to at least one key (the fewest, {n} key{'s' if n != 1 else ''}, "
             f"for row “{labels[fewest]}”), so no row is fully blocked")

@@ -31,13 +31,14 @@ _LINKISH = ("/", "\\", ".", "?", "#", "%", ":", "@")
 # What the handout prints of a screen, by the scene or question kind it names (a page's is its catalogue
 # record's `handout`): (its formulas, the tables of its lesson), as classroom/catalogue.py describes them.
 SCENE_TOPICS = {
-    "scores": LESSON_STEPS, "masking": (("mask",), ("masked", "weights")), "multihead": (("heads",), ("weights",)),
+    "scores": LESSON_STEPS, "masking": (("mask", "causal"), ("masked", "weights")), "multihead": (("heads",), ("weights",)),
     "scaling": (("scale",), ("saturation",)), "trained": (("attention",), ()), "induction": ((), ()),
 }
 # A step that shows more than its scene's other steps (the trained video's one step on what a head passes on),
 # and a whole video that does
 STEP_TOPICS = {("trained", "passed-on"): (("norm",), ())}
 VIDEO_TOPICS = {"trained": (("attention", "norm"), ())}
+FILM_TOPIC = ((), ("film",))  # a film screen: the run's loss and its heads' scores up to the step shown
 QUESTION_TOPICS = {"focus": (("softmax",), ("weights",)), "change": ((), ("weights",)),
                    "blocked": (("mask",), ("masked",)), "film": ((), ()), "trained": (("attention",), ()),
                    "layers": ((), ())}
@@ -93,7 +94,7 @@ class PageScreen(ScreenKind):
 
     @staticmethod
     def topic(s):
-        return BY_URL[s.page].handout if s.page in BY_URL else NO_TOPIC
+        return BY_URL[s.page].topic(dict(s.view)) if s.page in BY_URL else NO_TOPIC
 
 
 class SceneScreen(ScreenKind):
@@ -180,8 +181,13 @@ class FilmScreen(ScreenKind):
     @staticmethod
     def where(s):
         film = s.film
+        data = {"induction": "sequences whose stretches repeat", "text": "English text"}.get(film.task, film.task)
         return (f"Watch it learn: step {s.at:,} of {film.steps:,} of a {film.layers}-layer model with {film.heads} "
-                f"heads learning {film.task}; the lab's Watch it learn page shows the run")
+                f"heads a layer, trained on {data}; the lab's Watch it learn page shows the run")
+
+    @staticmethod
+    def topic(s):
+        return FILM_TOPIC
 
     @staticmethod
     def films(s):

@@ -19,14 +19,22 @@ from .presets import PRESETS
 from .tokens import tokenize
 from .trace import AttentionTrace
 from .trained import TrainedTrace, trained_trace
-from .value_norms import NORM_PATTERNS, contribution_shares, norm_patterns, value_norms, weighted_norms
+from .value_norms import (
+    NORM_PATTERNS,
+    HeadNorms,
+    contribution_shares,
+    head_norms,
+    norm_patterns,
+    value_norms,
+    weighted_norms,
+)
 
 __all__ = [
-    "AttentionConfig", "AttentionTrace", "ConfigError", "Film", "HEADS_WORTH_A_LOOK", "LearnSettings",
+    "AttentionConfig", "AttentionTrace", "ConfigError", "Film", "HEADS_WORTH_A_LOOK", "HeadNorms", "LearnSettings",
     "LearnedPositionalEncoding", "MAX_TOKENS", "MINILM", "NORM_PATTERNS", "MultiHeadAttention", "PATTERNS",
     "PRESETS", "TrainedTrace", "TransformerBlock",
     "apply_rotary", "attention", "available_devices", "blocked_rows", "causal_mask", "contribution_shares",
-    "embed_tokens", "fast_attention",
+    "embed_tokens", "fast_attention", "head_norms",
     "from_torch_mask", "head_patterns", "lesson_inputs", "lesson_mask", "lesson_module", "norm_patterns",
     "padding_mask",
     "random_inputs", "run_trace", "sinusoidal_encoding", "to_torch_mask", "tokenize", "train", "trained_trace",

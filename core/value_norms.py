@@ -8,6 +8,8 @@ of W_O. W_O's bias is added once per token, not per key, so it is left out, as i
 passes on little. Layers and heads are counted from 1 in prose; the arrays are indexed from 0.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 NORM_PATTERNS = {
@@ -43,6 +45,24 @@ def contribution_shares(weights: np.ndarray, norms: np.ndarray) -> np.ndarray:
     wn = weighted_norms(weights, norms)
     total = wn.sum(-1, keepdims=True)
     return np.divide(wn, total, out=np.zeros_like(wn), where=total > 0)
+
+
+@dataclass(frozen=True, eq=False)
+class HeadNorms:
+    """One head's norm view on one sentence, the two maps the Trained heads page draws side by side and the
+    value lengths its caption quotes. T word pieces."""
+
+    weights: np.ndarray  # (T, T) α_ij, the head's attention weights
+    lengths: np.ndarray  # (T,) ‖f(x_j)‖, each key's transformed value's length
+    shares: np.ndarray  # (T, T) α_ij ‖f(x_j)‖ ÷ its row's sum: which keys query i's head output is made of
+
+
+def head_norms(weights: np.ndarray, norms: np.ndarray, layer: int, head: int) -> HeadNorms:
+    """Layer `layer`, head `head` (counted from 1) of every layer's weights (L, H, T, T) and `value_norms` (L, H, T):
+    the numbers of the page's norm view and of the handout's, from one place."""
+    w, lengths = weights[layer - 1, head - 1], norms[layer - 1, head - 1]  # (T, T), (T,)
+    shares = contribution_shares(w[None, None], lengths[None, None])[0, 0]  # (T, T)
+    return HeadNorms(np.asarray(w, dtype=np.float64), np.asarray(lengths, dtype=np.float64), shares)
 
 
 def norm_patterns(weights: np.ndarray, norms: np.ndarray) -> dict[str, np.ndarray]:

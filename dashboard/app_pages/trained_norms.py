@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from animations import style
-from core import contribution_shares, value_norms
+from core import head_norms, value_norms
 from core.guided_heads import claim_values
 from core.head_patterns import one_word, top_word
 from dashboard import data
@@ -76,9 +76,9 @@ def _one_word(whole, note) -> str:
 def norm_view(text: str, layer: int, head: int, beside: bool = False):
     """The open head's weights beside the share of what it passes on from each key. `beside` (a projector's
     slide): the words in a column to the right of the two maps, not above and below them."""
-    whole, lengths = trained.trace(text), norms(text)[layer - 1, head - 1]  # lengths: (T,)
-    weights = whole.weights[layer - 1, head - 1]
-    shares = contribution_shares(weights[None, None], lengths[None, None])[0, 0]  # (T, T)
+    whole = trained.trace(text)
+    view = head_norms(whole.weights, norms(text), layer, head)  # the handout prints the same (handout_trained.py)
+    weights, lengths, shares = view.weights, view.lengths, view.shares  # (T, T), (T,), (T, T)
     labels = charts.token_labels(whole.tokens)
     if beside:
         left, right, words_column = st.columns([5, 5, 4], gap="medium")

@@ -165,13 +165,13 @@ def test_the_masking_videos_screen_prints_the_causal_mask_the_video_applies(deck
 
 
 def test_nothing_is_loaded_from_outside_the_file(page):
-    """Images are data: URIs (an SVG drawn as an image runs and loads nothing); no script, stylesheet link,
-    frame or CSS url(); the only addresses are the reading list's links, which load nothing; and the page's
-    Content-Security-Policy forbids the rest."""
+    """Images are data: URIs (an SVG drawn as an image runs and loads nothing; the grid of every head is a PNG);
+    no script, stylesheet link, frame or CSS url(); the only addresses are the reading list's links, which load
+    nothing; and the page's Content-Security-Policy forbids the rest."""
     tags = {tag for tag, _ in page.tags}
     assert not tags & {"script", "link", "iframe", "object", "embed", "audio", "video", "source", "base"}
     sources = [attrs.get("src", "") for tag, attrs in page.tags if "src" in attrs]
-    assert sources and all(src.startswith("data:image/svg+xml;base64,") for src in sources)
+    assert sources and all(src.startswith(("data:image/svg+xml;base64,", "data:image/png;base64,")) for src in sources)
     hrefs = [attrs["href"] for tag, attrs in page.tags if "href" in attrs]
     outside = [h for h in hrefs if not h.startswith("#")]
     assert sorted(outside) == sorted(link for *_, link in READING if link)
@@ -257,19 +257,24 @@ def test_the_teachers_notes_never_reach_the_handout_and_a_screen_without_handout
 
 
 def test_every_page_scene_and_question_kind_has_its_topic(deck_names):
-    """A page, scene or kind added to the lab must be given its formulas and tables here (or none)."""
+    """A page, scene or kind added to the lab must be given its formulas and tables here (or none); each formula
+    is one the handout has, each table a trace's, "mixed" or a view the handout draws."""
     assert {url for page in PAGES for url in page.urls} == set(deck_names.pages)
     assert set(SCENE_TOPICS) == set(deck_names.scenes)
     assert set(QUESTION_TOPICS) == set(KINDS)
     from classroom.handout_text import FORMULAS
+    from classroom.screens import FILM_TOPIC, STEP_TOPICS, VIDEO_TOPICS
 
-    named = {page.handout[0] for page in PAGES} | {f for topics in (SCENE_TOPICS, QUESTION_TOPICS)
-                                                    for f, _ in topics.values()}
-    assert {f for fs in named for f in fs} <= set(FORMULAS)
+    topics = [page.handout for page in PAGES] + [topic for page in PAGES for _, topic in page.handout_parts]
+    topics += [*SCENE_TOPICS.values(), *STEP_TOPICS.values(), *VIDEO_TOPICS.values(), *QUESTION_TOPICS.values(),
+               FILM_TOPIC]
+    assert {f for fs, _ in topics for f in fs} <= set(FORMULAS)
+    assert {t for _, ts in topics for t in ts} <= {"scaled", "masked", "weights", "mixed", *handout.VIEWS}
 
 
 def test_the_charts_use_the_dashboards_colours():
     assert handout_chart.WEIGHT_SCHEME == style.WEIGHT_SCHEME and handout_chart.MASKED == style.MASKED
+    assert (handout_chart.QUERY, handout_chart.KEY, handout_chart.OUTPUT) == (style.QUERY, style.KEY, style.OUTPUT)
 
 
 @pytest.mark.parametrize("x, shown", [(0.66982, "0.670"), (-1.5, "−1.500"), (float("-inf"), "−∞"),
