@@ -31,7 +31,8 @@ _LINKISH = ("/", "\\", ".", "?", "#", "%", ":", "@")
 # What the handout prints of a screen, by the scene or question kind it names (a page's is its catalogue
 # record's `handout`): (its formulas, the tables of its lesson), as classroom/catalogue.py describes them.
 SCENE_TOPICS = {
-    "scores": LESSON_STEPS, "masking": (("mask", "causal"), ("masked", "weights")), "multihead": (("heads",), ("weights",)),
+    "scores": LESSON_STEPS, "masking": (("mask", "causal"), ("masked", "weights")),
+    "multihead": (("heads",), ("weights",)),
     "scaling": (("scale",), ("saturation",)), "trained": (("attention",), ()), "induction": ((), ()),
 }
 # A step that shows more than its scene's other steps (the trained video's one step on what a head passes on),
