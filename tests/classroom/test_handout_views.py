@@ -44,8 +44,9 @@ def trained(deck_names) -> tuple:
 @needs_model
 def test_the_norm_views_screen_prints_layer_4_head_2s_it_row_as_bertmodel_computes_it(trained):
     """The norm view's screen: the weights beside the shares as one picture with the sentence's word pieces on its
-    axes, and the row of "it": its weights (BertModel's eager attentions), each key's ‖f(x_j)‖ (BertModel's own value and output
-    modules, tests/core/conftest.py) and each key's share α_ij‖f(x_j)‖ / Σ_l α_il‖f(x_l)‖, by hand from those."""
+    axes, and the row of "it": its weights (BertModel's eager attentions), each key's ‖f(x_j)‖ (BertModel's own
+    value and output modules, tests/core/conftest.py) and each key's share α_ij‖f(x_j)‖ / Σ_l α_il‖f(x_l)‖, by
+    hand from those."""
     screens, text = trained
     s = screens["norms"]
     assert dict(s.view) == {"part": "norms", "layer": "4", "head": "2", "piece": "9"}
