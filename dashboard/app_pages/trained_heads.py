@@ -20,6 +20,7 @@ from dashboard.charts.draw import draw
 from dashboard.charts.draw import slide as draw_slide
 from dashboard.charts.model_view import PICK, model_view, phone_view
 from dashboard.lesson import rerun
+from dashboard.phone import phone_view as phone_sized
 from dashboard.text import plain
 from dashboard.video import studio
 
@@ -94,10 +95,10 @@ def pieces(tokens) -> int | None:
 
 def grid(text, tokens, weights, measured, side=None) -> bool:
     """Every head's thumbnail; `side` (a part's slide): a column beside the grid for its title and controls.
-    Returns whether the page is phone-sized (display.phone_view: the switch is drawn here, on a phone only)."""
+    Returns whether the page is phone-sized (dashboard/phone.py: the switch is drawn here, on a phone only)."""
     side = side or st.container()
     side.subheader("Every head at once", anchor=False)
-    phone = display.phone_view(PHONE_HELP)
+    phone = phone_sized(PHONE_HELP)
     left, right = side.columns([3, 2])
     measures, described = trained_model.measures(), trained_model.described()
     with left:

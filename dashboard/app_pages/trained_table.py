@@ -1,5 +1,5 @@
 """The Trained heads page's table of every head's measured patterns: a column per measure, or on a phone
-(display.phone_view) one measure at a time, so that the table fits the screen's width."""
+(phone.phone_view) one measure at a time, so that the table fits the screen's width."""
 
 import pandas as pd
 import streamlit as st

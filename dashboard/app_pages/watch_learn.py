@@ -20,7 +20,7 @@ from core.film import (
 from core.learn import copy_right, repeat_start, run
 from core.learn_tasks import EVAL_SEQUENCES, HELD_OUT_SEQUENCES, probe_copies
 from core.trace import shown_token, token_labels
-from dashboard import controls, display
+from dashboard import controls
 from dashboard.app_pages import film as parts
 from dashboard.app_pages import learn_questions as questions
 from dashboard.charts import heatmaps, training
@@ -28,6 +28,7 @@ from dashboard.charts.draw import draw
 from dashboard.charts.lines import row_bars_down
 from dashboard.charts.model_view import model_view
 from dashboard.lesson import rerun
+from dashboard.phone import phone_view
 from dashboard.text import plain
 from dashboard.video import studio
 
@@ -144,7 +145,7 @@ def open_head(film, k: int):
     st.markdown(f"**Layer {layer}, head {head} at step {int(film.snapshots[k])}**: previous-token score "
                 f"{film.previous_token[at]:.2f}, induction score {film.induction[at]:.2f}.")
     labels = token_labels(film.probe_labels)
-    if display.phone_view(PHONE_HELP):
+    if phone_view(PHONE_HELP):
         return query_row(film, film.weights[k, layer - 1, head - 1], labels)
     # One title for every step: the chart's spec then stays the same while the film plays. In a keyed box, a phone's
     # scroll box (display.PHONE_CSS): a chart without a selection does not carry its own key in its class.

@@ -1,8 +1,8 @@
-"""The phone-sized view (display.phone_view): which browsers are phones, by their User-Agent; on a phone the
+"""The phone-sized view (phone.phone_view): which browsers are phones, by their User-Agent; on a phone the
 Trained heads' grid turned a quarter and its table one measure at a time, and Watch it learn's open head as one
 query's row; everywhere else no switch at all and the full charts (AppTest sends no User-Agent: a laptop).
 
-A phone session here is AppTest with display.user_agent answering an iPhone's User-Agent: the page reads it
+A phone session here is AppTest with phone.user_agent answering an iPhone's User-Agent: the page reads it
 through the same is_phone a browser's goes through (tests/dashboard/test_phone_browser.py sends a real one)."""
 
 import json
@@ -14,7 +14,7 @@ import dashboard.app_pages.film as film_parts
 from classroom.films.service import FilmService
 from core import trained_trace
 from core.film import LearnSettings
-from dashboard import display
+from dashboard import phone as phones
 from tests.core.conftest import needs_model
 from tests.films import trained
 
@@ -39,12 +39,12 @@ FILM = LearnSettings(steps=100)  # the default model, trained briefly: its induc
                                           (ANDROID_TABLET, False), (DESKTOP_CHROME, False), (None, False),
                                           ("", False)])
 def test_a_phone_is_a_browser_whose_user_agent_says_mobi(agent, phone):
-    assert display.is_phone(agent) is phone
+    assert phones.is_phone(agent) is phone
 
 
 @pytest.fixture
 def on_a_phone(monkeypatch):
-    monkeypatch.setattr(display, "user_agent", lambda: IPHONE)
+    monkeypatch.setattr(phones, "user_agent", lambda: IPHONE)
 
 
 def switches(at) -> list[str]:

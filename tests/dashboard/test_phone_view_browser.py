@@ -1,7 +1,7 @@
 """The charts too dense for a phone, in Chromium at 390×844 with touch (the checks of test_phone_browser.py):
 on Trained heads the thumbnails a student taps to open a head, and the table of measures; on Watch it learn
 the open head. A browser that says it is a phone (an iPhone's User-Agent) gets their phone-sized view
-(display.phone_view); one that does not, at the same width, the full charts in boxes that scroll sideways.
+(phone.phone_view); one that does not, at the same width, the full charts in boxes that scroll sideways.
 Screenshots go to test-artifacts/phone-*.png."""
 
 import io
