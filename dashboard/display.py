@@ -91,9 +91,30 @@ _QUIET_FOLLOWING = ('[data-testid="stExpandSidebarButton"], [data-testid="stMain
                     '{display: none !important;}')
 
 
+# A projector's charts are sized to its window when drawn (Vega reads the window's size once: charts/sizing.py), so
+# a window moved to the projector and made full screen, or resized, would keep the sizes of the window it was: it
+# draws itself again, from its address (it keeps the screen, and a following window rejoins its room), once the
+# size has settled. One listener per window, whatever the reruns.
+_REDRAW_ON_RESIZE = """<script>(() => {
+  const w = window.parent || window;
+  if (w.__labRedrawOnResize) return;
+  w.__labRedrawOnResize = true;
+  const drawn = [w.innerWidth, w.innerHeight];
+  let settle = null;
+  w.addEventListener('resize', () => {
+    clearTimeout(settle);
+    settle = setTimeout(() => {
+      if (Math.abs(w.innerWidth - drawn[0]) > 32 || Math.abs(w.innerHeight - drawn[1]) > 32) w.location.reload();
+    }, 600);
+  });
+})();</script>"""
+
+
 def quiet_projector(following: bool):
-    """The projector's window without the software around its slide (above); `following`: a presenter drives it."""
+    """The projector's window without the software around its slide (above); `following`: a presenter drives it.
+    It draws itself again when its window's size changes (above)."""
     st.html(f"<style>{_QUIET}{_QUIET_FOLLOWING if following else ''}</style>")
+    st.html(_REDRAW_ON_RESIZE, unsafe_allow_javascript=True)
 
 
 # A row of buttons is a radio group: a clicked one keeps the focus, and the next → (or a clicker's PageDown) would
