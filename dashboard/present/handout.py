@@ -21,6 +21,7 @@ from classroom.handout import build_handout
 from dashboard import devices
 from dashboard.lesson import rerun
 from dashboard.present import deck as decks
+from dashboard.present import ready
 from dashboard.room import session as room_session
 from jobs import QueueFull
 
@@ -71,14 +72,16 @@ def teacher(deck: Deck):
     st.download_button("Students' handout (HTML)", _read(path), file_name=_file_name(name), mime="text/html",
                        on_click="ignore", key="present_handout", help=WHAT)
     if shared(deck):
-        st.caption("Shared with the class: the room's students download it on their Room page, except while a "
-                   "question is open.")
+        left = questions_left(deck, room_session.presentation())
+        st.caption("Shared with the class: the room's students download it on their Room page "
+                   + (f"once the deck's questions have been asked and revealed ({left} to go), or the room has "
+                      "closed." if left else "now (every question of the deck has been asked)."))
         st.button("Stop sharing the handout", key="present_handout_unshare", on_click=share, args=(deck, False))
     else:
         st.button("Share the handout with the class", key="present_handout_share", on_click=share,
-                  args=(deck, True), help="The room's students can then download it on their Room page, "
-                  "except while a question is open. Its tables print the numbers that decide the deck's questions, "
-                  "and a file once downloaded stays: share it after the questions.")
+                  args=(deck, True), help="The room's students can download it on their Room page once every "
+                  "question of the deck has been asked and revealed, or the room has closed: it prints every "
+                  "question's answer and the numbers that decide it.")
 
 
 def shared(deck: Deck) -> bool:
@@ -113,12 +116,24 @@ def _making(key: str):
     st.caption("Making the handout… (a few seconds: every lesson's numbers and charts)")
 
 
-def student(view):
-    """A room's student: the handout, once the teacher shares it, while no question is open."""
+def questions_left(deck: Deck, shown) -> int:
+    """The deck's question screens this room has not asked yet, of those this machine can ask (a question whose
+    training run is not here is never asked, and the handout does not print it either)."""
+    asked = set(shown.asked) if shown.deck == decks.name_of(deck) else set()
+    return sum(s.kind == "question" and s.number not in asked and not ready.why_not(s) for s in deck.screens)
+
+
+def student(view, ended: bool = False):
+    """A room's student: the handout, once the teacher shares it and no question of the deck is left to ask or
+    open (it prints every answer), or once the room has `ended`."""
     name = view.presentation.deck
     if not view.presentation.handout or decks.path_of(name) is None or (view.round > 0 and not view.revealed):
         return
     deck = decks.load(name)
+    if not ended and questions_left(deck, view.presentation):
+        st.caption("The teacher has shared the lecture's handout: it opens here once the class has answered the "
+                   "deck's last question (it prints every answer).")
+        return
     path = service().cached(deck, stamp(deck))
     if path is not None:
         st.download_button("The lecture's handout (HTML)", _read(path), file_name=_file_name(name),

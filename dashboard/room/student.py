@@ -96,7 +96,7 @@ def panel():
         return
     st.caption(lesson_line(view.lesson_json) if room_session.following() else "You are exploring a lesson of your own.")
     room_session.messages()
-    handout.student(view)  # once the teacher shares it, while no question is open
+    handout.student(view)  # once the teacher shares it and the deck has no question left to ask
     if view.round == 0:
         st.info("Waiting for the teacher's question…")
         return
@@ -145,15 +145,14 @@ def revealed(view):
 def ended():
     """A student whose room has closed (or expired): the class has ended, said calmly, not as a mistyped code's
     warning; and the handout, if the teacher shared it, as the last view of the room read it. With the room
-    closed no question is open, so it is offered even if the class ended on an open question: once shared, it
-    was the class's to download between questions."""
+    closed no question is open, so it is offered even if the class ended before the deck's last question."""
     code, last = st.session_state.get(room_session.ENDED) or (None, None)
     if code is None:
         return
     st.success(f"The class has ended: room {format_code(code)} has closed.",
                icon=":material/school:")
     if last is not None:
-        handout.student(replace(last, round=0))
+        handout.student(replace(last, round=0), ended=True)
 
 
 def leave_button(key: str):

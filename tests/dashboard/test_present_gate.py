@@ -8,6 +8,7 @@ the teacher shares it, never while a question is open. Over the network, a secon
 for the presenter view gets no notes either, and no form to open a room of its own."""
 
 import threading
+from dataclasses import replace
 
 import pytest
 import streamlit as st
@@ -21,7 +22,9 @@ from classroom.handout_service import HandoutService
 from classroom.rooms import format_code
 from classroom.rooms.clients import OPENED_ELSEWHERE
 from dashboard.present import handout as handouts
+from dashboard.present import ready
 from dashboard.present.presenter import AT
+from dashboard.room import session as room_session
 
 from .conftest import APP, _register_pages, no_exception
 from .test_present import DECK, PIN, fresh_registry, notes_words, present, text  # noqa: F401 (a fixture)
@@ -153,16 +156,25 @@ def test_the_handout_is_built_once_for_two_teachers_and_reaches_students_only_on
     teacher.button(key="present_handout_share").click().run()
     no_exception(teacher)
     student.run()
-    assert offered(drawn, "room_handout") == [("The lecture's handout (HTML)", page)]
+    assert not offered(drawn, "room_handout"), "it prints every answer: not before the deck's questions are asked"
+    assert "it opens here once the class has answered the deck's last question" in text(student)
     for _ in range(3):  # to screen 4, the deck's first question: asked in the room
         teacher.button(key="present_presenter_Right").click().run()
     drawn.clear()
     student.run()
     assert "Question 1" in text(student) and not offered(drawn, "room_handout"), "hidden while a question is open"
     teacher.button(key="room_reveal").click().run()
+    shown = room_session.registry().teacher_view(teacher.session_state["room_teacher"]).presentation
+    questions = {s.number for s in DECK.screens if s.kind == "question" and not ready.why_not(s)}
+    assert shown.asked == (4,) and len(questions) > 1
+    student.run()
+    assert not offered(drawn, "room_handout"), "the deck's later questions are still to be asked"
+    room_session.registry().present(teacher.session_state["room_teacher"],
+                                    replace(shown, asked=tuple(sorted(questions))))  # as if each had been asked
     student.run()
     no_exception(student)
-    assert offered(drawn, "room_handout"), "offered again after the reveal"
+    assert offered(drawn, "room_handout") == [("The lecture's handout (HTML)", page)], \
+        "offered once every question of the deck has been asked and revealed"
     assert builds.count == 1
 
 
