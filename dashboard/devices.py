@@ -80,6 +80,7 @@ class Devices:
         self._lock = threading.Lock()
         self._device: dict[str, str] = {}  # Streamlit session id -> its device (admitted sessions)
         self._refused: set[str] = set()
+        self._local: set[str] = set()  # sessions of the lab's own machine (never bounded)
         self._keys: dict[str, str | None] = {}  # session key -> Streamlit session id (None: no server runs)
         self._pruned = clock()
         self._gone: set[str] = set()  # keys of sessions found gone at the last prune or since
@@ -107,13 +108,19 @@ class Devices:
             self._device[session] = device
             return True
 
-    def first(self, session: str, device: str | None) -> bool | None:
-        """A session's request before this process has seen it run: None when it is known (admitted, refused)
-        or the lab's own machine's (the gate then decides); else whether its first run runs: an admitted
-        session's always, a refused one's while its device has a refusal to tell (its run shows why)."""
+    def first(self, session: str, device_of) -> bool | None:
+        """A session's request before this process has seen it run: None when it is known (admitted, refused,
+        or the lab's own machine's: the gate then decides); else whether its first run runs: an admitted
+        session's always, a refused one's while its device has a refusal to tell (its run shows why).
+        `device_of()` reads the session's device: only for a session not known yet, not on every rerun."""
         with self._lock:
-            if device is None or session in self._device or session in self._refused:
+            if session in self._device or session in self._refused or session in self._local:
                 return None
+        device = device_of()
+        if device is None:
+            with self._lock:
+                self._local.add(session)
+            return None
         if self.enter(session, device):
             return True
         with self._lock:
@@ -145,12 +152,14 @@ class Devices:
     def forget_gone(self):
         """Drop the sessions that have gone, their keys and the budgets of devices left without a session."""
         with self._lock:
-            sessions = set(self._device) | self._refused | {s for s in self._keys.values() if s is not None}
+            sessions = set(self._device) | self._refused | self._local
+            sessions |= {s for s in self._keys.values() if s is not None}
         gone = {s for s in sessions if not self.alive(s)}  # outside the lock: asks the runtime
         with self._lock:
             for s in gone:
                 self._device.pop(s, None)
             self._refused -= gone
+            self._local -= gone
             # a gone session's key is remembered until the next prune (PRUNE_S: beyond its jobs' grace)
             self._gone = {k for k, s in self._keys.items() if s in gone}
             self._keys = {k: s for k, s in self._keys.items() if s not in gone}
@@ -182,7 +191,7 @@ def rerun_gate(session: str, later, whole: bool = True) -> bool:
     past its device's rate is run when a token is there, the session's latest request replacing one
     still waiting (what it loses: a button press in the replaced request)."""
     try:
-        runs = DEVICES.first(session, address_of(*serve.session_client(session), trusted_proxies()))
+        runs = DEVICES.first(session, lambda: address_of(*serve.session_client(session), trusted_proxies()))
         if runs is not None:
             return runs
         wait = DEVICES.gate(session, whole)

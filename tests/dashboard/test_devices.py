@@ -69,15 +69,17 @@ def test_a_sessions_first_request_is_admitted_or_refused_before_it_runs_and_a_de
     clock, live = Clock(), set()
     devices = Devices(2, alive=lambda s: s in live, clock=clock)
     live.update(f"t{n}" for n in range(40))
-    assert devices.first("t0", "10.0.0.9") is True and devices.first("t1", "10.0.0.9") is True
-    assert devices.first("t0", "10.0.0.9") is None, "an admitted session is the rate gate's"
-    told = [devices.first(f"t{n}", "10.0.0.9") for n in range(2, 2 + devices.budgets["told"][1] + 5)]
+    assert devices.first("t0", lambda: "10.0.0.9") is True and devices.first("t1", lambda: "10.0.0.9") is True
+    assert devices.first("t0", lambda: "10.0.0.9") is None, "an admitted session is the rate gate's"
+    told = [devices.first(f"t{n}", lambda: "10.0.0.9") for n in range(2, 2 + devices.budgets["told"][1] + 5)]
     assert told == [True] * devices.budgets["told"][1] + [False] * 5
-    assert devices.gate("t2") == -1.0 and devices.first("t2", "10.0.0.9") is None, "refused for its life"
+    assert devices.gate("t2") == -1.0 and devices.first("t2", lambda: "10.0.0.9") is None, "refused for its life"
     clock.now += 1 / devices.budgets["told"][0]
-    assert devices.first("t30", "10.0.0.9") is True and devices.first("t31", "10.0.0.9") is False
-    assert devices.first("t32", "10.0.0.7") is True, "another device has its own places"
-    assert devices.first("t33", None) is None, "the lab's own machine"
+    assert devices.first("t30", lambda: "10.0.0.9") is True and devices.first("t31", lambda: "10.0.0.9") is False
+    assert devices.first("t32", lambda: "10.0.0.7") is True, "another device has its own places"
+    assert devices.first("t33", lambda: None) is None, "the lab's own machine"
+    asked = []
+    assert devices.first("t33", lambda: asked.append(1)) is None and asked == [], "its device is read once"
 
 
 def test_a_session_key_is_stable_secret_and_alive_only_while_its_session_is():
