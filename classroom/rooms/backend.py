@@ -131,6 +131,9 @@ class RoomBackend(ABC):
     def _reclaim(self, code, pin_record, digest, now) -> str: ...
 
     @abstractmethod
+    def _open_questions(self, now) -> list: ...  # the question JSON of every live room's open round
+
+    @abstractmethod
     def _refuse(self, code, device, session, seats, now) -> None: ...
     # a join refused at the bound `seats` per device, kept for the teacher if the room is open (≤ max_members a bound)
 

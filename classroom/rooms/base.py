@@ -262,6 +262,14 @@ class RoomRegistry(AfterClass):
         if status != "ok":
             raise NotInRoom(NOT_IN_ROOM)
 
+    # -- everyone ----------------------------------------------------------------------------
+    def open_kinds(self) -> frozenset:
+        """The kinds of the questions open now (asked, not revealed) in every open room of this registry: what
+        a device that is not a teacher's may not see decided, whether or not it holds a seat (a second tab, a
+        seat left and taken again, a room joined only after looking: dashboard/lesson/rerun.py, `hides`). It
+        touches no room and counts nothing."""
+        return frozenset(load_question(q).kind for q in self._open_questions(self._clock()))
+
     # -- shared rules ------------------------------------------------------------------------
     def _read_student(self, code, session) -> tuple[str, RawRoom]:
         norm = normalise_code(code)

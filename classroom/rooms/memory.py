@@ -287,6 +287,11 @@ class MemoryRooms(RoomRegistry):
             room.secret, room.active = digest, now
             return "ok"
 
+    def _open_questions(self, now):
+        with self._lock:
+            rooms = [room for code in list(self._rooms) if (room := self._live(code, now)) is not None]
+            return [r.question for room in rooms if (r := room.rounds.get(room.last_round)) and not r.revealed]
+
     def _refuse(self, code, device, session, seats, now):
         with self._lock:
             room = self._live(code, now)

@@ -1,6 +1,7 @@
 """The Redis backend's scripts for a room's rounds (redis_lua.py holds the layout, the prelude and the rest):
-the teacher's read, asking and revealing. A room keeps every round up to RoomLimits.max_rounds and asks no
-more beyond (nothing is dropped); the teacher's poll reads the two rounds its panel draws, the CSVs all of them.
+the teacher's read, asking, revealing, and every room's open question (what hides lab-wide). A room keeps
+every round up to RoomLimits.max_rounds and asks no more beyond (nothing is dropped); the teacher's poll reads
+the two rounds its panel draws, the CSVs all of them.
 """
 
 from classroom.rooms.redis_lua import PRELUDE
@@ -62,4 +63,17 @@ for n = first, last do
 end
 touch()
 return {'ok'}
+"""
+
+# (ARGV 2, the code, unused) -> the question JSON of every live room's open round (asked, not revealed)
+OPEN_QUESTIONS = PRELUDE + """
+local out = {}
+for _, code in ipairs(redis.call('ZRANGEBYSCORE', INDEX, now - idle, '+inf')) do
+  local n = redis.call('HGET', key(code), 'round')
+  if n and n ~= '0' then
+    local q, rev = unpack(redis.call('HMGET', key(code), 'q:' .. n, 'rev:' .. n))
+    if q and not rev then table.insert(out, q) end
+  end
+end
+return out
 """

@@ -177,13 +177,15 @@ def poll(every: float):
 
 def hides(door: str) -> bool:
     """Whether `door` (a page's url path, a kind of deck screen, a view: classroom/hiding.py) must hide
-    what it shows from this session: a room's student or projector window, with a question open that
-    the door can decide. A teacher is never hidden from."""
-    if not _in_room():
+    what it shows from this session: a room's student or projector window with a question open that the door
+    can decide, or any session of a device that is not a teacher's while some room has one open
+    (`room_session.lab_open_kinds`). A room's teacher is never hidden from."""
+    kinds = room_session.lab_open_kinds()
+    if _in_room():
+        kinds |= {room_session.open_question()} - {None}
+    else:
         st.session_state.pop(room_session.HIDING, None)  # what open_question() would say: nothing open
-        return False
-    kind = room_session.open_question()
-    return kind is not None and hiding.hides(door, kind)
+    return any(hiding.hides(door, kind) for kind in kinds)
 
 
 def hidden(door: str, title: str = "") -> bool:
@@ -198,7 +200,12 @@ def _say_hidden(door: str, title: str) -> bool:
     st.session_state[_DOOR] = door
     if title:
         st.title(title, anchor=False)
-    st.info("Your room's question is open: what goes here shows again once the teacher reveals the answer.")
+    own = st.session_state.get(room_session.HIDING)  # this session's room's open question, if any
+    if own is not None and hiding.hides(door, own):
+        st.info("Your room's question is open: what goes here shows again once the teacher reveals the answer.")
+    else:  # another room's, or a tab with no seat on a device that is not a teacher's
+        st.info("A question is open in a class on this lab: what goes here shows again once its teacher reveals "
+                "the answer.")
     return True
 
 

@@ -329,6 +329,20 @@ def open_question() -> str | None:
     return kind
 
 
+def lab_open_kinds() -> frozenset:
+    """The kinds of every open room's open question, for a session on a device that is not a teacher's: a
+    student's second tab with no seat, a seat left to look and taken again, a room joined only after looking, a
+    projector link without a code hide what would decide them, as the seat does (docs/classroom.md). A room's
+    teacher, the lab's own computer and the devices named as teachers' (`may_open_rooms`) are never hidden from.
+    A store that does not answer hides nothing: no one can answer then either."""
+    if teacher_key() is not None or may_open_rooms(client_address(), teacher_devices()):
+        return frozenset()
+    try:
+        return registry().open_kinds()
+    except RoomError:
+        return frozenset()
+
+
 def hiding_changed(view) -> bool:
     """A poll found a question opened or revealed since the page was drawn: it must be drawn again."""
     return bool(student_code()) and open_kind(view) != st.session_state.get(HIDING)

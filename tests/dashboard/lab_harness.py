@@ -11,7 +11,8 @@ seat stays present after its last poll: a test whose sessions end after one run 
 It opens a room with PIN 246810 and prints one JSON line {"code": ...} once set up. Each line "check"
 on stdin is answered with one JSON line: whether the room opened at start is still there and
 whether the render queue still refuses a 4th render of the session that asked for 3, the room's
-seats (their device numbers, in the order they joined) and its members.
+seats (their device numbers, in the order they joined) and its members; "ask N" asks the question of the
+default deck's screen N in the room, "reveal" reveals it (each answered with one JSON line).
 """
 
 import json
@@ -56,6 +57,13 @@ def check(key, made):
     return {"room": room, "limit": limit, "devices": devices, "members": members}
 
 
+def ask_screen(number: int):
+    from classroom.decks import default_deck
+    from dashboard.present import deck as decks
+
+    return decks.question_of(default_deck(decks.names()).screens[number - 1])
+
+
 def main():
     settings = {"wrong_codes_per_address": "LAB_TEST_CODES_PER_ADDRESS", "present_seconds": "LAB_TEST_PRESENT_SECONDS"}
     if given := {k: float(os.environ[v]) for k, v in settings.items() if os.environ.get(v)}:
@@ -72,6 +80,11 @@ def main():
         for line in sys.stdin:
             if line.strip() == "check":
                 print(json.dumps(check(key, made)), flush=True)
+            elif line.startswith("ask "):  # the question of the default deck's screen N, in the room
+                print(json.dumps({"round": session.registry().ask(key, ask_screen(int(line.split()[1])))}), flush=True)
+            elif line.strip() == "reveal":
+                session.registry().reveal(key)
+                print(json.dumps({"revealed": True}), flush=True)
 
     threading.Thread(target=answer, daemon=True).start()
     serve.main(sys.argv[1:])

@@ -56,7 +56,11 @@ class Lab:
         return line
 
     def check(self) -> dict:
-        self.proc.stdin.write("check\n")
+        return self.say("check")
+
+    def say(self, line: str) -> dict:
+        """A line to the harness ("ask N", "reveal"): its JSON answer."""
+        self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
         return json.loads(self._line())
 

@@ -178,13 +178,14 @@ def test_the_handout_is_built_once_for_two_teachers_and_reaches_students_only_on
     assert builds.count == 1
 
 
-def present_run(port: int, query: str, device: str) -> tuple[str, set[str]]:
-    """One full run of the Present page in a fresh session from the loopback address `device` (the lab reads it
-    from the connection, as a phone's): every text element's body, and the widget keys."""
+def present_run(port: int, query: str, device: str, page: str = "present") -> tuple[str, set[str]]:
+    """One full run of the Present page (or the page at url path `page`) in a fresh session from the loopback
+    address `device` (the lab reads it from the connection, as a phone's): every text element's body, and the
+    widget keys."""
     said, ids = [], set()
     with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], source_address=(device, 0),
                  open_timeout=30) as ws:
-        ws.send(BackMsg(rerun_script={"query_string": query, "page_script_hash": calc_hash("present")})
+        ws.send(BackMsg(rerun_script={"query_string": query, "page_script_hash": calc_hash(page)})
                 .SerializeToString())
         for raw in ws:
             msg = ForwardMsg()

@@ -1,0 +1,112 @@
+"""Issue 47, the hostile pass after its fixes: hiding was per session, so a student's device read the answer
+through a door with no seat: a second tab, a seat left to look and taken again, a projector link without the
+room's code. While any room has a question open, every session of a device that is not a teacher's hides what
+decides it (docs/classroom.md); the lab's own computer, a device named as a teacher's and a room's teacher are
+never hidden from. AppTest sessions have no address: `device` gives them one; test_present_gate.py and the
+network test below read it from a real connection."""
+
+import ipaddress
+
+import pytest
+
+from classroom.decks import default_deck
+from dashboard.present import deck as decks
+from dashboard.room import session as room_session
+
+from .conftest import chart_data, messages, no_exception, page_file
+from .test_present_gate import present_run
+from .test_room_hiding import assert_hidden, assert_shown, opened, present_as_projector
+from .test_room_pages import fresh_registry  # noqa: F401 (an autouse fixture)
+
+DECK = default_deck(decks.names())
+IT = next(s for s in DECK.screens if s.kind == "question" and s.question == "trained" and '"it"' in s.title)
+GRID = next(s for s in DECK.screens if s.kind == "page" and s.page == "trained-heads")
+LAB_WIDE = "A question is open in a class on this lab"
+PHONE = "10.0.0.7"
+CHART = "schema/vega-lite"  # in a chart's spec, as the page sends it
+
+
+@pytest.fixture
+def device(monkeypatch):
+    """device(address): every session from now on connects from `address` (None: the lab's own computer)."""
+    def connect_from(address):
+        monkeypatch.setattr(room_session, "client_address", lambda: address)
+    connect_from(PHONE)
+    return connect_from
+
+
+def trained_heads(make_app):
+    """The Trained heads page at layer 4, head 2: where "it" → "cat" is read."""
+    s = make_app(page="trained-heads")
+    s.query_params = {"layer": "4", "head": "2"}
+    s.run()
+    no_exception(s)
+    return s
+
+
+def test_a_tab_with_no_seat_on_a_students_device_hides_until_the_reveal(make_app, device):
+    key = opened()
+    s = trained_heads(make_app)
+    assert chart_data(s), "nothing to hide"
+    room_session.registry().ask(key, decks.question_of(IT))
+    s.run()
+    assert_hidden(s, "Trained heads", "a tab with no seat")
+    assert LAB_WIDE in messages(s)
+    room_session.registry().reveal(key)
+    s.run()
+    assert_shown(s, "after the reveal")
+    assert chart_data(s)
+
+
+def test_a_seat_left_to_look_sees_the_note(make_app, device):
+    key = opened()
+    s = make_app(query={"code": key.code}, page="room")
+    assert s.session_state["room_code"] == key.code, "the room's link seats the student"
+    room_session.registry().ask(key, decks.question_of(IT))
+    s.run()
+    s.button(key="room_leave").click().run()
+    no_exception(s)
+    assert not s.session_state.get("room_code"), "the seat was left"
+    s.switch_page(page_file("trained-heads"))
+    s.query_params = {"layer": "4", "head": "2"}
+    s.run()
+    assert_hidden(s, "Trained heads", "the page looked at between leaving and joining again")
+
+
+def test_a_projector_link_without_the_code_hides_the_trained_heads_screen(make_app, device):
+    key = opened()
+    room_session.registry().ask(key, decks.question_of(IT))
+    at = present_as_projector("", GRID.number)
+    assert_hidden(at, GRID.title, f"screen {GRID.number} without the room's code")
+
+
+@pytest.mark.parametrize("who", ["the lab's own computer", "a device named as a teacher's"])
+def test_a_teachers_device_is_not_hidden_from(make_app, device, monkeypatch, who):
+    if who == "the lab's own computer":
+        device(None)
+    else:
+        monkeypatch.setattr(room_session, "teacher_devices", lambda: (ipaddress.ip_network("10.0.0.0/24"),))
+    key = opened()
+    room_session.registry().ask(key, decks.question_of(IT))
+    s = trained_heads(make_app)
+    assert_shown(s, who)
+    assert chart_data(s)
+
+
+@pytest.mark.slow
+def test_over_the_network_a_second_device_with_no_seat_reads_the_note_and_the_labs_computer_the_heads(lab):
+    """The address is the connection's (127.0.0.9 plays a phone; 127.0.0.1 is the lab's own computer)."""
+    server = lab(renders=0)
+    query = "layer=4&head=2"
+    before, _ = present_run(server.port, query, "127.0.0.9", "trained-heads")
+    assert LAB_WIDE not in before and CHART in before, before[:600]
+    server.say(f"ask {IT.number}")
+    phone, _ = present_run(server.port, query, "127.0.0.9", "trained-heads")
+    assert LAB_WIDE in phone and CHART not in phone, phone[:600]
+    grid, _ = present_run(server.port, f"deck=default&screen={GRID.number}", "127.0.0.9")
+    assert LAB_WIDE in grid and CHART not in grid, grid[:600]
+    teacher, _ = present_run(server.port, query, "127.0.0.1", "trained-heads")
+    assert LAB_WIDE not in teacher and CHART in teacher, teacher[:600]
+    server.say("reveal")
+    after, _ = present_run(server.port, query, "127.0.0.9", "trained-heads")
+    assert LAB_WIDE not in after and CHART in after, after[:600]
