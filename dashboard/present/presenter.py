@@ -274,10 +274,13 @@ def _minutes(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-@rerun.poll(CLOCK_SECONDS)
-def clock(deck: Deck, number: int):
-    """Time on the room's clock against the time planned up to the end of this screen; pause and restart."""
+def clock_part(deck: Deck, number: int) -> bool:
+    """Time on the room's clock against the time planned up to the end of this screen; pause and restart. True
+    once this session is no longer the room's teacher (taken back with the PIN elsewhere, or closed): the whole
+    view must run again, to say so and drop the notes, not wait for the lecturer's next key."""
     shown = room_session.presentation()
+    if room_session.teacher_key() is None:
+        return True
     elapsed = shown.elapsed(time.time())
     before = 60 * sum(s.minutes for s in deck.screens[:number - 1])
     until = before + 60 * deck.screens[number - 1].minutes
@@ -296,3 +299,6 @@ def clock(deck: Deck, number: int):
     else:
         left.button("Pause the clock", key="present_clock_pause", on_click=_clock, args=("pause",))
     right.button("Restart the clock", key="present_clock_restart", on_click=_clock, args=("restart",))
+
+
+clock = rerun.poll(CLOCK_SECONDS)(clock_part)

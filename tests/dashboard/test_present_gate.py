@@ -97,6 +97,36 @@ def test_the_teacher_sees_the_notes_and_loses_them_when_the_room_is_taken_back_e
     assert notes_words(DECK.screens[21]) not in text(first) and "is the room's teacher's" in text(first)
 
 
+def clock_of_a_presenter(key):
+    """A script: this session holds `key` as its room's teacher key, and runs the presenter's clock once."""
+    import streamlit as st
+
+    from classroom.decks import default_deck
+    from dashboard.present import deck as decks
+    from dashboard.present import presenter
+    from dashboard.room import session as room_session
+
+    st.session_state[room_session.TEACHER] = key
+    st.session_state["whole_run_wanted"] = presenter.clock_part(default_deck(decks.names()), 22)
+
+
+def test_a_presenter_whose_room_is_taken_back_elsewhere_is_told_at_the_clocks_next_poll():
+    """A hostile pass: the old presenter kept its notes and said nothing until the lecturer's next key."""
+    first = open_room(present({"deck": "default", "presenter": "1", "screen": "22"}))
+    key = first.session_state["room_teacher"]
+    poll = AppTest.from_function(clock_of_a_presenter, args=(key,), default_timeout=60).run()
+    no_exception(poll)
+    assert poll.session_state["whole_run_wanted"] is None, "the room's own teacher: the clock alone"
+    second = present({"deck": "default", "presenter": "1", "screen": "22"})
+    second.text_input(key="room_reclaim_code").input(format_code(key.code))
+    second.text_input(key="room_reclaim_pin").input(PIN)
+    second.button[[b.label for b in second.button].index("Take it back")].click().run()
+    poll.run()
+    no_exception(poll)
+    assert poll.session_state["whole_run_wanted"] is True
+    assert "took it back with the PIN" in poll.session_state["room_message"][1]
+
+
 class Builds:
     """A stand-in for build_handout that counts its calls, each held until `go` is set."""
 
