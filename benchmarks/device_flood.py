@@ -2,7 +2,8 @@
 
 The tabs (each a Room page tab from the flooder's address) open one after another before the
 students join, then each polls its page's fragments as a browser does (`poll`) or runs the page
-again without pause (`rerun`, waiting 5 s at most for each run), in a process of their own. `ramp`
+again without pause (`rerun`, waiting 5 s at most for each run; `heavy`: the same on the Multi-head page
+with the heaviest lesson, HEAVY), in a process of their own. `ramp`
 (issue 47 item 9): N new tabs a second instead, each opening its websocket and asking for its first
 run without waiting for it, kept open, from 5 s before the students join to the end (at most RAMP_MOST). The lab
 admits a device's first ATTENTION_LAB_DEVICE_SESSIONS sessions and refuses the others, and paces
@@ -12,11 +13,18 @@ a device's reruns (dashboard/devices.py); printed: what the tabs got, and the cl
 
 import asyncio
 from collections import Counter
+from urllib.parse import urlencode
 
 import websockets
+from streamlit.util import calc_hash
 
 REFUSED_TAB = "tabs of the lab open"  # dashboard/devices.py's refusal of a device's extra session
 RAMP_MOST = 4000  # the ramp's tabs at most (a bound on this client, not the lab's)
+# `heavy` (issue 47, a hostile pass after item 9): the heaviest lesson a link can ask for, on the page that draws
+# a heatmap per head: 64 heads of 64 tokens, d_model 1024 (over a second of CPU a run here).
+HEAVY_PAGE = "multi-head"
+HEAVY = urlencode({"text": " ".join(["the cat sat on the mat because it was warm"] * 6), "d_model": "1024",
+                   "num_heads": "64"})
 
 
 async def ramp(port: int, per_second: int, got: Counter, until):
@@ -58,7 +66,9 @@ async def one_device(port: int, sessions: int, does: str, got: Counter, until):
     quiet = {"errors": [], "stopping": True}
     tabs, opening = [], []
     for k in range(sessions):  # one after another, not waiting for each page (the lab runs none for most)
-        tabs.append(Tab(port, 3000 + k, quiet, "", FLOODER))
+        tabs.append(Tab(port, 3000 + k, quiet, HEAVY if does == "heavy" else "", FLOODER))
+        if does == "heavy":
+            tabs[-1].page_hash = calc_hash(HEAVY_PAGE)
         opening.append(asyncio.create_task(_open_one(tabs[-1], got)))
         await asyncio.sleep(0.05)
     await asyncio.gather(*opening)

@@ -313,8 +313,9 @@ def main(argv=None):
                         help="what the flooder sends, in turn (rerun: the page run again, no attack)")
     parser.add_argument("--one-device", type=int, default=0, metavar="N",
                         help="N tabs from the flooder's one address beside the class (issue 39)")
-    parser.add_argument("--one-device-does", choices=["poll", "rerun", "ramp"], default="poll",
+    parser.add_argument("--one-device-does", choices=["poll", "rerun", "heavy", "ramp"], default="poll",
                         help="what those tabs do: poll their page as a browser does, or run it without pause; "
+                             "heavy: run the heaviest lesson's Multi-head page without pause; "
                              "ramp: N new tabs a second, to the end")
     parser.add_argument("--keep-log", metavar="PATH", help="copy each phase's server log to PATH.calm, PATH.hostile")
     parser.add_argument("--tree", help="serve another checkout's lab (e.g. `git worktree add /tmp/old HEAD~1`)")

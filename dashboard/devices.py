@@ -16,6 +16,10 @@ the lab bounds per device:
   it (a fragment) PARTS_PER_S (each after a burst); a rerun past that waits its turn, the latest
   replacing one still waiting (dashboard/serve.py, the rerun gate), so a script rerunning without
   pause costs the class one device's share, not the server.
+- CPU: a device's sessions together spend at most CPU_PER_S of a script thread's CPU a second (after
+  CPU_BURST): each run's CPU time is charged to its device when it ends (`spending`), and a device in debt
+  waits, its latest rerun replacing one still waiting, until the debt is paid. A student's heavy lesson
+  runs at once; a device that reruns it without pause gets a quarter of a core.
 - jobs (films, renders): `who()` is this session as the job queues see it: its session key, its
   device, whether it holds a room's teacher key (jobs/policy.py: per-device quota, the teacher first).
   Jobs whose sessions have all gone are cancelled: `alive(key)`, handed to jobs at import.
@@ -32,6 +36,7 @@ clear_cache or not, and says nothing of Streamlit's id.
 """
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import os
@@ -56,6 +61,10 @@ DEFAULT_SESSIONS = 6  # a phone or laptop with a few tabs of the lab; a reload's
 RUNS_PER_S, BURST = 2.0, 10
 PARTS_PER_S, PART_BURST = 8.0, 24
 TELLS_PER_S, TELL_BURST = 1.0, 10  # a device's refused sessions whose first run shows why (a shared computer room's)
+# A device's script CPU seconds a second, all its sessions together, and what it may spend at once: a run of the
+# heaviest lesson (64 heads of 64 tokens on Multi-head) costs over a second of the one interpreter every session
+# shares, so runs alone do not bound what a device takes from the class (docs/performance.md).
+CPU_PER_S, CPU_BURST = 0.25, 5.0
 PRUNE_S = 30.0  # how often the sessions that have gone are forgotten
 _SECRET = secrets.token_bytes(32)
 REFUSED = ("This device already has {limit} tabs of the lab open. Close one of the others, then reload this "
@@ -85,6 +94,7 @@ class Devices:
         self._pruned = clock()
         self._gone: set[str] = set()  # keys of sessions found gone at the last prune or since
         self._tokens: dict[tuple, tuple[float, float]] = {}  # (device, whole page?) -> (tokens, when counted)
+        self._cpu: dict[str, tuple[float, float]] = {}  # device -> (CPU seconds it may spend, when counted)
 
     def enter(self, session: str, device: str | None) -> bool:
         """Whether `session` (Streamlit's id) may run; its first run decides, for its life."""
@@ -138,15 +148,33 @@ class Devices:
         self._tokens[budget] = (tokens, now)
         return (1.0 - tokens) / rate
 
+    def _cpu_left(self, device: str) -> float:
+        """The CPU seconds `device` may still spend now (below 0: its debt), under the lock."""
+        now = self.clock()
+        left, then = self._cpu.get(device, (CPU_BURST, now))
+        left = min(CPU_BURST, left + (now - then) * CPU_PER_S)
+        self._cpu[device] = (left, now)
+        return left
+
+    def charge(self, session: str, seconds: float):
+        """A run of `session` took `seconds` of CPU: its device's (nothing for the lab's own machine)."""
+        with self._lock:
+            device = self._device.get(session)
+            if device is not None:
+                self._cpu[device] = (self._cpu_left(device) - seconds, self.clock())
+
     def gate(self, session: str, whole: bool = True) -> float | None:
         """The rerun gate (dashboard/serve.py): None to run now, -1 to drop, else seconds to wait.
-        `whole`: a run of the whole page, else of a fragment (each has its own budget)."""
+        `whole`: a run of the whole page, else of a fragment (each has its own budget of runs; both spend
+        the device's CPU)."""
         with self._lock:
             if session in self._refused:
                 return -1.0
             device = self._device.get(session)
             if device is None:
                 return None  # the lab's own machine, or a session before its first run
+            if (left := self._cpu_left(device)) < 0:
+                return -left / CPU_PER_S
             return self._take((device, whole))
 
     def forget_gone(self):
@@ -164,6 +192,7 @@ class Devices:
             self._gone = {k for k, s in self._keys.items() if s in gone}
             self._keys = {k: s for k, s in self._keys.items() if s not in gone}
             self._tokens = {d: t for d, t in self._tokens.items() if d[0] in self._device.values()}
+            self._cpu = {d: c for d, c in self._cpu.items() if d in self._device.values()}
 
     def key(self, session: str | None) -> str:
         """The key of Streamlit's session `session`; None: a new key for a run outside a server, always alive."""
@@ -226,6 +255,23 @@ def session_key() -> str:
             st.session_state["devices_session"] = DEVICES.key(None)
         return st.session_state["devices_session"]
     return DEVICES.key(session)
+
+
+_runs = threading.local()  # how deep this script thread is in `spending` (a fragment runs inside a whole run)
+
+
+@contextlib.contextmanager
+def spending():
+    """Around a whole run (app.py) and each fragment's (lesson/rerun.py): the script thread's CPU time, charged
+    to this session's device once the outermost ends, however it ends (st.rerun and st.stop are exceptions)."""
+    depth = getattr(_runs, "depth", 0)
+    _runs.depth, start = depth + 1, time.thread_time()
+    try:
+        yield
+    finally:
+        _runs.depth = depth
+        if depth == 0 and (session := serve.session_id()) is not None:
+            DEVICES.charge(session, time.thread_time() - start)
 
 
 def device() -> str | None:

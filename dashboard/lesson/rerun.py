@@ -36,7 +36,7 @@ import functools
 import streamlit as st
 
 from classroom import hiding
-from dashboard import data
+from dashboard import data, devices
 from dashboard.lesson import state
 from dashboard.room import session as room_session
 
@@ -52,6 +52,18 @@ _ALLOWED = "rerun_alone_allowed"  # whether the sidebar lets the view rerun alon
 _MAY = "rerun_view_alone"  # whether a lesson change may rerun the view alone: the view exists and is allowed
 SIDEBAR_VIDEO = "sidebar-video"  # the sidebar's "Render with my settings" and its video: a row of classroom/hiding.py
 _DOOR = "rerun_door"  # the row of classroom/hiding.py's table of what this session shows (a page, a screen)
+
+
+def _charged(fragment):
+    """`fragment` with its CPU time charged to this session's device (dashboard/devices.py, `spending`): a
+    fragment's run alone is a run; inside a whole run it is that run's. The name stays: it is the fragment's id."""
+
+    @functools.wraps(fragment)
+    def run(*args, **kwargs):
+        with devices.spending():
+            return fragment(*args, **kwargs)
+
+    return run
 
 
 def page_only(field: str) -> bool:
@@ -93,7 +105,7 @@ def settings(draw):
     fragment of their own. A move of one then starts a run of this fragment instead of the whole
     app before its callback hands the run on (`after_change`): in the browser the start of a whole
     run redraws every element of the page, a fragment's only its own (docs/performance.md)."""
-    st.fragment(draw)()
+    st.fragment(_charged(draw))()
 
 
 def after_change(field: str, shown: bool = True):
@@ -136,7 +148,7 @@ def view(lesson_view, with_trace: bool = True):
         _around(lambda: hidden(door) or (lesson_view(cfg, data.trace(cfg)) if with_trace else lesson_view(cfg)))
 
     st.session_state[_MAY] = st.session_state.get(_ALLOWED, False)
-    st.fragment(fragment, key=KEY)()
+    st.fragment(_charged(fragment), key=KEY)()
 
 
 def part(body, *args, every: float | None = None):
@@ -156,7 +168,7 @@ def part(body, *args, every: float | None = None):
         if wanted != every:
             st.rerun()  # a new timer: only a full run makes the part again
 
-    st.fragment(fragment, run_every=every)(*args)
+    st.fragment(_charged(fragment), run_every=every)(*args)
 
 
 def poll(every: float):
@@ -170,7 +182,7 @@ def poll(every: float):
             if draw(*args):
                 st.rerun()  # the whole app: the part cannot draw outside itself
 
-        return st.fragment(fragment, run_every=every)
+        return st.fragment(_charged(fragment), run_every=every)
 
     return decorate
 

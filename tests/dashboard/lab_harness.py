@@ -12,7 +12,8 @@ It opens a room with PIN 246810 and prints one JSON line {"code": ...} once set 
 on stdin is answered with one JSON line: whether the room opened at start is still there and
 whether the render queue still refuses a 4th render of the session that asked for 3, the room's
 seats (their device numbers, in the order they joined) and its members; "ask N" asks the question of the
-default deck's screen N in the room, "reveal" reveals it (each answered with one JSON line).
+default deck's screen N in the room, "reveal" reveals it, "cpu ADDRESS" gives the CPU seconds that device may
+still spend (each answered with one JSON line). LAB_TEST_CPU_PER_S sets a device's CPU refill rate.
 """
 
 import json
@@ -69,6 +70,10 @@ def main():
     if given := {k: float(os.environ[v]) for k, v in settings.items() if os.environ.get(v)}:
         limits = RoomLimits(**{k: int(v) if k.startswith("wrong") else v for k, v in given.items()})
         session.registry = Held(lambda: MemoryRooms(limits))  # what every page calls: session.registry()
+    if os.environ.get("LAB_TEST_CPU_PER_S"):
+        from dashboard import devices
+
+        devices.CPU_PER_S = float(os.environ["LAB_TEST_CPU_PER_S"])
     key = session.registry().open("246810", LESSON.to_json())
     made = lessons()
     for i in range(int(os.environ.get("LAB_TEST_RENDERS", "0"))):
@@ -82,6 +87,11 @@ def main():
                 print(json.dumps(check(key, made)), flush=True)
             elif line.startswith("ask "):  # the question of the default deck's screen N, in the room
                 print(json.dumps({"round": session.registry().ask(key, ask_screen(int(line.split()[1])))}), flush=True)
+            elif line.startswith("cpu "):  # the CPU seconds a device may still spend (dashboard/devices.py)
+                from dashboard import devices
+
+                with devices.DEVICES._lock:
+                    print(json.dumps({"left": devices.DEVICES._cpu_left(line.split()[1])}), flush=True)
             elif line.strip() == "reveal":
                 session.registry().reveal(key)
                 print(json.dumps({"revealed": True}), flush=True)

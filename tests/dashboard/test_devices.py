@@ -12,6 +12,7 @@ import contextlib
 import socket
 import threading
 import time
+from urllib.parse import urlencode
 
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -20,7 +21,7 @@ from streamlit.util import calc_hash
 from websockets.sync.client import connect
 
 from dashboard import devices, serve
-from dashboard.devices import REFUSED, Devices
+from dashboard.devices import CPU_BURST, CPU_PER_S, REFUSED, Devices
 from tests.dashboard.test_hostile_server import one_run, wait_for
 
 
@@ -60,6 +61,53 @@ def test_a_devices_reruns_pass_at_their_rate_after_a_burst_whichever_session_ask
     assert devices.gate("not yet admitted") is None, "a session's first run is never held back"
     assert devices.gate("a1", whole=False) is None and devices.gate("a2", whole=False) == pytest.approx(0.1), \
         "a fragment's reruns have a budget of their own"
+
+
+def test_a_devices_runs_spend_its_cpu_and_a_device_in_debt_waits_until_it_is_paid():
+    """Issue 47, a hostile pass after item 9: six admitted tabs rerunning the heaviest lesson (over a second of
+    CPU each) slowed an honest student's join from 3 to 8 s, within the device's bound of runs."""
+    clock = Clock()
+    devices = Devices(6, alive=lambda s: True, clock=clock, rate=100.0, burst=100, part_rate=100.0, part_burst=100)
+    assert devices.enter("a1", "10.0.0.9") and devices.enter("a2", "10.0.0.9") and devices.enter("b1", "10.0.0.7")
+    devices.charge("a1", CPU_BURST - 1.0)
+    assert devices.gate("a2") is None, "within the burst: at once, whichever session spent it"
+    devices.charge("a2", 3.0)  # 2 s in debt
+    assert devices.gate("a1") == pytest.approx(2.0 / CPU_PER_S) and devices.gate("a2", whole=False) == pytest.approx(
+        2.0 / CPU_PER_S), "a whole run or a fragment's, the device waits until its debt is paid"
+    assert devices.gate("b1") is None, "another device pays nothing"
+    clock.now += 2.0 / CPU_PER_S
+    assert devices.gate("a1") is None
+    devices.charge("local", 1000.0)  # a session of the lab's own machine (never entered with a device)
+    assert devices.gate("local") is None
+    clock.now += 1000
+    assert devices._cpu_left("10.0.0.9") == CPU_BURST, "an idle device's budget refills to its burst, no more"
+
+
+def test_spending_charges_the_outermost_run_once_however_it_ends(monkeypatch):
+    """A fragment runs inside a whole run (charged once, as the whole run's) or alone (charged as a run); st.rerun
+    and st.stop end a run with an exception."""
+    clock = Clock()
+    mine = Devices(6, alive=lambda s: True, clock=clock)
+    mine.enter("a1", "10.0.0.9")
+    monkeypatch.setattr(devices, "DEVICES", mine)
+    monkeypatch.setattr(serve, "session_id", lambda: "a1")
+    charged = []
+    monkeypatch.setattr(mine, "charge", lambda session, seconds: charged.append((session, seconds)))
+
+    def burn(seconds: float):
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    with pytest.raises(RuntimeError), devices.spending():
+        burn(0.05)
+        with devices.spending():  # a fragment inside the whole run
+            burn(0.05)
+        raise RuntimeError("st.rerun")
+    assert len(charged) == 1 and charged[0][0] == "a1" and 0.1 <= charged[0][1] < 1.0, charged
+    with devices.spending():  # a fragment's run alone
+        burn(0.02)
+    assert len(charged) == 2 and 0.02 <= charged[1][1] < charged[0][1]
 
 
 def test_a_sessions_first_request_is_admitted_or_refused_before_it_runs_and_a_device_is_told_a_few_times():
@@ -182,6 +230,23 @@ def test_one_device_gets_its_bound_of_sessions_another_device_still_gets_in(lab)
     finally:
         for tab in tabs:
             tab.close()
+
+
+@pytest.mark.slow
+def test_on_the_real_server_a_devices_runs_of_the_heaviest_lesson_are_charged_to_its_cpu(lab):
+    """Each run's CPU time reaches its device's budget through the server's script thread (the gate then holds
+    a device in debt: the bookkeeping's test above). The refill is slowed to nothing, so what is left is what
+    two runs cost."""
+    server = lab(renders=0, env={"LAB_TEST_CPU_PER_S": "0.000001"})
+    heavy = urlencode({"text": " ".join(["the cat sat on the mat because it was warm"] * 6), "d_model": "1024",
+                       "num_heads": "64"})
+    with connect(f"ws://127.0.0.1:{server.port}/_stcore/stream", subprotocols=["streamlit"],
+                 source_address=("127.0.0.9", 0), open_timeout=30) as ws:
+        for _ in range(2):
+            said, _ = one_run(ws, heavy, "multi-head")
+            assert not said, said
+    assert server.say("cpu 127.0.0.9")["left"] < CPU_BURST - 0.02, "64 heatmaps twice cost no CPU?"
+    assert server.say("cpu 127.0.0.8")["left"] == CPU_BURST, "a device that ran nothing spent nothing"
 
 
 @pytest.mark.slow
