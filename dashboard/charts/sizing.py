@@ -86,7 +86,10 @@ def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list
     window = "(windowSize()[1] > 0 ? windowSize()[1] * lab_share : 1e9)"
     # In projector mode the window's height never shrinks a cell below what prints "−0.43" at the
     # look's smallest size: a class reads the numbers, and scrolls for a long sentence's grid (not on a slide).
-    legible = f"(lab_fit_height > 0 && lab_legible ? lab_min_font * lab_fit * 5 * {DIGIT_EM} + 8 : 0)"
+    # Rounded up to whole 1/CELL_STEP px, so that rounding the cell down below keeps it legible (at 720p the floor
+    # of 20 px is 13.33 px, whose cell, 50.67 px, rounded down printed no number).
+    legible = (f"(lab_fit_height > 0 && lab_legible ? ceil((lab_min_font * lab_fit * 5 * {DIGIT_EM} + 8) * {CELL_STEP})"
+               f" / {CELL_STEP} : 0)")
     cell = f"max(2, min(width / lab_cols, lab_max_cell * lab_fit, max({window} / lab_rows, {legible})))"
     # Whole 1/CELL_STEP px: the plot (lab_cell × lab_cols) then ends exactly at or inside `width`. A cell of
     # width / lab_cols ends 1e-13 px past it for some widths, which fit-x rounds up to a pixel of overhang and

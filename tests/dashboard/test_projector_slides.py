@@ -28,6 +28,7 @@ BOTTOMS = """() => {
   return {bottom: Math.max(...parts.map(e => e.getBoundingClientRect().bottom)), height: innerHeight,
           scrolled: main.scrollTop || document.scrollingElement.scrollTop};
 }"""
+NUMBERS = "() => document.querySelectorAll('[data-testid=stMain] .mark-text.role-mark text').length"
 CAPTION_COLOURS = """[...document.querySelectorAll('[data-testid=stMain] [data-testid=stCaptionContainer]')]
     .map(e => getComputedStyle(e).color)"""
 
@@ -42,7 +43,7 @@ def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, clean_
     window at 1920×1080 and 1280×720 (light and dark) without scrolling; captions at 7:1 or more."""
     name, steps = SLIDES[path]
     ARTIFACTS.mkdir(exist_ok=True)
-    fits = []
+    fits, numbers = [], []
     for (width, height), scheme in WINDOWS:
         with window(clean_context, width, height, scheme) as page:
             settle(page, f"{server}/{path}?projector=1&{name}=1")
@@ -52,12 +53,16 @@ def test_projector_mode_shows_a_step_per_screen_at_1080p_and_720p(server, clean_
                 got = page.evaluate(BOTTOMS)
                 page.screenshot(path=str(ARTIFACTS / f"projector-slide-{scheme}-{width}x{height}-{path or 'home'}-"
                                                      f"{name}{step}.png"))
+                if (path, step) == ("", 2):  # two 7 × 7 grids of scores, nothing masked: a number in every cell
+                    numbers.append((width, page.evaluate(NUMBERS)))
                 background = theme_background(page, scheme, scheme)
                 for colour in page.evaluate(CAPTION_COLOURS):
                     assert contrast(colour, background) >= 7, f"{scheme} {name}={step}: {colour} on {background}"
                 fits.append((width, scheme, step, got["bottom"], got["height"], got["scrolled"]))
             press(page, "ArrowLeft", name)
     assert all(bottom <= h + 0.5 and scrolled == 0 for *_, bottom, h, scrolled in fits), fits  # 0.5: sub-pixel
+    # At 720p the smallest number's cell (50.67 px), rounded down to whole 1/64 px, once printed no number at all
+    assert numbers == ([(1920, 2 * 7 * 7), (1280, 2 * 7 * 7)] if not path else []), numbers
 
 
 LONG_SENTENCE = "The cat sat on the mat because it was tired."  # 13 word pieces: past the numbers' floor at 1080p
