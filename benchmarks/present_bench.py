@@ -9,8 +9,9 @@ wait), and the projector's full run of its new screen, charts sent. For referenc
 the presenter's own run finishing is measured in the same run.
 
 The default deck from `--start` for `--presses` screens (its page, scene and question screens alike).
-With `--hall`, the same through a lecture hall (`python -m hall`: 2 lab processes behind HAProxy, the room
-in Redis), as a department server serves it.
+The presenter's pictures of this screen and the next (each a small window like the projector's) are on, as a
+teacher finds them; `--no-pictures` switches them off. With `--hall`, the same through a lecture hall
+(`python -m hall`: 2 lab processes behind HAProxy, the room in Redis), as a department server serves it.
 
     python benchmarks/present_bench.py [--presses 15] [--start 2] [--hall]
 """
@@ -57,6 +58,8 @@ def main() -> int:
     parser.add_argument("--presses", type=int, default=15)
     parser.add_argument("--start", type=int, default=2, help="the screen to start from (1 = the first)")
     parser.add_argument("--hall", action="store_true", help="through a lecture hall (HAProxy, 2 labs, Redis)")
+    parser.add_argument("--no-pictures", action="store_true",
+                        help="the presenter's pictures of this screen and the next switched off (on by default)")
     a = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -76,6 +79,9 @@ def main() -> int:
         link = presenter.get_by_role("link", name="Open the projector window")
         link.wait_for(timeout=60_000)
         code = re.search(r"code=(\w+)", link.get_attribute("href"))[1]
+        if a.no_pictures:
+            presenter.get_by_text("Pictures of the screens", exact=True).click()
+            presenter.wait_for_selector(SETTLED, timeout=60_000)
         projector = context.new_page()
         projector.goto(f"{url}/present?deck=default&code={code}&projector=1")
         projector.wait_for_function(SHOWS, arg=[MARKER, f"{a.start} / {total}"], polling=20, timeout=120_000)

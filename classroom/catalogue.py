@@ -118,7 +118,7 @@ VIEW_NAMES = frozenset({
     "layer", "sentence", "predict", "code", "seat", "projector", "weights", "film_task", "film_layers",
     "film_width", "film_heads", "film_positions", "film_causal", "film_steps", "film_seed", "film_at",
     "film_layer", "film_head", "model", "alone", "mask_stage", "why_part", "part", "deck", "screen", "presenter",
-    "captions"})
+    "captions", "preview"})
 
 
 def page_at(url: str) -> Page:

@@ -53,6 +53,10 @@ if linked_screen is not None and ss.get(MODE) == "projector":
 if ss.get(MODE) == "projector":
     if code:
         projector.join(code)
+    if (preview := state.view_from_url("preview", str)) in projector.AHEAD:  # the presenter's picture of a screen
+        ss[projector.PREVIEW] = preview
+    if ss.get(projector.PREVIEW):
+        state.keep_view("preview", ss[projector.PREVIEW], None)
     if room_session.student_code():
         state.keep_view("code", room_session.student_code(), None)  # a reload joins again: the public code only
     projector.show(deck)

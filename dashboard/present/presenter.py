@@ -15,8 +15,10 @@ never the notes, the clock, the steps or the handout. A projector's window needs
 projector shows.
 """
 
+import html
 import time
 from dataclasses import replace
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -182,15 +184,16 @@ def view(deck: Deck, linked: int | None):
         st.button("Keys (?)", key="present_keys_help", on_click=lectern.toggle, args=("keys",))
     lectern.bind(last, lambda n: go(deck, n), _blank, room_session.reveal, lambda: _again(screen, number), open_,
                  _asked(screen) or _answered_before(screen))
-    if shown.blanked:
-        st.warning("The projector is blanked: it shows black. B or . shows it again.")
-    if problem := decks.problem(decks.name_of(deck)):  # the file edited into an error: the class goes on
-        st.error(plain(f"{problem} The class goes on with the deck as it was last read well; fix the file and "
-                       "the next step reads it again."))
-    ready.warning(deck)
-    if why := ready.said(screen):
-        st.warning(plain(why))
-    left, right = st.columns([3, 2], gap="large")
+    with st.container(key="present_said"):  # one element whatever it holds: what follows keeps its place
+        if shown.blanked:
+            st.warning("The projector is blanked: it shows black. B or . shows it again.")
+        if problem := decks.problem(decks.name_of(deck)):  # the file edited into an error: the class goes on
+            st.error(plain(f"{problem} The class goes on with the deck as it was last read well; fix the file and "
+                           "the next step reads it again."))
+        ready.warning(deck)
+        if why := ready.said(screen):
+            st.warning(plain(why))
+    left, right = st.columns([3, 2], gap="large")  # in the same place on every screen: the pictures never reload
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
@@ -202,8 +205,8 @@ def view(deck: Deck, linked: int | None):
                 st.caption("→ (or R) reveals the answer; the next → goes on.")
             room_teacher.live()  # the class's answers and the reveal
     with right:
+        previews(deck, number, key.code)  # first: its pictures keep their place, so a step never reloads them
         steer.panel(screen)
-        previews(deck, number)
         clock(deck, number)
         handouts.teacher(deck)
     room_session.messages()
@@ -237,17 +240,48 @@ def _what(screen: Screen) -> str:
         return f"a question that cannot be asked: {err}"
 
 
-def previews(deck: Deck, number: int):
-    """This screen and the next as the projector shows them: title and what it draws (a thumbnail in words; the
-    projector's own window is the live picture)."""
+def previews(deck: Deck, number: int, code: str):
+    """This screen and the next as the projector shows them: a live picture of each (a window like the
+    projector's, following the room: projector.py `PREVIEW`), then its title and what it draws in words. The
+    pictures can be switched off (a slow machine: each is a session that runs its screen)."""
     nxt = deck.screens[number] if number < len(deck.screens) else None
+    pictures = st.toggle("Pictures of the screens", value=True, key="present_pictures",
+                         help="Each picture is a small projector window: off, the words alone (less work for a "
+                              "slow machine).")
     for label, screen in (("Now", deck.screens[number - 1]), ("Next", nxt)):
         with st.container(border=True, key=f"present_preview_{label.lower()}"):
+            if pictures:
+                picture(deck, code, label.lower())
             if screen is None:
                 st.markdown(f"**{label}:** the end of the deck.")
                 continue
             st.markdown(f"**{label} · {screen.number}. {deck_markdown(screen.title, inline=True)}**")
             st.caption(plain(f"A {screen.kind} screen: {_what(screen)} · {screen.minutes:g} min planned"))
+
+
+PICTURE_PX = 200  # a picture's height on the presenter's screen: a 1920×1080 window scaled to it
+# The picture: the window at the projector's size, scaled to the box's width (its own script: the box's width is
+# the browser's to know). It takes no pointer: a click on it leaves the keys with the presenter's view.
+_PICTURE = """<div id="room" style="width:100%;height:{px}px"><div id="box" style="overflow:hidden;position:relative;
+box-sizing:border-box;border:1px solid #8a8a8a"><iframe src="{src}" title="{title}" tabindex="-1"
+style="position:absolute;left:0;top:0;width:1920px;height:1080px;border:0;transform-origin:0 0;pointer-events:none">
+</iframe></div></div>
+<script>
+const room = document.getElementById("room"), box = document.getElementById("box"), frame = box.querySelector("iframe");
+const fit = () => {{
+  const s = Math.min(room.clientWidth / 1920, room.clientHeight / 1080);
+  frame.style.transform = `scale(${{s}})`;
+  box.style.width = `${{1920 * s}}px`; box.style.height = `${{1080 * s}}px`; }};
+fit(); new ResizeObserver(fit).observe(room);
+</script>"""
+
+
+def picture(deck: Deck, code: str, which: str):
+    """A live picture of the screen the room stands on (`which` "now") or the next ("next")."""
+    query = urlencode({"deck": decks.name_of(deck), "code": code, "projector": "1", "preview": which})
+    title = "The screen the projector shows" if which == "now" else "The next screen, as the projector will show it"
+    st.iframe(_PICTURE.format(px=PICTURE_PX, src=html.escape(f"present?{query}"), title=title), height=PICTURE_PX,
+              tab_index=-1)
 
 
 def _is_teacher() -> bool:

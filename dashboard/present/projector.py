@@ -39,6 +39,12 @@ SHOWN = "present_shown"  # (deck, number, steered views) whose lesson and view t
 LINK_NOTICE = "present_link_notice"  # app_pages/present.py's
 SEEN = "present_seen"  # (place, round, revealed) of the room as this window last drew it
 POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a step costs, on average
+# The presenter's pictures of this screen and the next (presenter.py `previews`): a window like the projector's, a
+# viewer of the room that stands AHEAD[preview] screens past the room's place, never plays a video, and looks at
+# the room less often (its run comes after the projector's, not beside it).
+PREVIEW = "present_preview"
+AHEAD = {"now": 0, "next": 1}
+PREVIEW_POLL_SECONDS = 1.5
 # The keys that step a deck: → and ← (a keyboard), PageDown and PageUp (what a clicker sends), Space.
 FORWARD, BACK = ("Right", "PageDown", "Space"), ("Left", "PageUp")
 CHOICES_IN_ONE, CHOICE_COLUMNS = 7, 3  # a question with more choices lists them in columns
@@ -87,18 +93,29 @@ def step(deck: Deck, number: int):
     arrive(deck, number)
 
 
+def _arrive_at(deck: Deck, view: StudentView, place: tuple[str, int]):
+    """Where a follower stands: the room's place (with the views the presenter steered there), or, for the
+    presenter's picture of the next screen, the screen after it."""
+    ahead = AHEAD.get(st.session_state.get(PREVIEW), 0)
+    arrive(deck, place[1] + ahead, () if ahead else view.presentation.view)
+
+
 def show(deck: Deck):
     """The projector's screen: the deck where this window stands, or where its room's presenter stands."""
     following, name = room_session.student_code() is not None, decks.name_of(deck)
     display.quiet_projector(following)
     view = room_session.student_view() if following else None
     if view is not None and (place := _place(view)) and place[0] == name:
-        arrive(deck, place[1], view.presentation.view)
+        _arrive_at(deck, view, place)
     elif NUMBER not in st.session_state or st.session_state.get(SHOWN, (name,))[0] != name:
         arrive(deck, st.session_state.get(NUMBER, 1))
     number = st.session_state[NUMBER]
     screen = deck.screens[number - 1]
-    if view is not None and view.presentation.blanked and view.presentation.deck == name:
+    past_the_end = st.session_state.get(PREVIEW) == "next" and view is not None and (place := _place(view)) and \
+        place[1] >= len(deck.screens)
+    if past_the_end:
+        st.title("The end of the deck", anchor=False)
+    elif view is not None and view.presentation.blanked and view.presentation.deck == name:
         with st.container(key="present_blank"):  # black over the whole window (display.py's CSS); the marker
             st.markdown("\u00a0")  # polls on beneath
     elif screen.unready:  # its title alone: why, and the command that prepares it, are the presenter's (ready.py)
@@ -107,15 +124,14 @@ def show(deck: Deck):
         DRAW[screen.kind](screen, view)
     with st.container(key="present_marker", horizontal=True, vertical_alignment="center", width="content"):
         if following:
-            watch(name)
+            (watch_slowly if st.session_state.get(PREVIEW) in AHEAD else watch)(name)
         else:
             keys(deck, number, step, "", visible=True)
             st.caption(f"{number} / {len(deck.screens)}")
     state.keep_view("screen", number, None)
 
 
-@rerun.poll(POLL_SECONDS)
-def watch(deck_name: str):
+def look(deck_name: str):
     """A follower's marker, and its look at the room: a new place, question or reveal draws the screen again."""
     view = room_session.student_view()
     if view is None:
@@ -125,17 +141,26 @@ def watch(deck_name: str):
     if st.session_state.get(SEEN) not in (None, seen):
         st.session_state[SEEN] = seen
         if place is not None and place[0] == deck_name:  # before the full run: its sidebar shows the lesson
-            arrive(decks.load(deck_name), place[1], view.presentation.view)
+            _arrive_at(decks.load(deck_name), view, place)
         return True
     st.session_state[SEEN] = seen
     total = len(decks.load(deck_name).screens)
     st.caption(f"{st.session_state.get(NUMBER, 1)} / {total}")
 
 
+watch = rerun.poll(POLL_SECONDS)(look)
+watch_slowly = rerun.poll(PREVIEW_POLL_SECONDS)(look)
+
+
 def _place(view: StudentView) -> tuple[str, int] | None:
     """(deck, screen) where the room's presented deck stands, or None while none is presented."""
     shown = view.presentation
     return (shown.deck, shown.screen) if decks.path_of(shown.deck) is not None and shown.screen >= 1 else None
+
+
+def _preview() -> bool:
+    """This window is one of the presenter's pictures: it plays no video (the projector's has the sound)."""
+    return st.session_state.get(PREVIEW) in AHEAD
 
 
 # -- the kinds of screen --------------------------------------------------------------------------
@@ -154,7 +179,7 @@ def _scene(screen: Screen, view):
     part = next((p for p in steps(movie) if p.name == screen.step), None) if movie is not None else None
     if part is None:  # not rendered here: the title alone (ready.py tells the presenter)
         return
-    player.play(part.clip, key="band_present", cues=player.step_cues(movie, part), autoplay=True)
+    player.play(part.clip, key="band_present", cues=player.step_cues(movie, part), autoplay=not _preview())
 
 
 def _video(screen: Screen, view):
@@ -162,7 +187,7 @@ def _video(screen: Screen, view):
     movie = ready.video_file(screen)
     if movie is None:  # not rendered here: the title alone
         return
-    player.play(movie, key="band_present_video", autoplay=True)
+    player.play(movie, key="band_present_video", autoplay=not _preview())
 
 
 def _film(screen: Screen, view):

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from classroom import catalogue
 from classroom.decks import default_deck
 from dashboard.present import deck as decks
 from tests.conftest import ARTIFACTS
@@ -250,5 +251,50 @@ def test_the_presenter_steers_a_page_screens_step_and_head_on_the_projector(lab_
             presenter.keyboard.press("ArrowRight")
             at_screen(projector, number)
         assert _picked(projector, "Step").startswith("2.")  # back on screen 3: its own view again
+    finally:
+        context.close()
+
+
+def picture(presenter, which: str):
+    """The presenter's picture `which` ("now", "next"): the projector-like window inside it."""
+    for _ in range(WAIT // 100):
+        found = [f for f in presenter.frames if f"preview={which}" in f.url]
+        if found:
+            return found[0]
+        presenter.wait_for_timeout(100)
+    raise AssertionError(f"no picture {which!r}: {[f.url for f in presenter.frames]}")
+
+
+def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_server, browser):
+    """Issue 48 item 10: the current and the next screen as the projector shows them (live previews). Each
+    picture is a window like the projector's that follows the room; "Next" stands one screen ahead, and says
+    the deck ends after the last. Switched off, the words stay."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    try:
+        presenter, projector = presenter_and_projector(context, lab_server)
+        presenter_at(presenter, 1)
+        frames = (picture(presenter, "now"), picture(presenter, "next"))
+        for number in (1, 2, 3):
+            if number > 1:
+                presenter.keyboard.press("ArrowRight")
+                presenter_at(presenter, number)
+            at_screen(projector, number)
+            for frame, shown in zip(frames, (number, number + 1), strict=True):
+                _at_screen(frame, shown)
+                screen = DECK.screens[shown - 1]  # a page screen shows the page's own title
+                title = catalogue.BY_URL[screen.page].title if screen.kind == "page" else screen.title
+                frame.get_by_role("heading", name=title).first.wait_for(timeout=WAIT)
+        assert frames == (picture(presenter, "now"), picture(presenter, "next")), "a step reloaded a picture"
+        box = presenter.locator("[class*=st-key-present_preview_now] iframe").bounding_box()
+        assert box["height"] > 100 and box["width"] > 150, box  # a picture, not a line
+        presenter.keyboard.press("End")
+        presenter_at(presenter, len(DECK.screens))
+        _at_screen(frames[0], len(DECK.screens))
+        frames[1].get_by_role("heading", name="The end of the deck").wait_for(timeout=WAIT)
+        presenter.screenshot(path=str(ARTIFACTS / "present-presenter-pictures.png"))
+        presenter.get_by_text("Pictures of the screens", exact=True).click()
+        presenter.wait_for_selector(SETTLED, timeout=WAIT)
+        assert presenter.locator("[class*=st-key-present_preview_now] iframe").count() == 0
+        assert "Now · 28." in presenter.inner_text("body").replace("\n", " ")
     finally:
         context.close()
