@@ -118,8 +118,8 @@ def quiet_projector(following: bool):
 
 
 # A row of buttons is a radio group: a clicked one keeps the focus, and the next → (or a clicker's PageDown) would
-# move the pick along the row instead of stepping the deck. So a click inside the box gives the focus back to the
-# page at once (one listener per window and box).
+# move the pick along the row instead of stepping the deck (a clicked switch kept it too, and → did nothing). So a
+# click inside the box gives the focus back to the page at once (one listener per window and box).
 _GIVE_KEYS_BACK = """<script>
 (() => {{
   const box = {box};
@@ -131,7 +131,8 @@ _GIVE_KEYS_BACK = """<script>
   }}, true);
 }})();
 </script>"""
-_BOXES = frozenset({".st-key-present_steer"})  # the boxes that give the keys back: constants, never a visitor's
+# the boxes that give the keys back: constants, never a visitor's
+_BOXES = frozenset({".st-key-present_steer", ".st-key-present_pictures"})
 
 
 def give_keys_back(box: str):

@@ -25,6 +25,7 @@ import streamlit as st
 from classroom.decks import Deck, Screen
 from classroom.question import QuestionError
 from classroom.rooms import format_code
+from dashboard import display
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.present import handout as handouts
@@ -248,6 +249,7 @@ def previews(deck: Deck, number: int, code: str):
     pictures = st.toggle("Pictures of the screens", value=True, key="present_pictures",
                          help="Each picture is a small projector window: off, the words alone (less work for a "
                               "slow machine).")
+    display.give_keys_back(".st-key-present_pictures")  # a click on the switch leaves → to the deck
     for label, screen in (("Now", deck.screens[number - 1]), ("Next", nxt)):
         with st.container(border=True, key=f"present_preview_{label.lower()}"):
             if pictures:

@@ -268,7 +268,7 @@ def picture(presenter, which: str):
 def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_server, browser):
     """Issue 48 item 10: the current and the next screen as the projector shows them (live previews). Each
     picture is a window like the projector's that follows the room; "Next" stands one screen ahead, and says
-    the deck ends after the last. Switched off, the words stay."""
+    the deck ends after the last. Switched off, the words stay, and the deck's keys still step it."""
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     try:
         presenter, projector = presenter_and_projector(context, lab_server)
@@ -296,5 +296,7 @@ def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_serve
         presenter.wait_for_selector(SETTLED, timeout=WAIT)
         assert presenter.locator("[class*=st-key-present_preview_now] iframe").count() == 0
         assert "Now · 28." in presenter.inner_text("body").replace("\n", " ")
+        presenter.keyboard.press("ArrowLeft")  # the switch clicked last: the keys still step the deck
+        presenter_at(presenter, len(DECK.screens) - 1)
     finally:
         context.close()
