@@ -131,7 +131,7 @@ class RoomBackend(ABC):
     def _reclaim(self, code, pin_record, digest, now) -> str: ...
 
     @abstractmethod
-    def _open_questions(self, now) -> list: ...  # the question JSON of every live room's open round
+    def _rooms_now(self, now) -> list: ...  # every live room's (open round's question JSON or "", presentation JSON)
 
     @abstractmethod
     def _refuse(self, code, device, session, seats, now) -> None: ...

@@ -268,7 +268,18 @@ class RoomRegistry(AfterClass):
         a device that is not a teacher's may not see decided, whether or not it holds a seat (a second tab, a
         seat left and taken again, a room joined only after looking: dashboard/lesson/rerun.py, `hides`). It
         touches no room and counts nothing."""
-        return frozenset(load_question(q).kind for q in self._open_questions(self._clock()))
+        return frozenset(load_question(q).kind for q, _ in self._rooms_now(self._clock()) if q)
+
+    def presented(self) -> dict:
+        """Every deck an open room presents -> the furthest screen any of them stands on: a device that is not a
+        teacher's sees no screen of that deck past it (dashboard/present/projector.py), as later screens may
+        answer the class's next question. It touches no room and counts nothing."""
+        out: dict = {}
+        for _, show in self._rooms_now(self._clock()):
+            shown = presentation_of(show)
+            if shown.deck and shown.screen >= 1:
+                out[shown.deck] = max(out.get(shown.deck, 0), shown.screen)
+        return out
 
     # -- shared rules ------------------------------------------------------------------------
     def _read_student(self, code, session) -> tuple[str, RawRoom]:

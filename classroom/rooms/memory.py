@@ -287,10 +287,11 @@ class MemoryRooms(RoomRegistry):
             room.secret, room.active = digest, now
             return "ok"
 
-    def _open_questions(self, now):
+    def _rooms_now(self, now):
         with self._lock:
             rooms = [room for code in list(self._rooms) if (room := self._live(code, now)) is not None]
-            return [r.question for room in rooms if (r := room.rounds.get(room.last_round)) and not r.revealed]
+            return [(r.question if (r := room.rounds.get(room.last_round)) and not r.revealed else "", room.show)
+                    for room in rooms]
 
     def _refuse(self, code, device, session, seats, now):
         with self._lock:

@@ -35,7 +35,7 @@ class RedisRooms(RoomRegistry):
                          ("CREATE", "JOIN", "LEAVE", "REMOVE", "SETTING", "READ", "VIEW", "ANSWER", "SET_LESSON",
                           "CLOSE", "PIN_RECORD", "RECLAIM", "HIT")}
         self._scripts |= {name: client.register_script(getattr(rounds_lua, name))
-                          for name in ("READ_TEACHER", "ASK", "REVEAL", "OPEN_QUESTIONS")}
+                          for name in ("READ_TEACHER", "ASK", "REVEAL", "ROOMS_NOW")}
         self._scripts |= {name: client.register_script(getattr(refusals_lua, name)) for name in ("REFUSE", "REFUSED")}
 
     @classmethod
@@ -129,8 +129,8 @@ class RedisRooms(RoomRegistry):
     def _reclaim(self, code, pin_record, digest, now):
         return self._run("RECLAIM", code, now, pin_record, digest)
 
-    def _open_questions(self, now):
-        return self._run("OPEN_QUESTIONS", "", now)
+    def _rooms_now(self, now):
+        return [tuple(pair) for pair in self._run("ROOMS_NOW", "", now)]
 
     def _refuse(self, code, device, session, seats, now):
         self._run("REFUSE", code, now, seats, device, session, self.limits.max_members)

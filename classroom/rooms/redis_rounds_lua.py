@@ -1,5 +1,5 @@
 """The Redis backend's scripts for a room's rounds (redis_lua.py holds the layout, the prelude and the rest):
-the teacher's read, asking, revealing, and every room's open question (what hides lab-wide). A room keeps
+the teacher's read, asking, revealing, and every room's open question and place (what hides lab-wide). A room keeps
 every round up to RoomLimits.max_rounds and asks no more beyond (nothing is dropped); the teacher's poll reads
 the two rounds its panel draws, the CSVs all of them.
 """
@@ -65,14 +65,19 @@ touch()
 return {'ok'}
 """
 
-# (ARGV 2, the code, unused) -> the question JSON of every live room's open round (asked, not revealed)
-OPEN_QUESTIONS = PRELUDE + """
+# (ARGV 2, the code, unused) -> for every live room: {the question JSON of its open round (asked, not revealed)
+#   or '', its presentation JSON or ''}
+ROOMS_NOW = PRELUDE + """
 local out = {}
 for _, code in ipairs(redis.call('ZRANGEBYSCORE', INDEX, now - idle, '+inf')) do
-  local n = redis.call('HGET', key(code), 'round')
-  if n and n ~= '0' then
-    local q, rev = unpack(redis.call('HMGET', key(code), 'q:' .. n, 'rev:' .. n))
-    if q and not rev then table.insert(out, q) end
+  local n, show = unpack(redis.call('HMGET', key(code), 'round', 'show'))
+  if n then
+    local open = ''
+    if n ~= '0' then
+      local q, rev = unpack(redis.call('HMGET', key(code), 'q:' .. n, 'rev:' .. n))
+      if q and not rev then open = q end
+    end
+    table.insert(out, {open, show or ''})
   end
 end
 return out

@@ -12,6 +12,7 @@
 import streamlit as st
 
 from classroom.decks import DeckError
+from classroom.rooms import normalise_code
 from dashboard import controls
 from dashboard.lesson import state
 from dashboard.present import deck as decks
@@ -43,17 +44,19 @@ try:
 except DeckError as err:
     ss[NOTICE] = f"{err} This is the default deck."
     deck = decks.load("default")
+if linked_screen is not None and ss.get(MODE) == "projector":
+    projector.arrive(deck, linked_screen)
 if ss.get(NOTICE):  # until the first step: a page screen's first run may run the app again at once
     st.warning(plain(ss[NOTICE]), icon="🔗")
 ss[DECK] = decks.name_of(deck)
 state.keep_view("deck", decks.name_of(deck), None)
-if linked_screen is not None and ss.get(MODE) == "projector":
-    projector.arrive(deck, linked_screen)
 
 if ss.get(MODE) == "projector":
     if code:
         projector.join(code)
-    if (preview := state.view_from_url("preview", str)) in projector.AHEAD:  # the presenter's picture of a screen
+    preview = state.view_from_url("preview", str)  # the presenter's picture of a screen: its browser or device only
+    if preview in projector.AHEAD and (room_session.teacher_device() or room_session.browser_teaches(
+            normalise_code(code) or "")):
         ss[projector.PREVIEW] = preview
     if ss.get(projector.PREVIEW):
         state.keep_view("preview", ss[projector.PREVIEW], None)

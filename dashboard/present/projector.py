@@ -17,7 +17,7 @@ from classroom import hiding
 from classroom.decks import Deck, Screen
 from classroom.films.service import service as films
 from classroom.question import QuestionError
-from classroom.rooms import format_code, normalise_code
+from classroom.rooms import RoomError, format_code, normalise_code
 from classroom.rooms.address import qr_svg
 from classroom.rooms.records import StudentView
 from dashboard import display, navigation
@@ -53,11 +53,18 @@ CHOICES_IN_ONE, CHOICE_COLUMNS = 7, 3  # a question with more choices lists them
 def arrive(deck: Deck, number: int, steered: tuple = ()):
     """Open screen `number` in this session: its lesson; for a page, its view as a link would give it, with the
     views the presenter steered (`steered`: the room's presentation's `view`, dashboard/present/steer.py).
-    Called before the run that draws it (a key's callback, the room's poll), so the sidebar shows its lesson."""
+    Called before the run that draws it (a key's callback, the room's poll), so the sidebar shows its lesson.
+    A device that is not a teacher's goes no further than the class (`_furthest`)."""
     number = min(max(1, number), len(deck.screens))
+    furthest = _furthest(deck)
+    held = furthest is not None and number > furthest
+    number = furthest if held else number
     screen = deck.screens[number - 1]
     if st.session_state.get(NUMBER, number) != number:
         st.session_state.pop(LINK_NOTICE, None)  # the link's notice stays until the first step
+    if held:
+        st.session_state[LINK_NOTICE] = (f"A class on this lab is on screen {furthest} of this deck: this window "
+                                         "goes no further until the class does.")
     st.session_state[NUMBER] = number
     steered = tuple(steered) if screen.kind == "page" else ()
     if st.session_state.get(SHOWN) == (decks.name_of(deck), number, steered) or screen.unready:
@@ -69,6 +76,19 @@ def arrive(deck: Deck, number: int, steered: tuple = ()):
             del st.session_state[key]  # the page's controls start again from the screen's view
         state.open_view({**dict(screen.view), **dict(steered)})
     st.session_state[SHOWN] = (decks.name_of(deck), number, steered)
+
+
+def _furthest(deck: Deck) -> int | None:
+    """The furthest screen of `deck` that an open room presents, for a window that may not stand ahead of the
+    class, else None. A later screen may answer the class's next question (screen 23 shows the head that
+    question 22 asks about), so a student's link stops where the class is. A teacher's device, the room's
+    teacher and the presenter's own pictures go anywhere."""
+    if room_session.teacher_key() is not None or _preview() or room_session.teacher_device():
+        return None
+    try:
+        return room_session.registry().presented().get(decks.name_of(deck))
+    except RoomError:  # the store does not answer: no class can be stepped either
+        return None
 
 
 def _name(screen: Screen) -> str:
@@ -244,7 +264,10 @@ def _question(screen: Screen, view: StudentView | None):
 def _split(view: StudentView):
     """How the class voted, per choice (the letters the phones show), beside the right answer."""
     tally = view.tally
-    if tally is None or not tally.answered:
+    if tally is None:  # a seat's own window (a student opened the deck): the room reads the count to viewers only
+        st.markdown("**How the class answered:** on the projector.")
+        return
+    if not tally.answered:
         st.markdown("**How the class answered:** no answers.")
         return
     st.markdown(f"**How the class answered** ({tally.answered} answer{'s' * (tally.answered != 1)}, "

@@ -121,8 +121,21 @@ def test_on_a_question_screen_next_reveals_first_then_advances_and_the_projector
     counts = dict(zip(split["row"].str.replace("\n", " "), split["label"], strict=True))
     assert counts[f"{letter(right)}. {question.choices[right]}"] == "1 (33%)  ✓ right"
     assert counts[f"{letter(wrong)}. {question.choices[wrong]}"] == "2 (67%)"
+    seat = AppTest.from_function(split_of_a_seat, args=(code, phone.session_state["room_session"]),
+                                 default_timeout=60).run()  # a student's own window of the deck: a seat
+    no_exception(seat)
+    assert "How the class answered: on the projector" in text(seat) and "no answers" not in text(seat), \
+        "a seat reads no count (the room gives it to viewers): it once said \"no answers\" beside 3"
     teacher.button(key="present_key_presenter_Space").click().run()
     assert teacher.session_state[AT] == QUESTION + 1
+
+
+def split_of_a_seat(code: str, seat: str):
+    """A script: the split of the room's revealed question as a seat's own window of the deck draws it."""
+    from dashboard.present import projector
+    from dashboard.room import session as room_session
+
+    projector._split(room_session.registry().student_view(code, seat))
 
 
 def test_the_keys_blank_the_projector_jump_and_ask_again():

@@ -8,12 +8,15 @@ network test below read it from a real connection."""
 import ipaddress
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from classroom.decks import default_deck
+from classroom.rooms.presentation import Presentation
 from dashboard.present import deck as decks
+from dashboard.present import projector
 from dashboard.room import session as room_session
 
-from .conftest import chart_data, messages, no_exception, page_file
+from .conftest import APP, _register_pages, chart_data, messages, no_exception, page_file
 from .test_present_gate import present_run
 from .test_room_hiding import assert_hidden, assert_shown, opened, present_as_projector
 from .test_room_pages import fresh_registry  # noqa: F401 (an autouse fixture)
@@ -110,3 +113,47 @@ def test_over_the_network_a_second_device_with_no_seat_reads_the_note_and_the_la
     server.say("reveal")
     after, _ = present_run(server.port, query, "127.0.0.9", "trained-heads")
     assert LAB_WIDE not in after and CHART in after, after[:600]
+
+
+# -- the deck's later screens (a hostile pass: screen 23 answers question 22, read from a link before it is asked) --
+def presenting(number: int):
+    """A room whose teacher presents the default deck at screen `number`; its key."""
+    key = opened()
+    room_session.registry().present(key, Presentation(deck="default", screen=number))
+    return key
+
+
+def present_link(query: dict) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    _register_pages(at)
+    at.switch_page("app_pages/present.py")
+    at.query_params = query
+    at.run()
+    no_exception(at)
+    return at
+
+
+def test_a_students_link_to_the_deck_goes_no_further_than_the_class(device):
+    key = presenting(IT.number)
+    at = present_link({"deck": "default", "screen": str(IT.number + 1), "projector": "1"})
+    assert at.session_state[projector.NUMBER] == IT.number, "screen 23, which answers 22, before the class is there"
+    assert f"on screen {IT.number} of this deck" in messages(at)
+    at.button(key="present__Right").click().run()
+    assert at.session_state[projector.NUMBER] == IT.number, "→ goes no further either"
+    room_session.registry().present(key, Presentation(deck="default", screen=IT.number + 1))
+    at.button(key="present__Right").click().run()
+    assert at.session_state[projector.NUMBER] == IT.number + 1, "the class moved on: so does the link"
+
+
+def test_the_labs_own_computer_steps_the_deck_anywhere(device):
+    device(None)
+    presenting(IT.number)
+    at = present_link({"deck": "default", "screen": str(len(DECK.screens)), "projector": "1"})
+    assert at.session_state[projector.NUMBER] == len(DECK.screens)
+
+
+def test_a_students_projector_link_cannot_ask_for_the_presenters_picture_of_the_next_screen(device):
+    key = presenting(IT.number - 1)
+    at = present_link({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
+    assert projector.PREVIEW not in at.session_state
+    assert at.session_state[projector.NUMBER] == IT.number - 1, "the class's screen, not the one after it"
