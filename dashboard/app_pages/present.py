@@ -17,6 +17,7 @@ from dashboard import controls
 from dashboard.lesson import state
 from dashboard.present import deck as decks
 from dashboard.present import presenter, projector, ready
+from dashboard.room import doors
 from dashboard.room import session as room_session
 from dashboard.text import deck_markdown, plain
 
@@ -55,8 +56,7 @@ if ss.get(MODE) == "projector":
     if code:
         projector.join(code)
     preview = state.view_from_url("preview", str)  # the presenter's picture of a screen: its browser or device only
-    if preview in projector.AHEAD and (room_session.teacher_device() or room_session.browser_teaches(
-            normalise_code(code) or "")):
+    if preview in projector.AHEAD and (doors.teacher_device() or doors.browser_teaches(normalise_code(code) or "")):
         ss[projector.PREVIEW] = preview
     if ss.get(projector.PREVIEW):
         state.keep_view("preview", ss[projector.PREVIEW], None)

@@ -38,6 +38,7 @@ import streamlit as st
 from classroom import hiding
 from dashboard import data, devices
 from dashboard.lesson import state
+from dashboard.room import doors
 from dashboard.room import session as room_session
 
 KEY = "lesson_view"
@@ -191,8 +192,8 @@ def hides(door: str) -> bool:
     """Whether `door` (a page's url path, a kind of deck screen, a view: classroom/hiding.py) must hide
     what it shows from this session: a room's student or projector window with a question open that the door
     can decide, or any session of a device that is not a teacher's while some room has one open
-    (`room_session.lab_open_kinds`). A room's teacher is never hidden from."""
-    kinds = room_session.lab_open_kinds()
+    (dashboard/room/doors.py). A room's teacher is never hidden from."""
+    kinds = doors.open_kinds()
     if _in_room():
         kinds |= {room_session.open_question()} - {None}
     else:

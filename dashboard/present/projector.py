@@ -29,6 +29,7 @@ from dashboard.charts.questions import letter
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
 from dashboard.present import ready
+from dashboard.room import doors
 from dashboard.room import session as room_session
 from dashboard.room.teacher import address
 from dashboard.text import deck_markdown, plain
@@ -83,7 +84,7 @@ def _furthest(deck: Deck) -> int | None:
     class, else None. A later screen may answer the class's next question (screen 23 shows the head that
     question 22 asks about), so a student's link stops where the class is. A teacher's device, the room's
     teacher and the presenter's own pictures go anywhere."""
-    if room_session.teacher_key() is not None or _preview() or room_session.teacher_device():
+    if room_session.teacher_key() is not None or _preview() or doors.teacher_device():
         return None
     try:
         return room_session.registry().presented().get(decks.name_of(deck))

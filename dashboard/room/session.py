@@ -329,45 +329,6 @@ def open_question() -> str | None:
     return kind
 
 
-def teacher_device() -> bool:
-    """Whether this session's device is a teacher's: the lab's own computer or a device named as a teacher's."""
-    return may_open_rooms(client_address(), teacher_devices())
-
-
-BROWSER_TEACHES = "room_browser_teaches"  # code -> whether this browser's teacher cookie holds that room's key
-
-
-def browser_teaches(code: str) -> bool:
-    """Whether this browser holds room `code`'s working teacher key in its cookie (`keep_teacher`), read once per
-    session and room: the presenter's pictures of the screens, opened from the presenter's own browser, may stand
-    ahead of the class (dashboard/present/projector.py). It makes this session no teacher."""
-    known = st.session_state.setdefault(BROWSER_TEACHES, {})
-    if code not in known:
-        raw = teacher_cookie()
-        held, _, secret = raw.partition("_") if isinstance(raw, str) else ("", "", "")
-        known[code] = False
-        if held == code and secret:
-            try:
-                known[code] = registry().teacher_view(TeacherKey(code, secret)) is not None
-            except RoomError:
-                pass
-    return known[code]
-
-
-def lab_open_kinds() -> frozenset:
-    """The kinds of every open room's open question, for a session on a device that is not a teacher's: a
-    student's second tab with no seat, a seat left to look and taken again, a room joined only after looking, a
-    projector link without a code hide what would decide them, as the seat does (docs/classroom.md). A room's
-    teacher, the lab's own computer and the devices named as teachers' (`may_open_rooms`) are never hidden from.
-    A store that does not answer hides nothing: no one can answer then either."""
-    if teacher_key() is not None or teacher_device():
-        return frozenset()
-    try:
-        return registry().open_kinds()
-    except RoomError:
-        return frozenset()
-
-
 def hiding_changed(view) -> bool:
     """A poll found a question opened or revealed since the page was drawn: it must be drawn again."""
     return bool(student_code()) and open_kind(view) != st.session_state.get(HIDING)

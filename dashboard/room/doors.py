@@ -1,0 +1,51 @@
+"""What a session may see while a class runs, decided by its device, not by its tab (docs/classroom.md, "What
+each page and screen can show while a question is open").
+
+A student has one device and as many tabs as they like: a second tab with no seat, a seat left to look and
+taken again, a room joined only after looking, a projector link without the room's code. So what hides while a
+room's question is open is every room's open question for every session of a device that is not a teacher's
+(`open_kinds`), and a link to a presented deck from such a device goes no further than the class (read by
+dashboard/present/projector.py). A teacher's device is the lab's own computer or one named as a teacher's
+(`room_session.opens_rooms`); a room's teacher (the session holding its key) is never hidden from either.
+"""
+
+import streamlit as st
+
+from classroom.rooms import RoomError, TeacherKey
+from dashboard.room import session as room_session
+
+BROWSER_TEACHES = "room_browser_teaches"  # code -> whether this browser's teacher cookie holds that room's key
+
+
+def teacher_device() -> bool:
+    """Whether this session's device is a teacher's: the lab's own computer or a device named as a teacher's."""
+    return room_session.opens_rooms()
+
+
+def browser_teaches(code: str) -> bool:
+    """Whether this browser holds room `code`'s working teacher key in its cookie (`room_session.keep_teacher`),
+    read once per session and room: the presenter's pictures of the screens, opened from the presenter's own
+    browser, may stand ahead of the class (dashboard/present/projector.py). It makes this session no teacher."""
+    known = st.session_state.setdefault(BROWSER_TEACHES, {})
+    if code not in known:
+        raw = room_session.teacher_cookie()
+        held, _, secret = raw.partition("_") if isinstance(raw, str) else ("", "", "")
+        known[code] = False
+        if held == code and secret:
+            try:
+                known[code] = room_session.registry().teacher_view(TeacherKey(code, secret)) is not None
+            except RoomError:
+                pass
+    return known[code]
+
+
+def open_kinds() -> frozenset:
+    """The kinds of every open room's open question, for a session on a device that is not a teacher's; none for
+    a room's teacher or a teacher's device. A store that does not answer hides nothing: no one can answer then
+    either."""
+    if room_session.teacher_key() is not None or teacher_device():
+        return frozenset()
+    try:
+        return room_session.registry().open_kinds()
+    except RoomError:
+        return frozenset()
