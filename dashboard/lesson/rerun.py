@@ -192,7 +192,10 @@ def hides(door: str) -> bool:
     """Whether `door` (a page's url path, a kind of deck screen, a view: classroom/hiding.py) must hide
     what it shows from this session: a room's student or projector window with a question open that the door
     can decide, or any session of a device that is not a teacher's while some room has one open
-    (dashboard/room/doors.py). A room's teacher is never hidden from."""
+    (dashboard/room/doors.py). A room's teacher, and the presenter's picture of the next screen, are never hidden
+    from."""
+    if doors.teachers_next_picture():
+        return False
     kinds = doors.open_kinds()
     if _in_room():
         kinds |= {room_session.open_question()} - {None}

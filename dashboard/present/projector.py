@@ -43,7 +43,7 @@ POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a st
 # The presenter's pictures of this screen and the next (presenter.py `previews`): a window like the projector's, a
 # viewer of the room that stands AHEAD[preview] screens past the room's place, never plays a video, and looks at
 # the room less often (its run comes after the projector's, not beside it).
-PREVIEW = "present_preview"
+PREVIEW = doors.PICTURE
 AHEAD = {"now": 0, "next": 1}
 PREVIEW_POLL_SECONDS = 1.5
 # The keys that step a deck: → and ← (a keyboard), PageDown and PageUp (what a clicker sends), Space.

@@ -15,6 +15,15 @@ from classroom.rooms import RoomError, TeacherKey
 from dashboard.room import session as room_session
 
 BROWSER_TEACHES = "room_browser_teaches"  # code -> whether this browser's teacher cookie holds that room's key
+# "now" or "next" in a window that is one of the presenter's pictures of the screens (set by the Present page for a
+# teacher's device or browser only: dashboard/present/projector.py)
+PICTURE = "present_preview"
+
+
+def teachers_next_picture() -> bool:
+    """This window is the presenter's picture of the next screen: it shows that screen as the projector will once
+    it gets there, after the open question's reveal (the first → reveals), so nothing in it hides."""
+    return st.session_state.get(PICTURE) == "next"
 
 
 def teacher_device() -> bool:

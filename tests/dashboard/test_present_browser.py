@@ -300,3 +300,4 @@ def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_serve
         presenter_at(presenter, len(DECK.screens) - 1)
     finally:
         context.close()
+

@@ -10,6 +10,7 @@ import ipaddress
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom import catalogue, hiding
 from classroom.decks import default_deck
 from classroom.rooms.presentation import Presentation
 from dashboard.present import deck as decks
@@ -157,3 +158,22 @@ def test_a_students_projector_link_cannot_ask_for_the_presenters_picture_of_the_
     at = present_link({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
     assert projector.PREVIEW not in at.session_state
     assert at.session_state[projector.NUMBER] == IT.number - 1, "the class's screen, not the one after it"
+
+
+def test_the_presenters_picture_of_the_next_screen_shows_it_while_the_question_is_open(device):
+    """A fresh-eyes lecturer: on every question screen the "Next" picture read "Your room's question is open" for
+    the page after it. The projector shows that page only once → has revealed the question: so does the picture."""
+    device(None)
+    question = next(s for s in DECK.screens if s.kind == "question" and s.question == "focus")
+    after = DECK.screens[question.number]
+    assert after.kind == "page" and "focus" in hiding.DECIDES[after.page], "a page the open question would hide"
+    key = presenting(question.number)
+    room_session.registry().ask(key, decks.question_of(question))
+    at = present_link({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
+    assert at.session_state[projector.NUMBER] == after.number
+    assert_shown(at, "the next screen's picture while its question is open")
+    assert chart_data(at), "its charts"
+    now = present_link({"deck": "default", "code": key.code, "projector": "1"})  # the projector itself
+    room_session.registry().present(key, Presentation(deck="default", screen=after.number))
+    now.run()
+    assert_hidden(now, catalogue.BY_URL[after.page].title, "the projector, were it stepped there unrevealed")
