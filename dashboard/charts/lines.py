@@ -11,13 +11,16 @@ from animations import style
 from dashboard.charts import sizing
 
 
-def finish(chart, title: str, **meta):
-    """Title, a name for tests and exports, the look's type sizes, and the given width filled."""
+def finish(chart, title: str, height: int | None = None, **meta):
+    """Title, a name for tests and exports, the look's type sizes, and the given width filled. `height` (px): the
+    plot's, shrinking with a projector's window as its type does (`sizing.look_params`' lab_fit: 1 elsewhere);
+    a top-level param named "height" replaces Vega-Lite's own."""
+    params = sizing.look_params() + ([{"name": "height", "expr": f"{height} * lab_fit"}] if height else [])
     return chart.properties(title=sizing.title(title), usermeta=meta, autosize=sizing.AUTOSIZE,
-                            params=[alt.VariableParameter(**p) for p in sizing.look_params()]).configure_axis(
+                            params=[alt.VariableParameter(**p) for p in params]).configure_axis(
         labelFontSize=sizing.scaled(13), titleFontSize=sizing.scaled(14), labelFont=style.FONT,
-        titleFont=style.FONT).configure_legend(labelFontSize=sizing.scaled(14), labelFont=style.FONT,
-                                               labelLimit=0)
+        titleFont=style.FONT).configure_legend(labelFontSize=sizing.scaled(14), titleFontSize=sizing.scaled(14),
+                                               labelFont=style.FONT, titleFont=style.FONT, labelLimit=0)
 
 
 def saturation_chart(scaled: dict, unscaled: dict, metric: str, title: str) -> alt.Chart:

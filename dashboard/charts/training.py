@@ -68,7 +68,7 @@ def accuracy_name(task: str) -> str:
 
 
 def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | None = None,
-               counting: float | None = None) -> alt.Chart:
+               counting: float | None = None, height: int = 260) -> alt.Chart:
     """Training loss per step (steps 1..), chance (ln 32) dashed; `formed`: the step at which the
     first induction score reached the threshold, marked once `at` has reached it; `at`: the step under
     the scrubber (an orange rule), the last one drawn; `counting`: the loss of counting the letters seen
@@ -92,11 +92,12 @@ def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | N
         layers += _rule(formed, style.OUTPUT, label, top * 0.72, total)
     if at is not None:
         layers.append(_shown())
-    chart = alt.layer(*layers, data=df).properties(height=260)
-    return finish(chart, "Loss while it learns", lab="learn-loss")
+    chart = alt.layer(*layers, data=df).properties(height=height)
+    return finish(chart, "Loss while it learns", height=height, lab="learn-loss")
 
 
-def scores_chart(snapshots, scores: np.ndarray, what: str, total: int, at: int | None = None) -> alt.Chart:
+def scores_chart(snapshots, scores: np.ndarray, what: str, total: int, at: int | None = None,
+                 height: int = 220) -> alt.Chart:
     """One line per head: its `what` score (previous_token | induction) at each snapshot up to `at`
     (the step under the scrubber); the threshold that names a head dashed."""
     snapshots = np.asarray(snapshots, dtype=int)
@@ -114,8 +115,8 @@ def scores_chart(snapshots, scores: np.ndarray, what: str, total: int, at: int |
     layers = [line, *_level(INDUCTION_THRESHOLD, style.MASKED)]
     if at is not None:
         layers.append(_shown())
-    chart = alt.layer(*layers, data=df).properties(height=220)
-    return finish(chart, SCORES[what].capitalize() + " per head", lab=f"learn-{what}")
+    chart = alt.layer(*layers, data=df).properties(height=height)
+    return finish(chart, SCORES[what].capitalize() + " per head", height=height, lab=f"learn-{what}")
 
 
 def accuracy_chart(steps, accuracy, total: int, task: str, at: int | None = None) -> alt.Chart:
@@ -130,4 +131,4 @@ def accuracy_chart(steps, accuracy, total: int, task: str, at: int | None = None
         tooltip=["step:Q", alt.Tooltip("accuracy:Q", format=".1%")])
     layers = [line, _shown()] if at is not None else [line]
     chart = alt.layer(*layers, data=df).properties(height=260)
-    return finish(chart, name.capitalize() + " while it learns", lab="learn-accuracy")
+    return finish(chart, name.capitalize() + " while it learns", height=260, lab="learn-accuracy")

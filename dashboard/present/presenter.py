@@ -194,7 +194,7 @@ def view(deck: Deck, linked: int | None):
         ready.warning(deck)
         if why := ready.said(screen):
             st.warning(plain(why))
-    left, right = st.columns([3, 2], gap="large")  # in the same place on every screen: the pictures never reload
+    left, right = st.columns(2, gap="large")  # in the same place on every screen: the pictures never reload
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
@@ -205,10 +205,11 @@ def view(deck: Deck, linked: int | None):
             if open_:
                 st.caption("→ (or R) reveals the answer; the next → goes on.")
             room_teacher.live()  # the class's answers and the reveal
-    with right:
-        previews(deck, number, key.code)  # first: its pictures keep their place, so a step never reloads them
-        steer.panel(screen)
+    with right:  # what a step needs at the top; each part in the same place on every screen (a moved picture reloads)
         clock(deck, number)
+        with st.container(key="present_steer_slot"):
+            steer.panel(screen)  # a page screen's only
+        previews(deck, number, key.code)
         handouts.teacher(deck)
     room_session.messages()
     url = f"present?deck={decks.name_of(deck)}&code={key.code}&projector=1"
@@ -250,8 +251,8 @@ def previews(deck: Deck, number: int, code: str):
                          help="Each picture is a small projector window: off, the words alone (less work for a "
                               "slow machine).")
     display.give_keys_back(".st-key-present_pictures")  # a click on the switch leaves → to the deck
-    for label, screen in (("Now", deck.screens[number - 1]), ("Next", nxt)):
-        with st.container(border=True, key=f"present_preview_{label.lower()}"):
+    for column, (label, screen) in zip(st.columns(2), (("Now", deck.screens[number - 1]), ("Next", nxt)), strict=True):
+        with column, st.container(border=True, key=f"present_preview_{label.lower()}"):
             if pictures:
                 picture(deck, code, label.lower())
             if screen is None:
@@ -261,11 +262,12 @@ def previews(deck: Deck, number: int, code: str):
             st.caption(plain(f"A {screen.kind} screen: {_what(screen)} · {screen.minutes:g} min planned"))
 
 
-PICTURE_PX = 200  # a picture's height on the presenter's screen: a 1920×1080 window scaled to it
+PICTURE_PX = 270  # a picture's height at most: a 1920×1080 window scaled to its box's width
 # The picture: the window at the projector's size, scaled to the box's width (its own script: the box's width is
 # the browser's to know). It takes no pointer: a click on it leaves the keys with the presenter's view.
-_PICTURE = """<div id="room" style="width:100%;height:{px}px"><div id="box" style="overflow:hidden;position:relative;
-box-sizing:border-box;border:1px solid #8a8a8a"><iframe src="{src}" title="{title}" tabindex="-1"
+_PICTURE = """<div id="room" style="width:100%;aspect-ratio:16/9;max-height:{px}px">
+<div id="box" style="overflow:hidden;position:relative;box-sizing:border-box;border:1px solid #8a8a8a">
+<iframe src="{src}" title="{title}" tabindex="-1"
 style="position:absolute;left:0;top:0;width:1920px;height:1080px;border:0;transform-origin:0 0;pointer-events:none">
 </iframe></div></div>
 <script>
@@ -282,7 +284,7 @@ def picture(deck: Deck, code: str, which: str):
     """A live picture of the screen the room stands on (`which` "now") or the next ("next")."""
     query = urlencode({"deck": decks.name_of(deck), "code": code, "projector": "1", "preview": which})
     title = "The screen the projector shows" if which == "now" else "The next screen, as the projector will show it"
-    st.iframe(_PICTURE.format(px=PICTURE_PX, src=html.escape(f"present?{query}"), title=title), height=PICTURE_PX,
+    st.iframe(_PICTURE.format(px=PICTURE_PX, src=html.escape(f"present?{query}"), title=title), height="content",
               tab_index=-1)
 
 

@@ -219,12 +219,16 @@ def _film(screen: Screen, view):
     k = film.snapshot_index(screen.at)
     at, total = int(film.snapshots[k]), film.settings.steps
     st.caption(f"Training step {at:,} of {total:,}")
-    draw(training.loss_chart(range(1, len(film.loss) + 1), film.loss, total, at, film.formed_at()), "present_loss")
+    # lower than the page's: a slide holds the three charts and their legend in the window (1280×720 included)
+    draw(training.loss_chart(range(1, len(film.loss) + 1), film.loss, total, at, film.formed_at(), height=220),
+         "present_loss")
     left, right = st.columns(2)
     with left:
-        draw(training.scores_chart(film.snapshots, film.previous_token, "previous_token", total, at), "present_prev")
+        draw(training.scores_chart(film.snapshots, film.previous_token, "previous_token", total, at, height=190),
+             "present_prev")
     with right:
-        draw(training.scores_chart(film.snapshots, film.induction, "induction", total, at), "present_induction")
+        draw(training.scores_chart(film.snapshots, film.induction, "induction", total, at, height=190),
+             "present_induction")
 
 
 def _question(screen: Screen, view: StudentView | None):

@@ -34,7 +34,7 @@ from classroom.question import QuestionError
 from dashboard.present import deck as decks
 from tests.conftest import ARTIFACTS
 
-from .test_present_browser import FIT
+from .test_present_browser import FIT, drawn
 
 pytestmark = pytest.mark.browser
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -115,7 +115,9 @@ def download(page, button, lost: list, timeout: float) -> tuple[str, str]:
 
 
 def laid_out(page) -> dict:
-    """test_present_browser.FIT, once the charts have stopped moving (Vega draws after the run has ended)."""
+    """test_present_browser.FIT, once the screen is drawn (`drawn`: a video's size known) and its charts have stopped
+    moving (Vega draws after the run has ended)."""
+    drawn(page)
     fit, before = page.evaluate(FIT), None
     for _ in range(50):
         if fit == before:

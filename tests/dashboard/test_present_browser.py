@@ -81,6 +81,15 @@ def presenter_and_projector(context, lab_server: str):
     return presenter, open_page(context, f"{lab_server}/present?deck=default&code={code}&projector=1")
 
 
+def drawn(page):
+    """The screen as the class sees it once drawn: its run ended, each video's size known (the player fits the
+    picture to the window from it: dashboard/video/player.py), and two frames for that layout."""
+    page.wait_for_selector(SETTLED, timeout=WAIT)
+    page.wait_for_function("() => [...document.querySelectorAll('video')].every(v => v.readyState >= 1)",
+                           polling=100, timeout=WAIT)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 def at_screen(page, number: int):
     try:
         _at_screen(page, number)
@@ -122,6 +131,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
             assert screen.title in presenter.inner_text("body")
             if screen.notes:
                 notes_seen.append(notes_words(screen) in projector.inner_text("body"))
+            drawn(projector)
             fits[number] = projector.evaluate(FIT)
             if shown := projector.evaluate(SOFTWARE):
                 software[number] = shown
@@ -195,6 +205,7 @@ def test_every_screen_of_the_default_deck_fits_a_1280x720_projector(lab_server, 
             if number > 1:
                 page.keyboard.press("ArrowRight")
             at_screen(page, number)
+            drawn(page)
             fits[number] = page.evaluate(FIT)
             if fits[number]["over"] > 0.5 or fits[number]["top"] != 0:
                 ARTIFACTS.mkdir(exist_ok=True)
@@ -300,4 +311,3 @@ def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_serve
         presenter_at(presenter, len(DECK.screens) - 1)
     finally:
         context.close()
-
