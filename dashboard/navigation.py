@@ -12,10 +12,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from classroom.catalogue import PAGES, TRAINED, Page
+from classroom.catalogue import PAGES, PRESENT, TRAINED, Page
 
 _KEY = "navigation_pages"
 TRAINED_PAGE = TRAINED.file  # the one page that reads a large model trained elsewhere
+PRESENT_PAGE = PRESENT.file  # a deck's windows: each screen sets its own lesson
 HERE = "navigation_here"  # the page file this session's last full run chose
 APP = Path(__file__).resolve().parent  # page files are named relative to the app
 

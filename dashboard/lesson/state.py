@@ -76,15 +76,18 @@ def refuse(message: str):
 
 def messages():
     """Say why the last change was refused and what a change did besides (once each), and why a
-    link opened something else (until the lesson moves on from the defaults it opened); not on the
-    Trained heads page, which shows a trained lesson's link itself."""
+    link opened something else (until the lesson moves on from the defaults it opened); a trained lesson's link
+    not on the Trained heads page, which shows it itself, nor on the Present page, whose screen sets its own
+    lesson (a projector window that reloads itself on a trained screen has that screen's lesson in its address,
+    and once told the class about the link)."""
     ss = st.session_state
     if ss.get(ERROR):
         st.error(ss.pop(ERROR), icon="⚠️")
     if ss.get(NOTE):
         st.info(ss.pop(NOTE))
     trained_link = ss.get(LINK_NOTICE, "").startswith(TRAINED_LINK)
-    if ss.get(LINK_NOTICE) and not (trained_link and navigation.is_open(navigation.TRAINED_PAGE)):
+    if ss.get(LINK_NOTICE) and not (trained_link and (navigation.is_open(navigation.TRAINED_PAGE)
+                                                      or navigation.is_open(navigation.PRESENT_PAGE))):
         st.warning(plain(ss[LINK_NOTICE]), icon="🔗")
         if trained_link:
             st.page_link(navigation.page(navigation.TRAINED_PAGE), label="Open Trained heads", icon=":material/school:")

@@ -249,3 +249,20 @@ def test_a_presented_second_layer_screen_asks_what_a_second_layer_buys(monkeypat
     question = decks.question_of(screen)
     assert question.kind == "layers" and question.choices == CHOICES
     assert question.right_choices == ("Only the two-layer model",)
+
+
+def test_a_projector_reloaded_on_a_trained_screen_tells_the_class_nothing_of_its_link():
+    """The lecture's acceptance test at 1280x720: a projector window draws itself again from its address when its
+    size changes (display.py), and on screen 20 that address holds the screen's trained lesson, so the class read
+    "This link is for the trained model ..." above the video, which it pushed 12 px below the window."""
+    from classroom.rooms.presentation import Presentation
+    from dashboard.lesson import state
+    from dashboard.room import session as room_session
+
+    screen = next(s for s in DECK.screens if s.kind == "scene" and s.lesson.source == "trained")
+    key = room_session.registry().open(PIN, DECK.screens[0].lesson.to_json(), "0123456789abcdef0123456789abcdef")
+    room_session.registry().present(key, Presentation(deck="default", screen=screen.number))
+    at = present({**state.url_params(screen.lesson), "deck": "default", "code": key.code,
+                  "screen": str(screen.number), "projector": "1"})
+    assert at.session_state["present_number"] == screen.number
+    assert "This link is for the trained model" not in " ".join(w.value for w in at.warning)
