@@ -23,7 +23,6 @@ from dashboard.charts import draw, sizing
 from dashboard.controls import CAPTIONS, PROJECTOR, SCALES, WEIGHTS
 from dashboard.text import plain
 
-PRESENT_PAGE = "app_pages/present.py"
 THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
 
 
@@ -34,7 +33,7 @@ def page_config():
                        initial_sidebar_state="collapsed" if controls.projector() else "auto")
     st.html(page_css(draw.look()))  # a style-only st.html takes no room on the page
     st.html(_PHONE_SIDEBAR, unsafe_allow_javascript=True)  # a constant script
-    if controls.projector() and not navigation.is_open(PRESENT_PAGE):  # a deck binds its own keys (present.py)
+    if controls.projector() and not navigation.is_open(navigation.PRESENT_PAGE):  # a deck binds its own keys
         st.html(_ARROW_KEYS, unsafe_allow_javascript=True)  # a constant script
 
 

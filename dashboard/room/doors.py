@@ -11,7 +11,7 @@ dashboard/present/projector.py). A teacher's device is the lab's own computer or
 
 import streamlit as st
 
-from classroom.rooms import RoomError, TeacherKey
+from classroom.rooms import RoomError
 from dashboard.room import session as room_session
 
 BROWSER_TEACHES = "room_browser_teaches"  # code -> whether this browser's teacher cookie holds that room's key
@@ -37,12 +37,11 @@ def browser_teaches(code: str) -> bool:
     browser, may stand ahead of the class (dashboard/present/projector.py). It makes this session no teacher."""
     known = st.session_state.setdefault(BROWSER_TEACHES, {})
     if code not in known:
-        raw = room_session.teacher_cookie()
-        held, _, secret = raw.partition("_") if isinstance(raw, str) else ("", "", "")
+        key = room_session.cookie_key()
         known[code] = False
-        if held == code and secret:
+        if key is not None and key.code == code:
             try:
-                known[code] = room_session.registry().teacher_view(TeacherKey(code, secret)) is not None
+                known[code] = room_session.registry().teacher_view(key) is not None
             except RoomError:
                 pass
     return known[code]

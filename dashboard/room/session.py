@@ -115,6 +115,14 @@ def keep_teacher():
         _cookies(**{TEACHER_COOKIE: f"{key.code}_{key.secret}"})
 
 
+def cookie_key() -> TeacherKey | None:
+    """The teacher key this browser's cookie holds (`keep_teacher`), as written; None for none or a malformed one.
+    Whether it still works is the room's to say."""
+    raw = teacher_cookie()
+    code, _, secret = raw.partition("_") if isinstance(raw, str) else ("", "", "")
+    return TeacherKey(code, secret) if secret and normalise_code(code) == code else None
+
+
 def resume_teacher():
     """Once per session, on a teacher's page: a browser whose cookie holds a room's teacher key that still works
     (the room open, its key not taken back with the PIN elsewhere) is that room's teacher again. A key that no
@@ -123,11 +131,9 @@ def resume_teacher():
     if teacher_key() is not None or ss.get(RESUMED):
         return
     ss[RESUMED] = True
-    raw = teacher_cookie()
-    code, _, secret = raw.partition("_") if isinstance(raw, str) else ("", "", "")
-    if not secret or normalise_code(code) != code:
+    key = cookie_key()
+    if key is None:
         return
-    key = TeacherKey(code, secret)
     try:
         view = registry().teacher_view(key)
     except NotTeacher:

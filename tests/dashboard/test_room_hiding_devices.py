@@ -8,7 +8,6 @@ network test below read it from a real connection."""
 import ipaddress
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from classroom import catalogue, hiding
 from classroom.decks import default_deck
@@ -17,7 +16,8 @@ from dashboard.present import deck as decks
 from dashboard.present import projector
 from dashboard.room import session as room_session
 
-from .conftest import APP, _register_pages, chart_data, messages, no_exception, page_file
+from .conftest import chart_data, messages, no_exception, page_file
+from .test_present import present
 from .test_present_gate import present_run
 from .test_room_hiding import assert_hidden, assert_shown, opened, present_as_projector
 from .test_room_pages import fresh_registry  # noqa: F401 (an autouse fixture)
@@ -124,19 +124,9 @@ def presenting(number: int):
     return key
 
 
-def present_link(query: dict) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    _register_pages(at)
-    at.switch_page("app_pages/present.py")
-    at.query_params = query
-    at.run()
-    no_exception(at)
-    return at
-
-
 def test_a_students_link_to_the_deck_goes_no_further_than_the_class(device):
     key = presenting(IT.number)
-    at = present_link({"deck": "default", "screen": str(IT.number + 1), "projector": "1"})
+    at = present({"deck": "default", "screen": str(IT.number + 1), "projector": "1"})
     assert at.session_state[projector.NUMBER] == IT.number, "screen 23, which answers 22, before the class is there"
     assert f"on screen {IT.number} of this deck" in messages(at)
     at.button(key="present__Right").click().run()
@@ -149,13 +139,13 @@ def test_a_students_link_to_the_deck_goes_no_further_than_the_class(device):
 def test_the_labs_own_computer_steps_the_deck_anywhere(device):
     device(None)
     presenting(IT.number)
-    at = present_link({"deck": "default", "screen": str(len(DECK.screens)), "projector": "1"})
+    at = present({"deck": "default", "screen": str(len(DECK.screens)), "projector": "1"})
     assert at.session_state[projector.NUMBER] == len(DECK.screens)
 
 
 def test_a_students_projector_link_cannot_ask_for_the_presenters_picture_of_the_next_screen(device):
     key = presenting(IT.number - 1)
-    at = present_link({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
+    at = present({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
     assert projector.PREVIEW not in at.session_state
     assert at.session_state[projector.NUMBER] == IT.number - 1, "the class's screen, not the one after it"
 
@@ -169,11 +159,23 @@ def test_the_presenters_picture_of_the_next_screen_shows_it_while_the_question_i
     assert after.kind == "page" and "focus" in hiding.DECIDES[after.page], "a page the open question would hide"
     key = presenting(question.number)
     room_session.registry().ask(key, decks.question_of(question))
-    at = present_link({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
+    at = present({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
     assert at.session_state[projector.NUMBER] == after.number
     assert_shown(at, "the next screen's picture while its question is open")
     assert chart_data(at), "its charts"
-    now = present_link({"deck": "default", "code": key.code, "projector": "1"})  # the projector itself
+    now = present({"deck": "default", "code": key.code, "projector": "1"})  # the projector itself
     room_session.registry().present(key, Presentation(deck="default", screen=after.number))
     now.run()
     assert_hidden(now, catalogue.BY_URL[after.page].title, "the projector, were it stepped there unrevealed")
+
+
+def test_the_presenters_own_browser_on_another_device_gets_its_picture_of_the_next_screen(device, monkeypatch):
+    """A teacher who took the room back with its PIN on a laptop the lab does not name: that browser's cookie holds
+    the room's key, so its picture of the next screen stands one ahead; the same link without it does not."""
+    key = presenting(IT.number - 1)
+    monkeypatch.setattr(room_session, "teacher_cookie", lambda: f"{key.code}_{key.secret}")
+    at = present({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
+    assert at.session_state[projector.PREVIEW] == "next" and at.session_state[projector.NUMBER] == IT.number
+    monkeypatch.setattr(room_session, "teacher_cookie", lambda: f"{key.code}_not-the-secret")
+    at = present({"deck": "default", "code": key.code, "projector": "1", "preview": "next"})
+    assert projector.PREVIEW not in at.session_state and at.session_state[projector.NUMBER] == IT.number - 1
