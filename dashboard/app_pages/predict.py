@@ -193,7 +193,8 @@ def draw(name: tuple, chart, key: str):
 
     A room's pages redraw their charts on every poll; only the numbers change between polls, so
     the spec without data is kept (bounded) and this run's table travels as Arrow."""
-    spec = spec_without_data(chart, name)
+    this = look()
+    spec = spec_without_data(chart, name, this.key_beside)
     spec["datasets"] = {"cells": chart.data}
-    set_look(spec, look())  # its type grows on a projector (the projector's window of a deck is one)
+    set_look(spec, this)  # its type grows on a projector (the projector's window of a deck is one)
     st.vega_lite_chart(spec, theme=None, width="stretch", key=key)

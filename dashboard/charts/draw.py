@@ -62,7 +62,7 @@ def panel_px(cols: int, look: sizing.Look) -> int:
     """The narrowest panel (CSS px) in which a `cols`-wide heatmap still prints its numbers."""
     # "−0.43" at the smallest size allowed; on a slide, where the window caps the cells, a small cell
     cell = look.min_number_px * 5 * sizing.DIGIT_EM + 8 if look.legible else sizing.SLIDE_PANEL_CELL
-    return int(cols * cell + 130 * look.scale)
+    return int(cols * cell + 130 * look.scale + (sizing.KEY_BESIDE_PX if look.key_beside else 0))
 
 
 def panel_key(px: int, name: str) -> str:
@@ -75,9 +75,10 @@ def panel_key(px: int, name: str) -> str:
 # -- a chart onto the page -------------------------------------------------------------------------
 
 
-def spec_without_data(chart: alt.TopLevelMixin, name=None) -> dict:
+def spec_without_data(chart: alt.TopLevelMixin, name=None, key_beside: bool = False) -> dict:
     """The chart's spec without its data (its table is the named dataset "cells"); built once per
-    `name` (default: its template's, from usermeta), since Altair's to_dict is slow.
+    `name` (default: its template's, from usermeta) and side of its colour key (`key_beside`), since
+    Altair's to_dict is slow.
 
     A copy as deep as what its callers change: its top-level keys ("datasets") and its params'
     values (`set_look`); everything under them is the shared spec, never changed (Streamlit's
@@ -86,26 +87,44 @@ def spec_without_data(chart: alt.TopLevelMixin, name=None) -> dict:
         meta = getattr(chart, "usermeta", None)
         name = meta.get("template") if isinstance(meta, dict) else None
     if name is None:
-        return _bare_spec(chart)
-    spec = dict(_SPECS.get_or_make(name, lambda: _bare_spec(chart)))
+        return _bare_spec(chart, key_beside)
+    spec = dict(_SPECS.get_or_make((name, key_beside), lambda: _bare_spec(chart, key_beside)))
     if "params" in spec:
         spec["params"] = [dict(param) for param in spec["params"]]
     return spec
 
 
-def _bare_spec(chart: alt.TopLevelMixin) -> dict:
+def _bare_spec(chart: alt.TopLevelMixin, key_beside: bool = False) -> dict:
     light = chart.copy(deep=False)
     light.data = alt.NamedData(name="cells")
-    return light.to_dict(validate=False)
+    spec = light.to_dict(validate=False)
+    if key_beside:
+        _key_beside(spec)
+    return spec
+
+
+def _key_beside(spec: dict):
+    """A colour key (a gradient legend) under its chart moves beside it, standing as tall as the grid. Said as a
+    change of the built spec (a fresh dict of this look's own) because Vega-Lite's legend `orient` takes no
+    expression, so the look's signals cannot choose it."""
+    for part in (spec, *spec.get("layer", ())):
+        color = part.get("encoding", {}).get("color", {})
+        legend = color.get("legend")
+        if color.get("type") == "quantitative" and isinstance(legend, dict) and legend.get("orient") == "bottom":
+            # right of the plot, not of the view: the plot is narrower than the view when the window caps the cells
+            color["legend"] = {**legend, "orient": "right", "direction": "vertical",
+                               "offset": {"expr": "lab_cell * lab_cols - width + 18 * lab_fit"},
+                               "gradientLength": {"expr": "clamp(lab_cell * lab_rows * 0.8, 100, 480)"}}
 
 
 def draw(chart: alt.TopLevelMixin, key: str, **kwargs):
     """`st.altair_chart`, minus its schema validation and rebuilding (tens of ms a chart): the
     chart's one table travels as a named dataset, which Streamlit sends to the browser as Arrow.
     It fills the width it is given, in this session's look. `kwargs` go to `st.vega_lite_chart`."""
-    spec = spec_without_data(chart)
+    this = look()
+    spec = spec_without_data(chart, key_beside=this.key_beside)
     spec["datasets"] = {"cells": chart.data}
-    set_look(spec, look(), lab_by_row=controls.by_row())
+    set_look(spec, this, lab_by_row=controls.by_row())
     return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, **kwargs)
 
 

@@ -38,6 +38,8 @@ AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 # text at 24 px or more at 1080p).
 SLIDE_SHARE = 0.28
 SLIDE_PANEL_CELL = 32  # px: a slide's panels sit side by side while each gives a cell this much (draw.panel_px)
+PROJECTED_MIN_PX = 24  # a projector's smallest chart text at 1080p (scaled with the window): read from the back
+KEY_BESIDE_PX = 70  # px at 1080p: a colour key beside a grid (its gradient, labels like "−1.0" and title at 24 px)
 CELL_STEP = 64  # a cell's size is a whole number of 1/64 px: sums of such sizes are exact in floating point
 
 
@@ -53,6 +55,9 @@ class Look:
     window_share: float = 0.85  # a heatmap's plot is at most this share of the window's height
     fit_height: float = 0  # px: sizes are for a window this high, smaller in a lower one (0: fixed sizes)
     legible: bool = True  # projector mode: a cell never shrinks below what prints its number (False: a slide)
+    # A heatmap's colour key beside its grid, not under it: a projected screen is wider than it is high, and the
+    # height a key under the grid took is what lets the cells print their numbers at 24 px at 1080p (issue 48)
+    key_beside: bool = False
 
     @cached_property  # the same values on every chart drawn: made once per look
     def signals(self) -> dict:
@@ -64,10 +69,11 @@ class Look:
 ORDINARY = Look("ordinary", 1.0, 12, 20, 96)
 # Under half the window: the title, the folded introduction, one row of controls and the step's caption
 # take the rest (measured in tests/dashboard/test_projector.py at 1920×1080 and 1280×720).
-PROJECTOR = Look("projector", 1.5, 20, 32, 160, window_share=0.43, fit_height=1080)
+PROJECTOR = Look("projector", 1.5, PROJECTED_MIN_PX, 32, 160, window_share=0.43, fit_height=1080, key_beside=True)
 # A slide (the Trained heads' open head shown alone): the whole step in the window, whatever the sentence's
 # length; a long sentence's cells may then be too small for their numbers (colour only; the tooltip has them).
-SLIDE = Look("slide", 1.5, 20, 32, 160, window_share=SLIDE_SHARE, fit_height=1080, legible=False)
+SLIDE = Look("slide", 1.5, PROJECTED_MIN_PX, 32, 160, window_share=SLIDE_SHARE, fit_height=1080, legible=False,
+             key_beside=True)
 # 1 in a window fit_height high (or higher), less in a lower or narrower (than 16:9) one; never below half.
 FIT = ("lab_fit_height > 0 && windowSize()[1] > 0 ? clamp(min(windowSize()[1], windowSize()[0] * 9 / 16) "
        "/ lab_fit_height, 0.5, 1) : 1")
@@ -87,7 +93,7 @@ def params(rows: int, cols: int, label_px: float, look: Look = ORDINARY) -> list
     # In projector mode the window's height never shrinks a cell below what prints "−0.43" at the
     # look's smallest size: a class reads the numbers, and scrolls for a long sentence's grid (not on a slide).
     # Rounded up to whole 1/CELL_STEP px, so that rounding the cell down below keeps it legible (at 720p the floor
-    # of 20 px is 13.33 px, whose cell, 50.67 px, rounded down printed no number).
+    # of 20 px was 13.33 px, whose cell, 50.67 px, rounded down printed no number).
     legible = (f"(lab_fit_height > 0 && lab_legible ? ceil((lab_min_font * lab_fit * 5 * {DIGIT_EM} + 8) * {CELL_STEP})"
                f" / {CELL_STEP} : 0)")
     cell = f"max(2, min(width / lab_cols, lab_max_cell * lab_fit, max({window} / lab_rows, {legible})))"
@@ -106,8 +112,6 @@ def plot_width() -> dict:
     """The x range: square cells (narrower than the chart when the window's height caps the cell)."""
     return {"rangeMax": {"expr": "lab_cell * lab_cols"}}
 
-
-PROJECTED_MIN_PX = 24  # a projector's smallest chart text at 1080p (scaled with the window): read from the back
 
 
 def scaled(px: float) -> dict:

@@ -4,8 +4,9 @@ window (→, PageDown and Space forward, the first press on an open question rev
 the projector follows through the room; a reload of the presenter window keeps its room, screen and clock. At
 1920×1080 every screen's main part fits the window without scrolling, and no screen shows a note; the presenter's
 answers chart of a "change" question shows its long choices whole, inside the chart; the projector shows no
-menu, Export menu, switch or sidebar arrow, and no text under 24 px but a heatmap's cell numbers.
-Screenshots of a few screens of both windows go to test-artifacts/."""
+menu, Export menu, switch or sidebar arrow, and no text under 24 px, a heatmap's cell numbers included (16 px at
+1280×720: the projector's type is the same share of the window's height). Screenshots of a few screens of both
+windows go to test-artifacts/."""
 
 import re
 
@@ -47,6 +48,12 @@ SMALLEST = """() => { const m = document.querySelector('[data-testid=stMain]'); 
     const px = parseFloat(getComputedStyle(e).fontSize);
     if (px < least[0]) least = [px, n.textContent.trim().slice(0, 40)]; }
   return least; }"""
+# The font size of every heatmap cell number the main part prints (a cell too small for its number prints none)
+NUMBERS = """() => [...document.querySelectorAll('[data-testid=stMain] .mark-text.role-mark text')]
+    .filter(t => t.textContent.trim() && t.getBoundingClientRect().height > 0)
+    .map(t => parseFloat(getComputedStyle(t).fontSize))"""
+# The screens whose heatmaps are read number by number: the Scaled dot-product page's
+PRINTS_NUMBERS = {n for n, screen in enumerate(DECK.screens, 1) if getattr(screen, "page", "") == "scaled-dot-product"}
 # The software around a slide, drawn on a projector that follows a presenter: Streamlit's menu, an Export menu,
 # a switch, the sidebar's arrow (issue 48 item 4: none of them is on the projector).
 SOFTWARE = """() => [...document.querySelectorAll('[data-testid=stMainMenu], [data-testid=stExpandSidebarButton], '
@@ -116,7 +123,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
     try:
         presenter, projector = presenter_and_projector(context, lab_server)
         at_screen(projector, 1)
-        fits, notes_seen, cut, software, small = {}, [], {}, {}, {}
+        fits, notes_seen, cut, software, small, numbers = {}, [], {}, {}, {}, {}
         ARTIFACTS.mkdir(exist_ok=True)
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
@@ -137,6 +144,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
                 software[number] = shown
             if (least := projector.evaluate(SMALLEST))[0] < 23.5:  # 24 px at 1080p (issue 48 item 4)
                 small[number] = least
+            numbers[number] = projector.evaluate(NUMBERS)
             if screen.kind == "question" and screen.question == "change":  # choices like "stays (changes by less …"
                 presenter.locator(f"[data-testid=stVegaLiteChart] svg {ANSWERS}").first.wait_for(timeout=WAIT)
                 cut[number] = presenter.evaluate(_CUT_TEXTS)
@@ -150,6 +158,8 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
         assert not scrolled, scrolled  # every screen of the deck is a slide: nothing below the window
         assert not software, software
         assert not small, small
+        assert PRINTS_NUMBERS <= {n for n, px in numbers.items() if px}, numbers
+        assert not {n: min(px) for n, px in numbers.items() if px and min(px) < 23.5}
         for key, number in (("ArrowLeft", len(DECK.screens) - 1), ("PageUp", len(DECK.screens) - 2)):
             presenter.keyboard.press(key)
             at_screen(projector, number)
@@ -193,25 +203,29 @@ def test_a_reload_of_the_presenter_keeps_its_screen_and_clock_and_the_projector_
 def test_every_screen_of_the_default_deck_fits_a_1280x720_projector(lab_server, browser):
     """Issue 48 item 4's smaller projector: a projector window stepping itself through the default deck by →,
     at 1280×720, shows each screen's main part without scrolling (the room's questions are open nowhere, so
-    each page screen is drawn whole). A screen that scrolls leaves its screenshot in test-artifacts/."""
+    each page screen is drawn whole), and its heatmaps' numbers at 16 px or more. A screen that scrolls leaves its
+    screenshot in test-artifacts/."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     try:
         page = context.new_page()
         page.goto(f"{lab_server}/present?deck=default&screen=1&projector=1")
         page.wait_for_selector(SETTLED, timeout=60_000)
         page.get_by_role("button", name="Next ▶").wait_for(timeout=WAIT)  # its key is bound once it is drawn
-        fits = {}
+        fits, numbers = {}, {}
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
                 page.keyboard.press("ArrowRight")
             at_screen(page, number)
             drawn(page)
             fits[number] = page.evaluate(FIT)
+            numbers[number] = page.evaluate(NUMBERS)
             if fits[number]["over"] > 0.5 or fits[number]["top"] != 0:
                 ARTIFACTS.mkdir(exist_ok=True)
                 page.screenshot(path=str(ARTIFACTS / f"present-720p-scrolls-{number:02d}.png"))
         scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["top"] != 0}
         assert not scrolled, scrolled
+        assert PRINTS_NUMBERS <= {n for n, px in numbers.items() if px}, numbers
+        assert not {n: min(px) for n, px in numbers.items() if px and min(px) < 15.9}  # 24 px × 720 / 1080
     finally:
         context.close()
 
