@@ -131,7 +131,7 @@ _GIVE_KEYS_BACK = """<script>
 }})();
 </script>"""
 # the boxes that give the keys back: constants, never a visitor's
-_BOXES = frozenset({".st-key-present_steer", ".st-key-present_pictures"})
+_BOXES = frozenset({".st-key-present_steer", ".st-key-present_picture_switches"})
 
 
 def give_keys_back(box: str):

@@ -194,7 +194,8 @@ def view(deck: Deck, linked: int | None):
         ready.warning(deck)
         if why := ready.said(screen):
             st.warning(plain(why))
-    left, right = st.columns(2, gap="large")  # in the same place on every screen: the pictures never reload
+    # in the same place on every screen (the pictures never reload); the pictures' side the wider: notes are words
+    left, right = st.columns([2, 3], gap="large")
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
@@ -247,14 +248,21 @@ def previews(deck: Deck, number: int, code: str):
     projector's, following the room: projector.py `PREVIEW`), then its title and what it draws in words. The
     pictures can be switched off (a slow machine: each is a session that runs its screen)."""
     nxt = deck.screens[number] if number < len(deck.screens) else None
-    pictures = st.toggle("Pictures of the screens", value=True, key="present_pictures",
-                         help="Each picture is a small projector window: off, the words alone (less work for a "
-                              "slow machine).")
-    display.give_keys_back(".st-key-present_pictures")  # a click on the switch leaves → to the deck
-    for column, (label, screen) in zip(st.columns(2), (("Now", deck.screens[number - 1]), ("Next", nxt)), strict=True):
+    with st.container(horizontal=True, key="present_picture_switches"):
+        pictures = st.toggle("Pictures of the screens", value=True, key="present_pictures",
+                             help="Each picture is a small projector window: off, the words alone (less work for a "
+                                  "slow machine).")
+        larger = pictures and st.toggle("Larger, one above the other", key="present_pictures_large",
+                                        help="Each picture as wide as this column, one above the other: more of the "
+                                             "projector's text can be read, and the next screen's picture may lie "
+                                             "below the fold.")
+    display.give_keys_back(".st-key-present_picture_switches")  # a click on a switch leaves → to the deck
+    pairs = (("Now", deck.screens[number - 1]), ("Next", nxt))
+    for column, (label, screen) in zip([st.container(), st.container()] if larger else st.columns(2), pairs,
+                                       strict=True):
         with column, st.container(border=True, key=f"present_preview_{label.lower()}"):
             if pictures:
-                picture(deck, code, label.lower())
+                picture(deck, code, label.lower(), LARGE_PX if larger else PICTURE_PX)
             if screen is None:
                 st.markdown(f"**{label}:** the end of the deck.")
                 continue
@@ -262,7 +270,7 @@ def previews(deck: Deck, number: int, code: str):
             st.caption(plain(f"A {screen.kind} screen: {_what(screen)} · {screen.minutes:g} min planned"))
 
 
-PICTURE_PX = 270  # a picture's height at most: a 1920×1080 window scaled to its box's width
+PICTURE_PX, LARGE_PX = 300, 600  # a picture's height at most: a 1920×1080 window scaled to its box's width
 # The picture: the window at the projector's size, scaled to the box's width (its own script: the box's width is
 # the browser's to know). It takes no pointer: a click on it leaves the keys with the presenter's view.
 _PICTURE = """<div id="room" style="width:100%;aspect-ratio:16/9;max-height:{px}px">
@@ -280,11 +288,11 @@ fit(); new ResizeObserver(fit).observe(room);
 </script>"""
 
 
-def picture(deck: Deck, code: str, which: str):
+def picture(deck: Deck, code: str, which: str, px: int = PICTURE_PX):
     """A live picture of the screen the room stands on (`which` "now") or the next ("next")."""
     query = urlencode({"deck": decks.name_of(deck), "code": code, "projector": "1", "preview": which})
     title = "The screen the projector shows" if which == "now" else "The next screen, as the projector will show it"
-    st.iframe(_PICTURE.format(px=PICTURE_PX, src=html.escape(f"present?{query}"), title=title), height="content",
+    st.iframe(_PICTURE.format(px=px, src=html.escape(f"present?{query}"), title=title), height="content",
               tab_index=-1)
 
 

@@ -293,7 +293,8 @@ def picture(presenter, which: str):
 def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_server, browser):
     """Issue 48 item 10: the current and the next screen as the projector shows them (live previews). Each
     picture is a window like the projector's that follows the room; "Next" stands one screen ahead, and says
-    the deck ends after the last. Switched off, the words stay, and the deck's keys still step it."""
+    the deck ends after the last. Switched off, the words stay, and the deck's keys still step it; "Larger" puts
+    them one above the other, each about twice as wide."""
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     try:
         presenter, projector = presenter_and_projector(context, lab_server)
@@ -323,5 +324,15 @@ def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_serve
         assert "Now · 28." in presenter.inner_text("body").replace("\n", " ")
         presenter.keyboard.press("ArrowLeft")  # the switch clicked last: the keys still step the deck
         presenter_at(presenter, len(DECK.screens) - 1)
+        presenter.get_by_text("Pictures of the screens", exact=True).click()
+        presenter.get_by_text("Larger, one above the other", exact=True).click()
+        now = presenter.locator("[class*=st-key-present_preview_now] iframe")
+        presenter.wait_for_function("(w) => { const f = document.querySelector("
+                                    "'[class*=st-key-present_preview_now] iframe'); return f && f.clientWidth > w; }",
+                                    arg=1.8 * box["width"], timeout=WAIT)
+        assert now.bounding_box()["width"] >= 550  # a 1920-wide screen at 0.29 or more: its 24 px text at 7 px
+        presenter.screenshot(path=str(ARTIFACTS / "present-presenter-pictures-larger.png"))
+        presenter.keyboard.press("ArrowLeft")
+        presenter_at(presenter, len(DECK.screens) - 2)
     finally:
         context.close()
