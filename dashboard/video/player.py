@@ -77,7 +77,14 @@ export default function ({ data, parentElement }) {
     const last = mine.getBoundingClientRect();
     const picture = video.getBoundingClientRect();
     const rest = (last.bottom - first.top) - picture.height;
-    const room = Math.max(data.least || 0, window.innerHeight - top - rest - 16);  // for the picture's height
+    // A page's player fits the window once its heading is scrolled up to the header. A deck's screen (its "n / N"
+    // marker is there) is a slide, never scrolled: from its heading's own top (below the page's padding) down to
+    // the marker, fixed in the window's corner (over the band, it hid the caption's last words)
+    const marker = document.querySelector('[class*="st-key-present_marker"]');
+    const mark = marker ? marker.getBoundingClientRect() : null;
+    const slide = mark && mark.height > 0;
+    const floor = slide ? Math.min(window.innerHeight, mark.top) : window.innerHeight;
+    const room = Math.max(data.least || 0, floor - (slide ? Math.max(top, first.top) : top) - rest - 16);
     const aspect = video.videoWidth && video.videoHeight ? video.videoWidth / video.videoHeight : 16 / 9;
     video.style.width = Math.floor(Math.min(video.parentElement.clientWidth, room * aspect)) + "px";
     video.style.height = "auto";

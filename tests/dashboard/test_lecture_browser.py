@@ -138,7 +138,7 @@ def scrolled(projector, number: int) -> dict:
                 projector.set_viewport_size({"width": width, "height": height})
             at_screen(projector, number)
         fit = laid_out(projector)
-        if i < len(SIZES) and (fit["over"] > 0.5 or fit["top"] != 0):
+        if i < len(SIZES) and (fit["over"] > 0.5 or fit["band"] > 0.5 or fit["top"] != 0):
             out[f"{width}x{height}"] = fit
     return out
 
