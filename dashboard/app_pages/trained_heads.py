@@ -188,12 +188,18 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
         trained_norms.norm_view(text, layer, head)
 
 
+# The norm view's slide has one row of controls above its maps and nothing under them: its maps take this share
+# of the window's height (a 13-piece sentence's rows then as tall as their 24 px labels, measured in
+# tests/dashboard/test_present_browser.py)
+NORMS_SHARE = 0.45
+
+
 def norms(text: str):
     """Projector mode, part=norms: the open head's norm view, without its steps."""
     with controls.row():
         layer, head = _which()
     if trained_model.builtin():  # the norm view reads MiniLM's value and output projections
-        with draw_slide():  # its two maps sized so that they fit the screen below the controls
+        with draw_slide(NORMS_SHARE):  # its two maps sized so that they fit the screen below the controls
             trained_norms.norm_view(text, layer, head, beside=True)
 
 

@@ -8,6 +8,7 @@ own."""
 
 import contextlib
 import contextvars
+import dataclasses
 import logging
 from functools import partial
 from html import escape
@@ -31,13 +32,15 @@ PANEL_KEY = "lab_w"  # a row of panels' key: lab_w{width}_{name}; "_" ends the w
 
 
 # -- the look and the width ------------------------------------------------------------------------
-_SLIDE = contextvars.ContextVar("lab_slide", default=False)  # per script run (each has its own thread)
+_SLIDE = contextvars.ContextVar("lab_slide", default=None)  # per script run (each has its own thread)
 
 
 @contextlib.contextmanager
-def slide():
-    """Charts drawn inside are a slide's (projector mode only): sized so the whole step fits the window."""
-    token = _SLIDE.set(True)
+def slide(share: float = sizing.SLIDE_SHARE):
+    """Charts drawn inside are a slide's (projector mode only): sized so the whole step fits the window, their
+    plot at most `share` of its height (a slide with less above and below its charts gives them more)."""
+    token = _SLIDE.set(sizing.SLIDE if share == sizing.SLIDE_SHARE else dataclasses.replace(sizing.SLIDE,
+                                                                                           window_share=share))
     try:
         yield
     finally:
@@ -47,7 +50,7 @@ def slide():
 def look() -> sizing.Look:
     if not controls.projector():
         return sizing.ORDINARY
-    return sizing.SLIDE if _SLIDE.get() else sizing.PROJECTOR
+    return _SLIDE.get() or sizing.PROJECTOR
 
 
 def set_look(spec: dict, look: sizing.Look, **values):

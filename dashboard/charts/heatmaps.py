@@ -41,7 +41,8 @@ def _axis(title: str, labels, along_x: bool = True) -> alt.Axis:
     # on a projector up to 16 labels are as large as its smallest text (sizing.PROJECTED_MIN_PX at 1080p)
     size = {"expr": f"max({font} * lab_type * lab_fit, lab_fit_height > 0 && {font} >= {_label_font(16)} ? "
                     f"{sizing.PROJECTED_MIN_PX} * lab_fit : 0)"}
-    turn = {"labelAngle": sizing.label_angle(), "labelAlign": sizing.label_align()} if along_x else {"labelAngle": 0}
+    turn = ({"labelAngle": sizing.label_angle(size["expr"]), "labelAlign": sizing.label_align()} if along_x
+            else {"labelAngle": 0})
     return alt.Axis(title=title, labelFontSize=size, labelLimit=sizing.scaled(120), titleFontSize=sizing.scaled(14),
                     labelFont=FONT, titleFont=FONT, **turn)
 

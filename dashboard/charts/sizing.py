@@ -127,9 +127,11 @@ def label_px(longest: int, px: float) -> float:
 UPRIGHT = "lab_cell >= lab_label_px * lab_type * lab_fit"  # the key labels fit their cells standing upright
 
 
-def label_angle() -> dict:
-    """Key labels stand upright while they fit their cell, and turn when they do not."""
-    return {"expr": f"{UPRIGHT} ? 0 : -50"}
+def label_angle(font: str = "0") -> dict:
+    """Key labels stand upright while they fit their cell, and turn when they do not: by 50°, or straight up
+    when the cell is too narrow for labels `font` px high (a Vega expression) turned by 50° to clear each other
+    (their spacing across the text is the cell × sin 50°)."""
+    return {"expr": f"{UPRIGHT} ? 0 : lab_cell * 0.766 >= ({font}) * 1.1 ? -50 : -90"}
 
 
 def label_align() -> dict:

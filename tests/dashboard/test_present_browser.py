@@ -2,7 +2,8 @@
 projector's window; the default deck is stepped from start to finish by keys alone, pressed on the presenter
 window (→, PageDown and Space forward, the first press on an open question revealing it; ← and PageUp back), and
 the projector follows through the room; a reload of the presenter window keeps its room, screen and clock. At
-1920×1080 every screen's main part fits the window without scrolling, and no screen shows a note; the presenter's
+1920×1080 every screen's main part fits the window without scrolling (a video's caption band above the "n / N"
+marker), no chart's axis labels overlap, and no screen shows a note; the presenter's
 answers chart of a "change" question shows its long choices whole, inside the chart; the projector shows no
 menu, Export menu, switch or sidebar arrow, and no text under 24 px, a heatmap's cell numbers included (16 px at
 1280×720: the projector's type is the same share of the window's height). Screenshots of a few screens of both
@@ -27,13 +28,19 @@ FORWARD = ("ArrowRight", "PageDown", " ")  # Space as Playwright names it
 SHOTS = {1, 3, 4, 12, 13, 15, 17, 18, 19, 20, len(DECK.screens)}  # long pages' parts, a view, questions, a video
 # The main part's scroll: the window is the projector's screen, so nothing may lie below it.
 # As test_projector_slides.py measures a slide: its charts' marks and every caption and text of the main part end
-# above the window's bottom at scroll 0 (a chart's legend and export menu may lie below).
+# above the window's bottom at scroll 0 (a chart's legend and export menu may lie below), and a video's caption band
+# (inside its component's shadow root) above the "n / N" marker fixed in the window's corner, which it spans.
 FIT = """() => { const m = document.querySelector('[data-testid=stMain]');
   const parts = [...m.querySelectorAll('[data-testid=stVegaLiteChart] .marks, [data-testid=stCaptionContainer], '
       + '[data-testid=stMarkdownContainer], [data-testid=stVideo], [data-testid=stImage]')]
       .filter(e => !e.closest('[class*=st-key-present_marker], [data-testid=stButton], [data-testid=stPopover]')
                    && e.getBoundingClientRect().height > 0);
-  return {over: Math.max(0, ...parts.map(e => e.getBoundingClientRect().bottom)) - innerHeight,
+  const bands = [...m.querySelectorAll('*')].map(e => e.shadowRoot && e.shadowRoot.querySelector('.lab-band'))
+      .filter(b => b && b.getBoundingClientRect().height > 0);
+  const marker = document.querySelector('[class*=st-key-present_marker]');
+  const floor = marker ? Math.min(innerHeight, marker.getBoundingClientRect().top) : innerHeight;
+  return {over: Math.max(0, ...[...parts, ...bands].map(e => e.getBoundingClientRect().bottom)) - innerHeight,
+          band: Math.max(0, ...bands.map(b => b.getBoundingClientRect().bottom)) - floor, bands: bands.length,
           scroll: m.scrollHeight - m.clientHeight, top: m.scrollTop || document.scrollingElement.scrollTop}; }"""
 MARKER = "[class*='st-key-present_marker'] [data-testid=stCaptionContainer]"
 # The smallest text of the main part in view, but a heatmap's cell numbers (their own floor: sizing.py's look) and a
@@ -54,6 +61,26 @@ NUMBERS = """() => [...document.querySelectorAll('[data-testid=stMain] .mark-tex
     .map(t => parseFloat(getComputedStyle(t).fontSize))"""
 # The screens whose heatmaps are read number by number: the Scaled dot-product page's
 PRINTS_NUMBERS = {n for n, screen in enumerate(DECK.screens, 1) if getattr(screen, "page", "") == "scaled-dot-product"}
+# Pairs of a chart axis's labels that overlap, but those Vega hid for overlapping (opacity 0: labelOverlap):
+# labels upright or straight up by their boxes, turned ones by their spacing across the text (the distance between
+# neighbours times the sine of the angle) against the font's size.
+OVERLAPS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart] svg .role-axis')]
+  .flatMap(axis => {
+    const shown = t => t.textContent.trim() && t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0';
+    const labels = [...axis.querySelectorAll('.role-axis-label text')].filter(shown).map(t => {
+      const r = t.getBoundingClientRect(), m = /rotate\\((-?[\\d.]+)/.exec(t.getAttribute('transform') || '');
+      return {t: t.textContent.trim(), r, a: m ? +m[1] : 0, px: parseFloat(getComputedStyle(t).fontSize)}; });
+    const [p0, p1] = labels, across = p1 && Math.abs(p1.r.x - p0.r.x) > Math.abs(p1.r.y - p0.r.y);
+    const at = l => across ? l.r.x + l.r.width / 2 : l.r.y + l.r.height / 2;
+    labels.sort((p, q) => at(p) - at(q));
+    const out = [];
+    for (let i = 1; i < labels.length; i++) {
+      const p = labels[i - 1], q = labels[i], turned = p.a % 90 != 0;
+      const clash = turned ? (at(q) - at(p)) * Math.abs(Math.sin(p.a * Math.PI / 180)) < 0.9 * p.px
+        : p.r.right > q.r.left + 1 && q.r.right > p.r.left + 1 && p.r.bottom > q.r.top + 1 && q.r.bottom > p.r.top + 1;
+      if (clash) out.push(p.t + ' / ' + q.t);
+    }
+    return out; })"""
 # The software around a slide, drawn on a projector that follows a presenter: Streamlit's menu, an Export menu,
 # a switch, the sidebar's arrow (issue 48 item 4: none of them is on the projector).
 SOFTWARE = """() => [...document.querySelectorAll('[data-testid=stMainMenu], [data-testid=stExpandSidebarButton], '
@@ -123,7 +150,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
     try:
         presenter, projector = presenter_and_projector(context, lab_server)
         at_screen(projector, 1)
-        fits, notes_seen, cut, software, small, numbers = {}, [], {}, {}, {}, {}
+        fits, notes_seen, cut, software, small, numbers, overlaps = {}, [], {}, {}, {}, {}, {}
         ARTIFACTS.mkdir(exist_ok=True)
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
@@ -145,6 +172,8 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
             if (least := projector.evaluate(SMALLEST))[0] < 23.5:  # 24 px at 1080p (issue 48 item 4)
                 small[number] = least
             numbers[number] = projector.evaluate(NUMBERS)
+            if clashes := projector.evaluate(OVERLAPS):
+                overlaps[number] = clashes
             if screen.kind == "question" and screen.question == "change":  # choices like "stays (changes by less …"
                 presenter.locator(f"[data-testid=stVegaLiteChart] svg {ANSWERS}").first.wait_for(timeout=WAIT)
                 cut[number] = presenter.evaluate(_CUT_TEXTS)
@@ -154,12 +183,13 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
                 presenter.screenshot(path=str(ARTIFACTS / f"present-presenter-{number:02d}.png"))
         assert not any(notes_seen), "a note reached the projector"
         assert cut and not any(cut.values()), f"the answers chart's texts cut off: {cut}"
-        scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["top"] != 0}
+        scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["band"] > 0.5 or fit["top"] != 0}
         assert not scrolled, scrolled  # every screen of the deck is a slide: nothing below the window
         assert not software, software
         assert not small, small
         assert PRINTS_NUMBERS <= {n for n, px in numbers.items() if px}, numbers
         assert not {n: min(px) for n, px in numbers.items() if px and min(px) < 23.5}
+        assert not overlaps, overlaps
         for key, number in (("ArrowLeft", len(DECK.screens) - 1), ("PageUp", len(DECK.screens) - 2)):
             presenter.keyboard.press(key)
             at_screen(projector, number)
@@ -211,7 +241,7 @@ def test_every_screen_of_the_default_deck_fits_a_1280x720_projector(lab_server, 
         page.goto(f"{lab_server}/present?deck=default&screen=1&projector=1")
         page.wait_for_selector(SETTLED, timeout=60_000)
         page.get_by_role("button", name="Next ▶").wait_for(timeout=WAIT)  # its key is bound once it is drawn
-        fits, numbers = {}, {}
+        fits, numbers, overlaps = {}, {}, {}
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
                 page.keyboard.press("ArrowRight")
@@ -219,13 +249,16 @@ def test_every_screen_of_the_default_deck_fits_a_1280x720_projector(lab_server, 
             drawn(page)
             fits[number] = page.evaluate(FIT)
             numbers[number] = page.evaluate(NUMBERS)
-            if fits[number]["over"] > 0.5 or fits[number]["top"] != 0:
+            if clashes := page.evaluate(OVERLAPS):
+                overlaps[number] = clashes
+            if fits[number]["over"] > 0.5 or fits[number]["band"] > 0.5 or fits[number]["top"] != 0:
                 ARTIFACTS.mkdir(exist_ok=True)
                 page.screenshot(path=str(ARTIFACTS / f"present-720p-scrolls-{number:02d}.png"))
-        scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["top"] != 0}
+        scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["band"] > 0.5 or fit["top"] != 0}
         assert not scrolled, scrolled
         assert PRINTS_NUMBERS <= {n for n, px in numbers.items() if px}, numbers
         assert not {n: min(px) for n, px in numbers.items() if px and min(px) < 15.9}  # 24 px × 720 / 1080
+        assert not overlaps, overlaps
     finally:
         context.close()
 
