@@ -117,8 +117,12 @@ def softmax(cfg, trace, view):
             view.show(charts.weights_heatmap(trace, h, head_in_spec=every), "weights", cfg,
                       labelled(trace.weights[h], labels, labels))
         return
-    st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
-               "least one key sums to 1.")
+    if trace.mask.all():  # the lesson's mask blocks no cell: no grey cell to look for
+        st.caption("This lesson's mask blocks no cell (the Masking page shows masks that do), so each row of "
+                   "scaled scores becomes a row of weights that sums to 1.")
+    else:
+        st.caption("Grey cells are blocked (−∞ before the softmax, weight 0 after). Every row that may see at "
+                   "least one key sums to 1.")
     left, right = panels(2, len(labels), "softmax")
     with left:
         view.show(charts.scores_heatmap(trace, h, "scaled", "after the mask", show_mask=True, head_in_spec=every),

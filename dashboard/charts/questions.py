@@ -34,6 +34,9 @@ RIGHT, OTHER = style.VALUE, "#B8B8B8"  # the right choice(s) once revealed; ever
 
 TITLE_CHARS = 34  # a title's line: about 300 px at 15 px, in a phone's chart (358 px); Vega never wraps one
 LABEL_CHARS = 20  # a choice's label line: about 160 px at 13 px; a longer label is wrapped, never cut ("…")
+# A reveal's bars (px, ordinary look): on a projector, beside the class's split, under the truth's sentences, within a
+# 1280x720 window (measured with the default deck's longest truth, question 16's)
+REVEAL_PX = 170
 LINE_PX = 16  # a label line's height at 13 px (ordinary look)
 LINES = "split(datum.label, '\\n')"  # a label made of lines (`_wrapped`) drawn as lines: an array is one per line
 
@@ -110,7 +113,7 @@ def focus_bars(question, trace) -> alt.LayerChart:
         text=alt.Text("weight:Q", format=".3f"), color=alt.value(style.TEXT_DARK))
     layers = [bars, text] if len(labels) <= 16 else [bars]
     return _finish(alt.layer(*layers, data=df), f"head {question.head + 1}, row “{labels[question.query]}”: weights",
-                   "reveal-focus", 200)
+                   "reveal-focus", REVEAL_PX)
 
 
 def change_bars(question, before, after) -> alt.Chart:
@@ -133,7 +136,7 @@ def change_bars(question, before, after) -> alt.Chart:
         tooltip=["lesson:N", "key:N", alt.Tooltip("weight:Q", format=".3f")],
     )
     return _finish(chart, f"head {h + 1}, row “{token_labels(before.tokens)[q]}”: before and after", "reveal-change",
-                   200)
+                   REVEAL_PX)
 
 
 def blocked_bars(question, view) -> alt.Chart:

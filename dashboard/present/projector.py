@@ -200,7 +200,7 @@ def _scene(screen: Screen, view):
     part = next((p for p in steps(movie) if p.name == screen.step), None) if movie is not None else None
     if part is None:  # not rendered here: the title alone (ready.py tells the presenter)
         return
-    player.play(part.clip, key="band_present", cues=player.step_cues(movie, part), autoplay=not _preview())
+    player.play(part.clip, key="band_present", cues=player.step_cues(movie, part), autoplay=not _preview(), slide=True)
 
 
 def _video(screen: Screen, view):
@@ -208,7 +208,7 @@ def _video(screen: Screen, view):
     movie = ready.video_file(screen)
     if movie is None:  # not rendered here: the title alone
         return
-    player.play(movie, key="band_present_video", autoplay=not _preview())
+    player.play(movie, key="band_present_video", autoplay=not _preview(), slide=True)
 
 
 def _film(screen: Screen, view):
@@ -243,7 +243,7 @@ def _question(screen: Screen, view: StudentView | None):
         st.markdown(f"### {plain(question.prompt)}")
         split, truth = st.columns([2, 3], gap="large")
         with split:
-            _split(view)
+            _split(view, view.question)
         with truth:
             predict.show_truth(view.question, None)
             predict.reveal_chart(view.question, f"present_reveal_{view.round}")
@@ -251,13 +251,7 @@ def _question(screen: Screen, view: StudentView | None):
     words, qr = st.columns([3, 1])
     with words:
         st.markdown(f"### {plain(question.prompt)}")
-        # many choices (a sentence's word pieces) in columns: one per line ran below a 1080p screen
-        per = -(-len(question.choices) // CHOICE_COLUMNS) if len(question.choices) > CHOICES_IN_ONE else None
-        with st.container(key="present_choices"):  # read from the back of the room: larger (display.py's CSS)
-            columns = st.columns(CHOICE_COLUMNS) if per else [st.container()]
-        for i, choice in enumerate(question.choices):
-            with columns[i // per if per else 0]:
-                st.markdown(f"**{letter(i)}.** {plain(choice)}")
+        _choices(question.choices)
     code = room_session.student_code()
     if code is not None:
         with qr:
@@ -266,14 +260,29 @@ def _question(screen: Screen, view: StudentView | None):
                 st.image(qr_svg(url), width=340)
 
 
-def _split(view: StudentView):
-    """How the class voted, per choice (the letters the phones show), beside the right answer."""
+def _choices(choices, right=frozenset()):
+    """The choices by their letters (the phones' letters), the right ones ticked once revealed; many (a sentence's
+    word pieces) in columns: one per line ran below a 1080p screen."""
+    per = -(-len(choices) // CHOICE_COLUMNS) if len(choices) > CHOICES_IN_ONE else None
+    with st.container(key="present_choices"):  # read from the back of the room: larger (display.py's CSS)
+        columns = st.columns(CHOICE_COLUMNS) if per else [st.container()]
+    for i, choice in enumerate(choices):
+        with columns[i // per if per else 0]:
+            st.markdown(f"**{letter(i)}.** {plain(choice)}" + (" ✓" if i in right else ""))
+
+
+def _split(view: StudentView, question):
+    """The right choice by its letter (the phones' letters), then how the class voted per choice; with no split to
+    draw, the choices listed, the right one marked."""
+    right = set(question.answer)
+    joiner = " and " if question.multiple else " or "
+    st.markdown("**The right answer:** " + joiner.join(f"**{letter(i)}.** {plain(question.choices[i])}"
+                                                      for i in sorted(right)))
     tally = view.tally
-    if tally is None:  # a seat's own window (a student opened the deck): the room reads the count to viewers only
-        st.markdown("**How the class answered:** on the projector.")
-        return
-    if not tally.answered:
-        st.markdown("**How the class answered:** no answers.")
+    if tally is None or not tally.answered:
+        # a seat's own window (a student opened the deck): the room reads the count to viewers only
+        st.markdown("**How the class answered:** " + ("on the projector." if tally is None else "no answers."))
+        _choices(question.choices, right)
         return
     st.markdown(f"**How the class answered** ({tally.answered} answer{'s' * (tally.answered != 1)}, "
                 f"{tally.correct} right)")

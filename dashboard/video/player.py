@@ -70,6 +70,11 @@ export default function ({ data, parentElement }) {
     band.style.minHeight = tallest + "px";
     show();
   };
+  const marker = () => {  // a deck's marker, once drawn
+    const m = data.slide && document.querySelector('[class*="st-key-present_marker"]');
+    const r = m ? m.getBoundingClientRect() : null;
+    return r && r.height > 0 ? r : null;
+  };
   const fit = () => {  // heading, picture and band together within the window
     const header = document.querySelector('[data-testid="stHeader"]');
     const top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
@@ -77,14 +82,12 @@ export default function ({ data, parentElement }) {
     const last = mine.getBoundingClientRect();
     const picture = video.getBoundingClientRect();
     const rest = (last.bottom - first.top) - picture.height;
-    // A page's player fits the window once its heading is scrolled up to the header. A deck's screen (its "n / N"
-    // marker is there) is a slide, never scrolled: from its heading's own top (below the page's padding) down to
-    // the marker, fixed in the window's corner (over the band, it hid the caption's last words)
-    const marker = document.querySelector('[class*="st-key-present_marker"]');
-    const mark = marker ? marker.getBoundingClientRect() : null;
-    const slide = mark && mark.height > 0;
-    const floor = slide ? Math.min(window.innerHeight, mark.top) : window.innerHeight;
-    const room = Math.max(data.least || 0, floor - (slide ? Math.max(top, first.top) : top) - rest - 16);
+    // A page's player fits the window once its heading is scrolled up to the header. A deck's screen is a slide,
+    // never scrolled: from its heading's own top (below the page's padding) down to the "n / N" marker fixed in
+    // the window's corner (over the band, it hid the caption's last words)
+    const mark = marker();
+    const floor = mark ? Math.min(window.innerHeight, mark.top) : window.innerHeight;
+    const room = Math.max(data.least || 0, floor - (data.slide ? Math.max(top, first.top) : top) - rest - 16);
     const aspect = video.videoWidth && video.videoHeight ? video.videoWidth / video.videoHeight : 16 / 9;
     video.style.width = Math.floor(Math.min(video.parentElement.clientWidth, room * aspect)) + "px";
     video.style.height = "auto";
@@ -103,6 +106,10 @@ export default function ({ data, parentElement }) {
   window.addEventListener("resize", relayout);
   relayout();
   requestAnimationFrame(fit);
+  // a slide's marker may be drawn after the band: fit again once it is
+  const awaiting = data.slide && !marker() ? new MutationObserver(() => {
+    if (marker()) { awaiting.disconnect(); fit(); } }) : null;
+  if (awaiting) awaiting.observe(document.body, { childList: true, subtree: true });
   // A caption's height depends on its font: measured again once the page's fonts are in.
   if (document.fonts) document.fonts.ready.then(relayout);
   return () => {
@@ -110,6 +117,7 @@ export default function ({ data, parentElement }) {
     video.removeEventListener("seeked", show);
     video.removeEventListener("loadedmetadata", fit);
     window.removeEventListener("resize", relayout);
+    if (awaiting) awaiting.disconnect();
   };
 }
 """
@@ -139,14 +147,15 @@ def step_cues(movie: Path, step) -> list[tuple[float, float, str]]:
     return cues_within(cues_of(movie), step.start, step.end) or [(0.0, max(step.end - step.start, 0.1), step.caption)]
 
 
-def play(movie: Path, key: str, heading: str = "", cues=None, autoplay: bool = False):
+def play(movie: Path, key: str, heading: str = "", cues=None, autoplay: bool = False, slide: bool = False):
     """The video with its sound and no subtitle track, then the caption band (none when captions are off).
 
     `heading`: the id of the heading above the video (its anchor), kept on screen with it;
-    `cues`: the captions to show, by default the video's own .srt."""
+    `cues`: the captions to show, by default the video's own .srt; `slide`: a deck's screen (never scrolled,
+    its "n / N" marker in the window's corner)."""
     st.video(str(movie), autoplay=autoplay)
     shown = controls.captions()
     cues = (cues_of(movie) if cues is None else cues) if shown else []
     _band()(data={"cues": [[float(s), float(e), str(t)] for s, e, t in cues], "heading": heading,
-                  "least": MIN_VIDEO_PX, "hidden": not shown}, key=key,
+                  "least": MIN_VIDEO_PX, "hidden": not shown, "slide": slide}, key=key,
           height="content")

@@ -150,7 +150,7 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
     try:
         presenter, projector = presenter_and_projector(context, lab_server)
         at_screen(projector, 1)
-        fits, notes_seen, cut, software, small, numbers, overlaps = {}, [], {}, {}, {}, {}, {}
+        fits, notes_seen, cut, software, small, numbers, overlaps, revealed = {}, [], {}, {}, {}, {}, {}, {}
         ARTIFACTS.mkdir(exist_ok=True)
         for number in range(1, len(DECK.screens) + 1):
             if number > 1:
@@ -158,6 +158,9 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
                     presenter.keyboard.press(FORWARD[number % len(FORWARD)])
                     projector.get_by_text("How the class answered").wait_for(timeout=WAIT)
                     at_screen(projector, number - 1)
+                    drawn(projector)
+                    revealed[number - 1] = projector.evaluate(FIT)  # the split, the right answer and its chart
+                    assert "The right answer:" in projector.inner_text("body")
                 presenter.keyboard.press(FORWARD[number % len(FORWARD)])  # the presenter window has the keys
                 at_screen(projector, number)
                 presenter_at(presenter, number)  # what the next key does is read from the presenter's own screen
@@ -185,6 +188,8 @@ def test_the_default_deck_steps_start_to_finish_by_keys_on_the_presenter(lab_ser
         assert cut and not any(cut.values()), f"the answers chart's texts cut off: {cut}"
         scrolled = {n: fit for n, fit in fits.items() if fit["over"] > 0.5 or fit["band"] > 0.5 or fit["top"] != 0}
         assert not scrolled, scrolled  # every screen of the deck is a slide: nothing below the window
+        assert len(revealed) == sum(s.kind == "question" for s in DECK.screens)
+        assert not {n: fit for n, fit in revealed.items() if fit["over"] > 0.5 or fit["top"] != 0}, revealed
         assert not software, software
         assert not small, small
         assert PRINTS_NUMBERS <= {n for n, px in numbers.items() if px}, numbers
