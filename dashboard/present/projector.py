@@ -243,7 +243,7 @@ def _question(screen: Screen, view: StudentView | None):
         st.markdown(f"### {plain(question.prompt)}")
         split, truth = st.columns([2, 3], gap="large")
         with split:
-            _split(view, view.question)
+            _split(view)
         with truth:
             predict.show_truth(view.question, None)
             predict.reveal_chart(view.question, f"present_reveal_{view.round}")
@@ -271,18 +271,21 @@ def _choices(choices, right=frozenset()):
             st.markdown(f"**{letter(i)}.** {plain(choice)}" + (" ✓" if i in right else ""))
 
 
-def _split(view: StudentView, question):
+def _split(view: StudentView):
     """The right choice by its letter (the phones' letters), then how the class voted per choice; with no split to
-    draw, the choices listed, the right one marked."""
-    right = set(question.answer)
-    joiner = " and " if question.multiple else " or "
-    st.markdown("**The right answer:** " + joiner.join(f"**{letter(i)}.** {plain(question.choices[i])}"
-                                                      for i in sorted(right)))
+    draw, the choices listed, the right one marked (the revealed question: `view.question`)."""
+    question = view.question
+    right = set(question.answer) if question is not None else set()
+    if question is not None:
+        joiner = " and " if question.multiple else " or "
+        st.markdown("**The right answer:** " + joiner.join(f"**{letter(i)}.** {plain(question.choices[i])}"
+                                                          for i in sorted(right)))
     tally = view.tally
     if tally is None or not tally.answered:
         # a seat's own window (a student opened the deck): the room reads the count to viewers only
         st.markdown("**How the class answered:** " + ("on the projector." if tally is None else "no answers."))
-        _choices(question.choices, right)
+        if question is not None:
+            _choices(question.choices, right)
         return
     st.markdown(f"**How the class answered** ({tally.answered} answer{'s' * (tally.answered != 1)}, "
                 f"{tally.correct} right)")

@@ -106,7 +106,11 @@ export default function ({ data, parentElement }) {
   window.addEventListener("resize", relayout);
   relayout();
   requestAnimationFrame(fit);
-  // a slide's marker may be drawn after the band: fit again once it is
+  // A slide is fitted from its video's own top: fit again whenever what lies above it settles (the page's block
+  // changes size) and once the marker is drawn, if after the band (each fit of the same layout gives the same size)
+  const main = data.slide && document.querySelector('[data-testid="stMainBlockContainer"]');
+  const settle = main ? new ResizeObserver(() => requestAnimationFrame(fit)) : null;
+  if (settle) settle.observe(main);
   const awaiting = data.slide && !marker() ? new MutationObserver(() => {
     if (marker()) { awaiting.disconnect(); fit(); } }) : null;
   if (awaiting) awaiting.observe(document.body, { childList: true, subtree: true });
@@ -118,6 +122,7 @@ export default function ({ data, parentElement }) {
     video.removeEventListener("loadedmetadata", fit);
     window.removeEventListener("resize", relayout);
     if (awaiting) awaiting.disconnect();
+    if (settle) settle.disconnect();
   };
 }
 """
