@@ -109,11 +109,14 @@ _REDRAW_ON_RESIZE = """<script>(() => {
 })();</script>"""
 
 
-def quiet_projector(following: bool):
+def quiet_projector(following: bool, redraw: bool = True):
     """The projector's window without the software around its slide (above); `following`: a presenter drives it.
-    It draws itself again when its window's size changes (above)."""
+    It draws itself again when its window's size changes (above), unless not `redraw`: the presenter's pictures,
+    whose windows keep the projector's size inside a frame that follows the presenter's window (the script would
+    reload that frame, the picture's parent, at each change of the presenter's window)."""
     st.html(f"<style>{_QUIET}{_QUIET_FOLLOWING if following else ''}</style>")
-    st.html(_REDRAW_ON_RESIZE, unsafe_allow_javascript=True)
+    if redraw:
+        st.html(_REDRAW_ON_RESIZE, unsafe_allow_javascript=True)
 
 
 # A row of buttons is a radio group: a clicked one keeps the focus, and the next → (or a clicker's PageDown) would

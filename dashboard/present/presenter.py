@@ -194,23 +194,35 @@ def view(deck: Deck, linked: int | None):
         ready.warning(deck)
         if why := ready.said(screen):
             st.warning(plain(why))
-    # in the same place on every screen (the pictures never reload); the pictures' side the wider: notes are words
-    left, right = st.columns([2, 3], gap="large")
+    # As reveal.js's speaker view: this screen's picture the largest, at the top left; the next screen's beside it,
+    # the clock under that; the notes, the class's answers and the steering beneath. Each part stands in the same
+    # place on every screen: a picture moved in the page would load again.
+    now, side = st.columns([3, 2], gap="medium")
+    nxt = deck.screens[number] if number < len(deck.screens) else None
+    with now:
+        preview(deck, key.code, "Now", screen, NOW_PX)
+    with side:
+        preview(deck, key.code, "Next", nxt, NEXT_PX)
+        clock(deck, number)
+    left, right = st.columns([3, 2], gap="medium")
     with left:
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
         if _answered_before(screen):
             st.caption("The class answered this question earlier: stepping back did not ask it again. A asks it "
                        "again.")
+    with right:
         if _asked(screen):
             if open_:
                 st.caption("→ (or R) reveals the answer; the next → goes on.")
             room_teacher.live()  # the class's answers and the reveal
-    with right:  # what a step needs at the top; each part in the same place on every screen (a moved picture reloads)
-        clock(deck, number)
         with st.container(key="present_steer_slot"):
             steer.panel(screen)  # a page screen's only
-        previews(deck, number, key.code)
+        with st.container(horizontal=True, key="present_picture_switches"):
+            st.toggle("Pictures of the screens", value=True, key="present_pictures",
+                      help="Each picture is a small projector window: off, the words alone (less work for a slow "
+                           "machine).")
+        display.give_keys_back(".st-key-present_picture_switches")  # a click on the switch leaves → to the deck
         handouts.teacher(deck)
     room_session.messages()
     url = f"present?deck={decks.name_of(deck)}&code={key.code}&projector=1"
@@ -243,57 +255,51 @@ def _what(screen: Screen) -> str:
         return f"a question that cannot be asked: {err}"
 
 
-def previews(deck: Deck, number: int, code: str):
-    """This screen and the next as the projector shows them: a live picture of each (a window like the
-    projector's, following the room: projector.py `PREVIEW`), then its title and what it draws in words. The
-    pictures can be switched off (a slow machine: each is a session that runs its screen)."""
-    nxt = deck.screens[number] if number < len(deck.screens) else None
-    with st.container(horizontal=True, key="present_picture_switches"):
-        pictures = st.toggle("Pictures of the screens", value=True, key="present_pictures",
-                             help="Each picture is a small projector window: off, the words alone (less work for a "
-                                  "slow machine).")
-        larger = pictures and st.toggle("Larger, one above the other", key="present_pictures_large",
-                                        help="Each picture as wide as this column, one above the other: more of the "
-                                             "projector's text can be read, and the next screen's picture may lie "
-                                             "below the fold.")
-    display.give_keys_back(".st-key-present_picture_switches")  # a click on a switch leaves → to the deck
-    pairs = (("Now", deck.screens[number - 1]), ("Next", nxt))
-    for column, (label, screen) in zip([st.container(), st.container()] if larger else st.columns(2), pairs,
-                                       strict=True):
-        with column, st.container(border=True, key=f"present_preview_{label.lower()}"):
-            if pictures:
-                picture(deck, code, label.lower(), LARGE_PX if larger else PICTURE_PX)
-            if screen is None:
-                st.markdown(f"**{label}:** the end of the deck.")
-                continue
-            st.markdown(f"**{label} · {screen.number}. {deck_markdown(screen.title, inline=True)}**")
-            st.caption(plain(f"A {screen.kind} screen: {_what(screen)} · {screen.minutes:g} min planned"))
+def preview(deck: Deck, code: str, label: str, screen: Screen | None, px: int):
+    """This screen ("Now") or the next ("Next") as the projector shows it: a live picture (a window like the
+    projector's, following the room: projector.py `PREVIEW`) at most `px` high, then its title and what it draws in
+    words. The pictures can be switched off (a slow machine: each is a session that runs its screen)."""
+    with st.container(border=True, key=f"present_preview_{label.lower()}"):
+        if st.session_state.get("present_pictures", True):
+            picture(deck, code, label.lower(), px)
+        if screen is None:
+            st.markdown(f"**{label}:** the end of the deck.")
+            return
+        st.markdown(f"**{label} · {screen.number}. {deck_markdown(screen.title, inline=True)}**")
+        st.caption(plain(f"A {screen.kind} screen: {_what(screen)} · {screen.minutes:g} min planned"))
 
 
-PICTURE_PX, LARGE_PX = 300, 600  # a picture's height at most: a 1920×1080 window scaled to its box's width
-# The picture: the window at the projector's size, scaled to the box's width (its own script: the box's width is
-# the browser's to know). It takes no pointer: a click on it leaves the keys with the presenter's view.
-_PICTURE = """<div id="room" style="width:100%;aspect-ratio:16/9;max-height:{px}px">
+NOW_PX, NEXT_PX = 480, 300  # a picture's height at most: a 1920×1080 window scaled to its box's width
+# The picture: the window at the projector's size, scaled to fit the frame (its own script: the frame's size is the
+# browser's to know). It takes no pointer: a click on it leaves the keys with the presenter's view.
+_PICTURE = """<style>html, body {{margin: 0; overflow: hidden}}</style>
 <div id="box" style="overflow:hidden;position:relative;box-sizing:border-box;border:1px solid #8a8a8a">
 <iframe src="{src}" title="{title}" tabindex="-1"
 style="position:absolute;left:0;top:0;width:1920px;height:1080px;border:0;transform-origin:0 0;pointer-events:none">
-</iframe></div></div>
+</iframe></div>
 <script>
-const room = document.getElementById("room"), box = document.getElementById("box"), frame = box.querySelector("iframe");
+const box = document.getElementById("box"), frame = box.querySelector("iframe");
 const fit = () => {{
-  const s = Math.min(room.clientWidth / 1920, room.clientHeight / 1080);
+  const s = Math.min(window.innerWidth / 1920, window.innerHeight / 1080);
   frame.style.transform = `scale(${{s}})`;
   box.style.width = `${{1920 * s}}px`; box.style.height = `${{1080 * s}}px`; }};
-fit(); new ResizeObserver(fit).observe(room);
+fit(); window.addEventListener("resize", fit);
 </script>"""
+# The frame as wide as its column and 16:9, at most `px` high: CSS can follow the column both ways, where
+# st.iframe(height="content") grows with the page but never shrinks (it measures the document, at least as
+# high as the frame), which left a gap under a picture in a window made narrower.
+# Its element's box follows the frame, not the fixed height st.iframe gives it.
+_FRAME = ("<style>.st-key-present_preview_{which} iframe {{height: auto !important; aspect-ratio: 16 / 9; "
+          "max-height: {px}px}} .st-key-present_preview_{which} [data-testid=stElementContainer]:has(> iframe) "
+          "{{flex: 0 0 auto !important; height: auto !important}}</style>")
 
 
-def picture(deck: Deck, code: str, which: str, px: int = PICTURE_PX):
+def picture(deck: Deck, code: str, which: str, px: int):
     """A live picture of the screen the room stands on (`which` "now") or the next ("next")."""
     query = urlencode({"deck": decks.name_of(deck), "code": code, "projector": "1", "preview": which})
     title = "The screen the projector shows" if which == "now" else "The next screen, as the projector will show it"
-    st.iframe(_PICTURE.format(px=px, src=html.escape(f"present?{query}"), title=title), height="content",
-              tab_index=-1)
+    st.html(_FRAME.format(which=which, px=px))
+    st.iframe(_PICTURE.format(src=html.escape(f"present?{query}"), title=title), height=px, tab_index=-1)
 
 
 def _is_teacher() -> bool:

@@ -40,7 +40,7 @@ SHOWN = "present_shown"  # (deck, number, steered views) whose lesson and view t
 LINK_NOTICE = "present_link_notice"  # app_pages/present.py's
 SEEN = "present_seen"  # (place, round, revealed) of the room as this window last drew it
 POLL_SECONDS = 0.5  # a follower's look at the room: half of it is the wait a step costs, on average
-# The presenter's pictures of this screen and the next (presenter.py `previews`): a window like the projector's, a
+# The presenter's pictures of this screen and the next (presenter.py `preview`): a window like the projector's, a
 # viewer of the room that stands AHEAD[preview] screens past the room's place, never plays a video, and looks at
 # the room less often (its run comes after the projector's, not beside it).
 PREVIEW = doors.PICTURE
@@ -124,7 +124,7 @@ def _arrive_at(deck: Deck, view: StudentView, place: tuple[str, int]):
 def show(deck: Deck):
     """The projector's screen: the deck where this window stands, or where its room's presenter stands."""
     following, name = room_session.student_code() is not None, decks.name_of(deck)
-    display.quiet_projector(following)
+    display.quiet_projector(following, redraw=not _preview())  # a picture's window is always 1920×1080
     view = room_session.student_view() if following else None
     if view is not None and (place := _place(view)) and place[0] == name:
         _arrive_at(deck, view, place)
