@@ -66,11 +66,12 @@ def parameters(cfg):
 
 def layouts(cfg):
     post, pre = data.block(cfg, False), data.block(cfg, True)
+    top = max(r["mean_norm"] for _, summary in (post, pre) for r in summary)  # one scale: bars compared across
     left, right = st.columns(2)
     for col, (_, summary), name in ((left, post, "post-LN"), (right, pre, "pre-LN")):
         with col:
             st.subheader(name, anchor=False)
-            chart = charts.stage_norms(summary, "mean length of a token's vector", f"norms-{name}")
+            chart = charts.stage_norms(summary, "mean length of a token's vector", f"norms-{name}", top)
             draw(chart, f"chart_norms_{name}")
             if PART is not None:  # on the part's slide the chart alone: its table would run below the screen
                 continue

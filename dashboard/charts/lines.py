@@ -66,12 +66,13 @@ def row_bars_down(weights: np.ndarray, labels, title: str, name: str, color: str
     return finish(bars, title, lab=name, template=f"bars-down-{template}", **sizing.embed_options(len(labels)))
 
 
-def stage_norms(summary: list[dict], title: str, name: str) -> alt.Chart:
-    """Mean row length of each block stage, in order (numbers from core.views.stage_summary)."""
+def stage_norms(summary: list[dict], title: str, name: str, top: float | None = None) -> alt.Chart:
+    """Mean row length of each block stage, in order (numbers from core.views.stage_summary); `top`: the y axis
+    ends there, for charts drawn side by side to share one scale (else Vega picks a nice end for this one)."""
     df = pd.DataFrame({"stage": [r["stage"] for r in summary], "norm": [r["mean_norm"] for r in summary]})
     bars = alt.Chart(df).mark_bar(color=style.OUTPUT).encode(
         x=alt.X("stage:N", sort=list(df["stage"]), axis=alt.Axis(labelAngle=-30)),
-        y=alt.Y("norm:Q", title="mean ‖row‖"),
+        y=alt.Y("norm:Q", title="mean ‖row‖", scale=alt.Scale(domain=[0, top]) if top else alt.Undefined),
         tooltip=["stage:N", alt.Tooltip("norm:Q", format=".3f")],
     ).properties(width=380, height=240)
     return finish(bars, title, lab=name)

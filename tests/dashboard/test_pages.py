@@ -1,5 +1,7 @@
 """Every page loads and draws charts whose numbers are core's."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -140,6 +142,25 @@ def test_block_page_shows_each_stage_size(make_app):
     norms = chart(at, "norms-pre-LN")
     assert list(norms["stage"]) == list(stages)
     np.testing.assert_allclose(norms["norm"], [np.linalg.norm(s, axis=-1).mean() for s in stages.values()], rtol=1e-5)
+
+
+def test_block_pages_post_and_pre_ln_bars_share_one_scale(make_app):
+    """Screen 18 of the default deck draws post-LN and pre-LN side by side: bars of different heights must not look
+    alike because each chart picked its own axis (a fresh-eyes lecturer). Both y axes end at the larger mean
+    length, computed here from core's stages."""
+    from core.analysis import block_stages
+
+    at = make_app(page="block")
+    no_exception(at)
+    top = max(np.linalg.norm(s, axis=-1).mean() for norm_first in (False, True)
+              for s in block_stages(PRESETS["default"], norm_first=norm_first).values())
+    domains = []
+    for element in at.get("vega_lite_chart"):
+        spec = json.loads(element.proto.spec)
+        if spec.get("usermeta", {}).get("lab", "").startswith("norms-"):
+            domains.append(spec["encoding"]["y"]["scale"]["domain"])
+    assert len(domains) == 2 and domains[0] == domains[1], domains
+    np.testing.assert_allclose(domains[0], [0, top], rtol=1e-5)
 
 
 def test_worked_example_shows_the_articles_listings_and_pitfalls(make_app):
