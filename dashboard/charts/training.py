@@ -27,15 +27,20 @@ def _one(chart: alt.Chart) -> alt.Chart:
     return chart.transform_aggregate(rows="count()")
 
 
-def _rule(step: int, colour: str, label: str | list, y: float, total: int) -> list:
-    """A vertical rule at `step` with its label at height `y` (in the chart's y units), on the
-    rule's side with more room; labels in the theme's text colour (the rules' are too light for text)."""
+def _rule(step: int, colour: str, label: str | list, total: int) -> list:
+    """A vertical rule at `step`, its label on the rule's side with more room, its last line just above the x
+    axis: a loss is high where a run starts and still well above 0 soon after the rule's step, so the chart's
+    foot beside the rule is free (a label drawn higher up ran into the curve's drop: a fresh-eyes lecturer).
+    Labels in the theme's text colour (the rules' are too light for text)."""
     base = _one(alt.Chart())
     left = step > total / 2
+    px = sizing.scaled(14)["expr"]
+    above = len(label) - 1 if isinstance(label, list) else 0  # Vega stacks a label's lines down from its first
     return [base.mark_rule(color=colour, strokeWidth=2).encode(x=alt.datum(step)),
-            base.mark_text(align="right" if left else "left", dx=-4 if left else 4, dy=-4,
-                           font=style.FONT, fontSize=sizing.scaled(14), text=label).encode(
-                x=alt.datum(step), y=alt.datum(y))]
+            base.mark_text(align="right" if left else "left", baseline="bottom", dx=-4 if left else 4,
+                           dy={"expr": f"-4 - {above} * 1.2 * ({px})"}, lineHeight={"expr": f"1.2 * ({px})"},
+                           font=style.FONT, fontSize={"expr": px}, text=label).encode(
+                x=alt.datum(step), y=alt.datum(0))]
 
 
 def _shown(colour: str = style.KEY) -> alt.Chart:
@@ -89,7 +94,7 @@ def loss_chart(steps, losses, total: int, at: int | None = None, formed: int | N
     if formed is not None and (at is None or formed <= at):
         # in short lines: one line ran past a phone's chart (390 px) on either side of the rule
         label = [f"step {formed}:", "first induction", f"score ≥ {INDUCTION_THRESHOLD:g}"]
-        layers += _rule(formed, style.OUTPUT, label, top * 0.72, total)
+        layers += _rule(formed, style.OUTPUT, label, total)
     if at is not None:
         layers.append(_shown())
     chart = alt.layer(*layers, data=df).properties(height=height)

@@ -99,3 +99,54 @@ def test_the_phone_grid_s_names_stay_inside_a_phone_s_chart():
     chart = model_view.phone_view(weights, np.ones((6, 12), dtype=bool))
     assert {"layer", "1", "6", "12"} <= {t for t, *_ in texts(chart, PHONE)}  # (the "head" title is turned)
     assert_within(chart)
+
+
+def _label_and_curve(chart, width: int, look) -> tuple[tuple, list]:
+    """The loss chart laid out `width` px wide in `look`: the box of its rule's label (left, top, right, bottom,
+    in the view's px; Vega stacks a label's lines down from its first, each `lineHeight` below) and the curve's
+    points."""
+    spec = chart.to_dict()
+    spec["width"] = width
+    set_look(spec, look)
+    laid = vlc.vegalite_to_scenegraph(spec)
+    box, curve = None, []
+
+    def walk(node, dx: float, dy: float):
+        for item in node.get("items", []):
+            if node["marktype"] == "group":
+                for child in item.get("items", []):
+                    walk(child, dx + item.get("x", 0), dy + item.get("y", 0))
+            elif node["marktype"] == "line":
+                curve.append((dx + item["x"], dy + item["y"]))
+            elif node["marktype"] == "text" and "first induction" in (item.get("text") or ()):
+                nonlocal box
+                size, lines = item["fontSize"], item["text"]
+                w = max(ImageFont.truetype(str(FONTS / "DejaVuSans.ttf"), size).getlength(t) for t in lines)
+                x, y = dx + item["x"] + item.get("dx", 0), dy + item["y"] + item.get("dy", 0)
+                left = x - w if item.get("align") == "right" else x
+                box = (left, y - size, left + w, y + (len(lines) - 1) * item.get("lineHeight", size))
+
+    walk(laid["scenegraph"], laid["origin"][0], laid["origin"][1])
+    return box, curve
+
+
+@pytest.mark.parametrize("formed", [20, 95, 300, 590])
+@pytest.mark.parametrize("width, look", [(PHONE, "ORDINARY"), (1750, "SLIDE")])
+def test_the_loss_chart_s_induction_label_keeps_clear_of_the_curve(formed, width, look):
+    """On screen 26 (the default run's end) the label "step 95: first induction score ≥ 0.5" ran across the loss
+    curve's drop (a fresh-eyes lecturer). A run's loss stays near chance until its induction heads form, drops
+    there, and is still well above 0 soon after: here a plateau at 3.4, a fall to 2.0 over 20 steps from the step
+    the head formed, then a decay towards 0.3. No point of the curve, nor of the segments between its points,
+    lies inside the label's box, on a phone and on a 1080p slide."""
+    if not (FONTS / "DejaVuSans.ttf").exists():
+        pytest.skip("the DejaVu fonts are not installed")
+    steps = np.arange(1, 601)
+    loss = np.where(steps < formed, 3.4, np.maximum(3.4 - (steps - formed) / 20 * 1.4,
+                                                     1.7 * np.exp(-(steps - formed) / 300) + 0.3))
+    box, curve = _label_and_curve(training.loss_chart(steps, loss, 600, 600, formed), width, getattr(sizing, look))
+    assert box is not None and len(curve) == 600
+    left, top, right, bottom = box
+    inside = [(round(x), round(y)) for (x0, y0), (x1, y1) in zip(curve[:-1], curve[1:], strict=True)
+              for t in np.linspace(0, 1, 8) for x, y in [(x0 + t * (x1 - x0), y0 + t * (y1 - y0))]
+              if left <= x <= right and top <= y <= bottom]
+    assert not inside, (box, inside[:5])
