@@ -96,10 +96,11 @@ def pieces(tokens) -> int | None:
 def grid(text, tokens, weights, measured, side=None) -> bool:
     """Every head's thumbnail; `side` (a part's slide): a column beside the grid for its title and controls.
     Returns whether the page is phone-sized (dashboard/phone.py: the switch is drawn here, on a phone only)."""
-    side = side or st.container()
+    slide, side = side is not None, side or st.container()
     side.subheader("Every head at once", anchor=False)
     phone = phone_sized(PHONE_HELP)
-    left, right = side.columns([3, 2])
+    # on a slide the side column is narrow and tall: one box above the other, each wide enough for its choice
+    left, right = (side, side) if slide else side.columns([3, 2])
     measures, described = trained_model.measures(), trained_model.described()
     with left:
         pattern = controls.choice(st.selectbox, "Highlight the heads whose", ["none", *measures], "pattern", "none",
@@ -117,7 +118,10 @@ def grid(text, tokens, weights, measured, side=None) -> bool:
                 f"{threshold:g} on this sentence{': ' + ', '.join(found) if found else ''}.")
     if phone:
         said += " Phone-sized: a column per layer, a row per head."
-    side.caption(f"{said} **{'Tap' if phone else 'Click'} a thumbnail to open that head below the grid.**")
+    # the class reads a slide: how to open a head is the lecturer's to know (the deck's notes say it), and there
+    # a thumbnail opens its head alone, not below the grid
+    side.caption(said if slide else f"{said} **{'Tap' if phone else 'Click'} a thumbnail to open that head below the "
+                 "grid.**")
     key = f"trained_{'phone_' * phone}grid_{st.session_state.get('trained_grid_n', 0)}"  # CSS: no scroll box
     draw((phone_view if phone else model_view)(weights, highlight), key, on_select=partial(_picked, key))
     return phone

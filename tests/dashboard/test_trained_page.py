@@ -296,6 +296,18 @@ def test_in_projector_mode_open_this_head_or_a_link_shows_that_head_alone_with_c
     assert (at.query_params["alone"], at.query_params["step"], "trained_box" in boxes()) == ("1", "2", False)
 
 
+def test_the_grid_s_slide_tells_the_class_what_it_shows_not_how_to_click(make_app):
+    """Screen 21 (the grid's slide) told the class "Click a thumbnail to open that head below the grid." (a
+    fresh-eyes lecturer): the lecturer's instruction, and false there (a thumbnail opens its head alone). The
+    page keeps it; the slide says what the grid shows."""
+    said = lambda at: " ".join(c.value for c in at.caption)  # noqa: E731
+    page = open_page(make_app, {"sentence": TEXT})
+    assert "Click a thumbnail to open that head below the grid." in said(page)
+    at = open_page(make_app, {"sentence": TEXT, "projector": "1", "part": "grid"})
+    assert len(thumbnails(at)) == MINILM.layers * MINILM.heads and "Each thumbnail is one head's weights" in said(at)
+    assert "Click" not in said(at) and "below the grid" not in said(at)
+
+
 def test_in_projector_mode_the_run_that_opens_a_head_alone_scrolls_to_the_top_and_no_later_run_does(make_app):
     """The slide once kept the whole page's scroll, cut to its own height (test_projector_slides'
     ..._at_its_top_from_far_down_the_page): the run that opens a head alone, by its button or by the switch turned
