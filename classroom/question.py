@@ -90,6 +90,15 @@ class Question:
         """The labels of the right choices."""
         return tuple(self.choices[i] for i in self.answer)
 
+    def right_answer(self, shown=None) -> str:
+        """The right choices as a sentence reads them: all of them for a question that ticks every choice that
+        applies ("2 cat, 3 sat and 4 on"), any one of them for one that takes a single choice (a tie: "2 cat or
+        4 on"). `shown(i, choice)` writes each choice (its letter before it, say); else its label alone."""
+        parts = [shown(i, self.choices[i]) if shown else self.choices[i] for i in sorted(self.answer)]
+        if len(parts) == 1:
+            return parts[0]
+        return ", ".join(parts[:-1]) + (" and " if self.multiple else " or ") + parts[-1]
+
     # -- its kind and its lessons -----------------------------------------------------------
     @property
     def kind_class(self):

@@ -171,7 +171,7 @@ def show_truth(question: Question, answer):
         return
     right = question.is_correct(answer)
     mine = ", ".join(question.choices[i] for i in answer)
-    truth = ", ".join(question.right_choices) if question.multiple else " or ".join(question.right_choices)
+    truth = question.right_answer()
     left, right_col = st.columns(2)
     left.markdown(f"**You predicted:** {plain(mine)}")
     right_col.markdown(f"**The answer:** {plain(truth)}")

@@ -277,9 +277,8 @@ def _split(view: StudentView):
     question = view.question
     right = set(question.answer) if question is not None else set()
     if question is not None:
-        joiner = " and " if question.multiple else " or "
-        st.markdown("**The right answer:** " + joiner.join(f"**{letter(i)}.** {plain(question.choices[i])}"
-                                                          for i in sorted(right)))
+        st.markdown("**The right answer:** " + question.right_answer(lambda i, choice: f"**{letter(i)}.** "
+                                                                     f"{plain(choice)}"))
     tally = view.tally
     if tally is None or not tally.answered:
         # a seat's own window (a student opened the deck): the room reads the count to viewers only

@@ -72,6 +72,17 @@ def test_equal_keys_tie_and_either_is_right():
     assert "“1 the” (0.500) and “2 the” (0.500)" in q.truth and "each of them is right" in q.truth
 
 
+def test_the_right_answer_reads_as_a_sentence_either_of_a_tie_all_of_a_ticked_set():
+    """What the phones' reveal and the projector's reveal both print (one method: they joined their own way)."""
+    tie = focus_question(AttentionConfig(text="the the", d_model=8, num_heads=2), 1, 0)
+    assert tie.right_answer() == "1 the or 2 the"
+    assert tie.right_answer(lambda i, choice: f"{'ABC'[i]}. {choice}") == "A. 1 the or B. 2 the"
+    one = dataclasses.replace(tie, answer=(1,))
+    assert one.right_answer() == "2 the"
+    ticked = dataclasses.replace(tie, choices=("a", "b", "c", "none"), answer=(0, 1, 2), multiple=True)
+    assert ticked.right_answer() == "a, b and c"
+
+
 def test_a_tie_for_second_place_names_every_key_and_why():
     cfg = AttentionConfig()  # "The cat sat on the mat.": "The" and "the" share one vector (case is ignored)
     q = focus_question(cfg, 0, 0)
