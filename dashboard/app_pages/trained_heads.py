@@ -1,5 +1,6 @@
 """Page 8: a trained model's heads on the student's own sentence (all-MiniLM-L6-v2, computed by core)."""
 
+import dataclasses
 from contextlib import nullcontext
 from functools import partial
 from typing import NamedTuple
@@ -16,6 +17,7 @@ from dashboard.app_pages import steps, trained, trained_model, trained_norms
 from dashboard.app_pages.trained_table import table
 from dashboard.app_pages.word_pieces import NOTES, chip
 from dashboard.charts import heatmaps as charts
+from dashboard.charts import sizing
 from dashboard.charts.draw import draw
 from dashboard.charts.draw import slide as draw_slide
 from dashboard.charts.model_view import PICK, model_view, phone_view
@@ -195,7 +197,7 @@ def one_head(text: str, measured: dict, picked: int | None, slide: Slide | None 
 # The norm view's slide has one row of controls above its maps and nothing under them: its maps take this share
 # of the window's height (a 13-piece sentence's rows then as tall as their 24 px labels, measured in
 # tests/dashboard/test_present_browser.py)
-NORMS_SHARE = 0.45
+NORMS_SLIDE = dataclasses.replace(sizing.SLIDE, window_share=0.45)
 
 
 def norms(text: str):
@@ -203,7 +205,7 @@ def norms(text: str):
     with controls.row():
         layer, head = _which()
     if trained_model.builtin():  # the norm view reads MiniLM's value and output projections
-        with draw_slide(NORMS_SHARE):  # its two maps sized so that they fit the screen below the controls
+        with draw_slide(NORMS_SLIDE):  # its two maps sized so that they fit the screen below the controls
             trained_norms.norm_view(text, layer, head, beside=True)
 
 

@@ -8,7 +8,6 @@ own."""
 
 import contextlib
 import contextvars
-import dataclasses
 import logging
 from functools import partial
 from html import escape
@@ -36,11 +35,11 @@ _SLIDE = contextvars.ContextVar("lab_slide", default=None)  # per script run (ea
 
 
 @contextlib.contextmanager
-def slide(share: float = sizing.SLIDE_SHARE):
+def slide(look: sizing.Look = sizing.SLIDE):
     """Charts drawn inside are a slide's (projector mode only): sized so the whole step fits the window, their
-    plot at most `share` of its height (a slide with less above and below its charts gives them more)."""
-    token = _SLIDE.set(sizing.SLIDE if share == sizing.SLIDE_SHARE else dataclasses.replace(sizing.SLIDE,
-                                                                                           window_share=share))
+    plot at most `look.window_share` of its height (a slide with less above and below its charts gives them more:
+    a page keeps its own such look as a constant, from sizing.SLIDE)."""
+    token = _SLIDE.set(look)
     try:
         yield
     finally:
