@@ -15,6 +15,7 @@ import numpy as np
 
 from classroom import handout_chart as chart
 from classroom.handout_text import number
+from classroom.trained_question import said
 from core import head_norms, trained_trace, value_norms
 from core.errors import ConfigError
 from core.guided_heads import EXAMPLE
@@ -78,7 +79,7 @@ class NormView:
                 ((view.weights, "weights α_ij", "weight"), (view.shares, "share of ‖α_ij f(x_j)‖ in row i", "share"))]
         alt = f"Layer {layer}, head {head}: its weights beside the share of what each key passes on"
         piece = _view_number(s, "piece", len(labels), default=0)
-        return (f'<p class="lesson">Layer {layer}, head {head} of {e(trace.model)} reading “{e(trace.text)}”. '
+        return (f'<p class="lesson">Layer {layer}, head {head} of {e(trace.model)} reading {e(said(trace.text))} '
                 f"{NORM_WORDS}</p>{_lengths(view.lengths)}"
                 f"{chart.image(chart.side_by_side(*maps), alt)}{_row(s.number, view, trace.tokens, labels, piece)}")
 

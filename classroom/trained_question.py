@@ -17,6 +17,13 @@ NOT_TRAINED = ("This question is about a trained model's heads, and this lesson 
                "page (its lesson is the trained model reading a sentence), then ask it.")
 
 
+def said(text: str) -> str:
+    """A sentence quoted at the end of ours: its own full stop (or ? or !) ends ours too, as in “… tired.”; a
+    text without one gets ours after the quote."""
+    text = text.strip()
+    return f"“{text}”" if text[-1:] in (".", "?", "!", "…") else f"“{text}”."
+
+
 def trained_head_question(cfg: AttentionConfig, head: int, rng: random.Random, kind: str) -> Question:
     """The question of kind `kind` about head `head` of layer `cfg.layer` of the trained lesson `cfg`."""
     if cfg.source != "trained":
@@ -25,6 +32,6 @@ def trained_head_question(cfg: AttentionConfig, head: int, rng: random.Random, k
     q = fair_focus_question(cfg, head, rng)
     model = cfg.trained_lesson.model.name
     query = q.choices[q.query]
-    prompt = (f"The trained model {model} reads “{cfg.text}”. In layer {cfg.layer}, head {head + 1}, which word piece "
-              f"does “{query}” attend to most?")
+    prompt = (f"The trained model {model} reads {said(cfg.text)} In layer {cfg.layer}, head {head + 1}, which word "
+              f"piece does “{query}” attend to most?")
     return dataclasses.replace(q, kind=kind, prompt=prompt, reason=f"in layer {cfg.layer} of {model}, {q.reason}")

@@ -52,6 +52,20 @@ def test_the_deck_asks_where_it_looks_and_the_model_says_cat(deck_names):
     assert q.right_choices[0].endswith("cat")
 
 
+@needs_model
+def test_the_trained_question_quotes_its_sentence_with_one_full_stop(deck_names):
+    """Screens 19 and 22 read 'reads “… tired.”. In layer': the sentence's own full stop ends the prompt's."""
+    q = screen_question(new_screens(deck_names)[1], lambda s: None)
+    assert q.config.text.endswith(".") and f"reads “{q.config.text}” In layer" in q.prompt
+    assert "”." not in q.prompt
+
+
+def test_a_quoted_sentence_without_its_own_stop_gets_one_after_the_quote():
+    from classroom.trained_question import said
+
+    assert said("the cat sat") == "“the cat sat”." and said("Did it? ") == "“Did it?”"
+
+
 def test_a_trained_question_of_a_random_lesson_says_where_to_ask_it():
     with pytest.raises(QuestionError, match="Trained heads page"):
         kinds.suggest(PRESETS["default"], "trained")
