@@ -136,7 +136,9 @@ def show(deck: Deck):
         place[1] >= len(deck.screens)
     if past_the_end:
         st.title("The end of the deck", anchor=False)
-    elif view is not None and view.presentation.blanked and view.presentation.deck == name:
+    elif view is not None and view.presentation.blanked and view.presentation.deck == name and \
+            st.session_state.get(PREVIEW) != "next":  # the presenter's picture of the next screen stays: it is
+        # what the lecturer prepares while the projector is black
         with st.container(key="present_blank"):  # black over the whole window (display.py's CSS); the marker
             st.markdown("\u00a0")  # polls on beneath
     elif screen.unready:  # its title alone: why, and the command that prepares it, are the presenter's (ready.py)

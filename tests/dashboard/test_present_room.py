@@ -141,9 +141,15 @@ def split_of_a_seat(code: str, seat: str):
 def test_the_keys_blank_the_projector_jump_and_ask_again():
     teacher = teacher_at(1)
     projector = projector_of(teacher)
+    code = teacher.session_state["room_teacher"].code
+    now, nxt = (present({"deck": "default", "code": code, "projector": "1", "preview": which})
+                for which in ("now", "next"))
     teacher.button(key="present_key_presenter_B").click().run()
     projector.run()
     assert room_of(teacher).presentation.blanked and blanked(projector)
+    # the presenter's pictures: this screen black, as the projector shows it; the next one still drawn (a
+    # fresh-eyes lecturer lost it while the projector was dark)
+    assert blanked(now.run()) and not blanked(nxt.run()) and nxt.session_state[NUMBER] == 2
     teacher.button(key="present_key_presenter_B").click().run()
     projector.run()
     assert not room_of(teacher).presentation.blanked and not blanked(projector)
