@@ -27,7 +27,8 @@ def tally(raw: RawRound, present: frozenset = frozenset()) -> Tally:
         correct += q.is_correct(picked)
     return Tally(number=raw.number, question=q, counts=tuple(counts), answered=len(raw.answers),
                  answered_present=sum(s in present for s in raw.answers),
-                 revealed=raw.revealed, correct=correct if raw.revealed else None, again_of=raw.again_of)
+                 revealed=raw.revealed, correct=correct if raw.revealed else None, again_of=raw.again_of,
+                 screen=raw.screen)
 
 
 def gone_seats(raw: RawRoom) -> dict:

@@ -275,3 +275,13 @@ def test_the_teacher_s_poll_reads_the_rounds_it_draws_and_still_lists_a_seat_tha
     view = rooms.teacher_view(key)
     assert [t.number for t in view.rounds] == [2, 3] and view.asked == 3
     assert {(m.tag, m.in_room) for m in view.roster} == {(member_tag(sid(0)), True), (member_tag(sid(1)), False)}
+
+
+def test_the_teacher_s_view_of_a_round_names_the_deck_s_screen_that_asked_it(make):
+    """Tally.screen was always 0: the presenter could not say which screen's open question hides a page."""
+    rooms, _ = make()
+    key = rooms.open(PIN, LESSON)
+    rooms.ask(key, Q, screen=4)
+    assert rooms.teacher_view(key).current.screen == 4
+    rooms.ask(key, MULTI)  # outside a deck
+    assert rooms.teacher_view(key).current.screen == 0

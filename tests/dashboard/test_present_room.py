@@ -225,3 +225,21 @@ def test_a_step_back_to_a_question_the_class_answered_does_not_ask_it_again_and_
     now = room_of(teacher)
     assert now.asked == asked + 1 and now.current.question.prompt == first
     no_exception(teacher)
+
+
+def test_back_from_an_open_question_the_presenter_says_why_the_projector_hides_the_screen():
+    """A fresh-eyes lecturer stepped back from question 4 (open) to screen 3: the projector showed a note instead
+    of the scores, and nothing on the presenter said why. It says which question hides it and how to end that."""
+    teacher = teacher_at(QUESTION)
+    projector = projector_of(teacher)
+    teacher.button(key="present_presenter_Left").click().run()
+    projector.run()
+    said = f"The room's question of screen {QUESTION} is still open: the projector and the phones hide this screen"
+    assert teacher.session_state[AT] == QUESTION - 1 and said in text(teacher)
+    assert "Your room's question is open" in text(projector)
+    teacher.button(key="present_presenter_Right").click().run()
+    teacher.button(key="present_key_presenter_reveal").click().run()  # R on the question's screen
+    teacher.button(key="present_presenter_Left").click().run()
+    projector.run()
+    assert teacher.session_state[AT] == QUESTION - 1 and "is still open" not in text(teacher)
+    assert "Your room's question is open" not in text(projector)
