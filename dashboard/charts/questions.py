@@ -200,7 +200,10 @@ def letter(i: int) -> str:
     return chr(65 + i) if i < 26 else letter(i // 26 - 1) + chr(65 + i % 26)
 
 
-def answers_histogram(tally, title: str, top: int = 1, lettered: bool = False) -> alt.LayerChart:
+ROW_PX, COMPACT_ROW_PX = 26, 18  # an answers chart's row of one line; the presenter view's (13 px labels fit)
+
+
+def answers_histogram(tally, title: str, top: int = 1, lettered: bool = False, row_px: int = ROW_PX) -> alt.LayerChart:
     """Answers per choice (a student who ticks two rows counts in both); right choices marked once revealed.
     The axis runs to `top` (the students present) or further, the same from poll to poll. A long choice's
     label is wrapped into lines (Vega never wraps a label: it cuts it short with "…"). `lettered`: each row
@@ -222,5 +225,5 @@ def answers_histogram(tally, title: str, top: int = 1, lettered: bool = False) -
     text = bars.mark_text(align="left", dx=4, font=FONT, fontSize=sizing.scaled(14)).encode(
         text="label:N", color=alt.value(style.TEXT_DARK))
     # every row as tall as the label with the most lines: a band scale gives each row the same height
-    row_px = 26 + LINE_PX * max(row.count("\n") for row in rows)
+    row_px += LINE_PX * max(row.count("\n") for row in rows)
     return _finish(alt.layer(bars, text, data=df), title, "answers", max(80, row_px * len(rows)))

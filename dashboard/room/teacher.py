@@ -91,8 +91,10 @@ def page():
 
 
 @rerun.poll(TEACHER_POLL_SECONDS)
-def live():
-    """Who is here, and the current question's answers (refreshed every second)."""
+def live(compact: bool = False):
+    """Who is here, and the current question's answers (refreshed every second). `compact` (the presenter view,
+    below its pictures): no prompt (its heading and picture show it) and shorter rows, so that the answers fit
+    above the fold of a laptop's window."""
     if st.session_state.pop(RAISED, False):
         return True  # the seats per device were raised here: the Seats block, a full run's, shows the new bound
     view = room_session.teacher_view()
@@ -109,15 +111,17 @@ def live():
         st.info("No question yet: choose one below and ask it.")
         roster(view)
         return
-    st.markdown(f"**Question {now.number}:** {plain(now.question.prompt)}")
+    if not compact:
+        st.markdown(f"**Question {now.number}:** {plain(now.question.prompt)}")
     rounds_left(view)
     rounds = [view.before, now] if view.before is not None else [now]
     for col, tally in zip(st.columns(len(rounds)), rounds, strict=True):
         with col:
             when = "before discussion" if tally is view.before else "after discussion" if view.before else "answers"
             title, top = f"Round {tally.number}, {when}", max(view.present, tally.answered)
-            predict.draw(("answers", tally.question.key(), title, top),
-                         qc.answers_histogram(tally, title, top), key=f"room_hist_{tally.number}")
+            row_px = qc.COMPACT_ROW_PX if compact else qc.ROW_PX
+            predict.draw(("answers", tally.question.key(), title, top, row_px),
+                         qc.answers_histogram(tally, title, top, row_px=row_px), key=f"room_hist_{tally.number}")
             st.caption(count_line(tally, view.present))
     roster(view)
     if now.revealed:

@@ -16,6 +16,7 @@ import pytest
 from classroom import catalogue
 from classroom.decks import default_deck
 from dashboard.present import deck as decks
+from dashboard.present.presenter import NOW_PX, NOW_VH
 from tests.conftest import ARTIFACTS
 
 from .test_phone_browser import _CUT_TEXTS
@@ -374,16 +375,25 @@ def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_serve
         assert frames == (picture(presenter, "now"), picture(presenter, "next")), "a step reloaded a picture"
         for size in ({"width": 1600, "height": 1000}, {"width": 1366, "height": 768}):
             presenter.set_viewport_size(size)
-            presenter.wait_for_function(f"() => Math.abs(({LAYOUT})().now.h - ({LAYOUT})().now.w * 9 / 16) < 2",
-                                        timeout=WAIT)  # the frame followed the window
+            # the frame followed the window: 16:9 as wide as its column, or as high as its bound
+            presenter.wait_for_function(f"() => {{ const a = ({LAYOUT})(); return Math.abs(a.now.h - Math.min("
+                                        f"a.now.w * 9 / 16, {NOW_PX}, {NOW_VH / 100} * a.fold)) < 2; }}", timeout=WAIT)
             at = presenter.evaluate(LAYOUT)
-            assert at["now"]["w"] > 1.4 * at["next"]["w"], at
+            shown = {k: min(at[k]["w"], at[k]["h"] * 16 / 9) for k in ("now", "next")}  # each picture's width
+            assert shown["now"] > 1.3 * shown["next"], at
             if size["width"] == 1600:
-                assert at["now"]["w"] >= 600, at  # a 1920-wide screen at 0.31 or more: its 24 px text at 7.5 px
+                assert shown["now"] >= 600, at  # a 1920-wide screen at 0.31 or more: its 24 px text at 7.5 px
                 assert max(at["now_box"]["bottom"], at["next_box"]["bottom"], at["clock"]["bottom"],
                            at["notes"]["bottom"]) <= at["fold"], at
         presenter.wait_for_timeout(2000)  # past the 600 ms a projector's window waits before it redraws for a size
         assert frames == (picture(presenter, "now"), picture(presenter, "next")), "a resize reloaded a picture"
+        presenter.set_viewport_size({"width": 1600, "height": 1000})
+        presenter.keyboard.press("ArrowRight")  # screen 4, a question: the class's answers arrive under the clock
+        presenter_at(presenter, 4)
+        answers = presenter.locator("[data-testid=stVegaLiteChart] .marks").first  # the view's one chart
+        answers.wait_for(timeout=WAIT)
+        bottom = answers.evaluate("(e) => e.getBoundingClientRect().bottom")
+        assert bottom <= 1000, f"the answers chart ends {bottom - 1000:.0f} px below a 1600x1000 window's fold"
         presenter.keyboard.press("End")
         presenter_at(presenter, len(DECK.screens))
         _at_screen(frames[0], len(DECK.screens))
