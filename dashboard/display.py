@@ -229,6 +229,8 @@ PRESENT_CSS = [
     'div[class*="st-key-present_key_"] {display: none !important;}',
     # a question's choices, larger than the page's text: the class reads them from the back of the room
     "div.st-key-present_choices p {font-size: 1.35rem;}",
+    # where to answer, beside the QR code: as large as the choices (it was the page's text, small from the back)
+    "div.st-key-present_join p {font-size: 1.35rem;}",
     # a text slide's text, large (the projector's rem is already scaled to the window)
     "div.st-key-present_text p, div.st-key-present_text li {font-size: 1.6rem; line-height: 1.45;}",
     # an image slide's picture: the window's width at most, and never below its bottom edge

@@ -256,7 +256,7 @@ def _question(screen: Screen, view: StudentView | None):
         _choices(question.choices)
     code = room_session.student_code()
     if code is not None:
-        with qr:
+        with qr, st.container(key="present_join"):
             st.markdown(f"**Answer on your phone: room {format_code(code)}**")
             if (url := address(code)) is not None:
                 st.image(qr_svg(url), width=340)
