@@ -28,11 +28,9 @@ THEMES = {"browser": "Browser's", "light": "Light", "dark": "Dark"}
 
 def page_config():
     """`st.set_page_config` for this run: in projector mode the sidebar starts collapsed, and the
-    keyboard's ← → move between a page's steps. The presenter view's starts collapsed too: its pictures, notes
-    and answers want the laptop's width (the room's code is under the view; » opens the sidebar)."""
-    presenter = navigation.is_open(navigation.PRESENT_PAGE) and st.query_params.get("presenter") == "1"
+    keyboard's ← → move between a page's steps."""
     st.set_page_config(page_title="attention-lab", page_icon="🔍", layout="wide",
-                       initial_sidebar_state="collapsed" if controls.projector() or presenter else "auto")
+                       initial_sidebar_state="collapsed" if controls.projector() else "auto")
     st.html(page_css(draw.look()))  # a style-only st.html takes no room on the page
     st.html(_PHONE_SIDEBAR, unsafe_allow_javascript=True)  # a constant script
     if controls.projector() and not navigation.is_open(navigation.PRESENT_PAGE):  # a deck binds its own keys
