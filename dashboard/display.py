@@ -111,9 +111,7 @@ _REDRAW_ON_RESIZE = """<script>(() => {
 
 def quiet_projector(following: bool, redraw: bool = True):
     """The projector's window without the software around its slide (above); `following`: a presenter drives it.
-    It draws itself again when its window's size changes (above), unless not `redraw`: the presenter's pictures,
-    whose windows keep the projector's size inside a frame that follows the presenter's window (the script would
-    reload that frame, the picture's parent, at each change of the presenter's window)."""
+    It draws itself again when its window's size changes (above), if `redraw`."""
     st.html(f"<style>{_QUIET}{_QUIET_FOLLOWING if following else ''}</style>")
     if redraw:
         st.html(_REDRAW_ON_RESIZE, unsafe_allow_javascript=True)
@@ -218,6 +216,9 @@ def page_css(look: sizing.Look) -> str:
     return "<style>" + "\n".join(rules) + PHONE_CSS + "</style>"
 
 
+# The presenter's pictures' height at most (px, % of the window's): the notes and a question's answers below them
+# stay above a laptop's fold
+PICTURE_BOUNDS = {"now": (480, 37), "next": (300, 28)}
 # A presented deck (dashboard/present/): the quiet "n / N" marker in the bottom corner, and the buttons
 # that only bind PageDown, PageUp and Space hidden. Keyed classes: no other page has these elements.
 PRESENT_CSS = [
@@ -231,6 +232,11 @@ PRESENT_CSS = [
     "div.st-key-present_join p {font-size: 1.35rem;}",
     # a text slide's text, large (the projector's rem is already scaled to the window)
     "div.st-key-present_text p, div.st-key-present_text li {font-size: 1.6rem; line-height: 1.45;}",
+    # the presenter's pictures (present/presenter.py): each frame as wide as its column, 16:9, at most `px` and
+    # `vh`% of the window high; CSS follows the column both ways, where st.iframe(height="content") never shrank
+    *(f".st-key-present_preview_{which} iframe {{height: auto !important; aspect-ratio: 16 / 9; max-height: "
+      f"min({px}px, {vh}vh);}} .st-key-present_preview_{which} [data-testid=stElementContainer]:has(> iframe) "
+      "{flex: 0 0 auto !important; height: auto !important;}" for which, (px, vh) in PICTURE_BOUNDS.items()),
     # an image slide's picture: the window's width at most, and never below its bottom edge
     "div.st-key-present_image img {max-height: 72vh; object-fit: contain;}",
     # the presenter blanked the projector (B or .): black over the whole window; its marker polls on beneath

@@ -205,9 +205,9 @@ def view(deck: Deck, linked: int | None):
     now, side = st.columns([3, 2], gap="medium")
     nxt = deck.screens[number] if number < len(deck.screens) else None
     with now:
-        preview(deck, key.code, "Now", screen, NOW_PX, NOW_VH)
+        preview(deck, key.code, "Now", screen)
     with side:
-        preview(deck, key.code, "Next", nxt, NEXT_PX, NEXT_VH)
+        preview(deck, key.code, "Next", nxt)
         clock(deck, number)
     left, right = st.columns([3, 2], gap="medium")
     with left:
@@ -271,14 +271,14 @@ def _what(screen: Screen) -> str:
         return f"a question that cannot be asked: {err}"
 
 
-def preview(deck: Deck, code: str, label: str, screen: Screen | None, px: int, vh: int):
+def preview(deck: Deck, code: str, label: str, screen: Screen | None):
     """This screen ("Now") or the next ("Next") as the projector shows it: a live picture (a window like the
-    projector's, following the room: projector.py `PREVIEW`) at most `px` and `vh`% of the window high, then its
-    title and what it draws in words. The pictures can be switched off (a slow machine: each is a session that
+    projector's, following the room: projector.py `PREVIEW`; its frame's bounds are display.PICTURE_BOUNDS), then
+    its title and what it draws in words. The pictures can be switched off (a slow machine: each is a session that
     runs its screen)."""
     with st.container(border=True, key=f"present_preview_{label.lower()}"):
         if st.session_state.get("present_pictures", True):
-            picture(deck, code, label.lower(), px, vh)
+            picture(deck, code, label.lower())
         if screen is None:
             st.markdown(f"**{label}:** the end of the deck.")
             return
@@ -286,10 +286,6 @@ def preview(deck: Deck, code: str, label: str, screen: Screen | None, px: int, v
         st.caption(plain(f"A {screen.kind} screen: {_what(screen)} · {screen.minutes:g} min planned"))
 
 
-# A picture's height at most: a 1920×1080 window scaled to its box's width, and no more than this share of the
-# window's height, so that the notes and the class's answers below it stay above a laptop's fold.
-NOW_PX, NEXT_PX = 480, 300
-NOW_VH, NEXT_VH = 37, 28
 # The picture: the window at the projector's size, scaled to fit the frame (its own script: the frame's size is the
 # browser's to know). It takes no pointer: a click on it leaves the keys with the presenter's view.
 _PICTURE = """<style>html, body {{margin: 0; overflow: hidden}}</style>
@@ -305,23 +301,12 @@ const fit = () => {{
   box.style.width = `${{1920 * s}}px`; box.style.height = `${{1080 * s}}px`; }};
 fit(); window.addEventListener("resize", fit);
 </script>"""
-# The frame as wide as its column and 16:9, at most `px` and `vh`% of the window high (the picture centred in it):
-# CSS can follow the column both ways, where st.iframe(height="content") grows with the page but never shrinks
-# (it measures the document, at least as high as the frame), which left a gap under a picture in a window made
-# narrower.
-# Its element's box follows the frame, not the fixed height st.iframe gives it.
-_FRAME = ("<style>.st-key-present_preview_{which} iframe {{height: auto !important; aspect-ratio: 16 / 9; "
-          "max-height: min({px}px, {vh}vh)}} "
-          ".st-key-present_preview_{which} [data-testid=stElementContainer]:has(> iframe) "
-          "{{flex: 0 0 auto !important; height: auto !important}}</style>")
-
-
-def picture(deck: Deck, code: str, which: str, px: int, vh: int):
+def picture(deck: Deck, code: str, which: str):
     """A live picture of the screen the room stands on (`which` "now") or the next ("next")."""
     query = urlencode({"deck": decks.name_of(deck), "code": code, "projector": "1", "preview": which})
     title = "The screen the projector shows" if which == "now" else "The next screen, as the projector will show it"
-    st.html(_FRAME.format(which=which, px=px, vh=vh))
-    st.iframe(_PICTURE.format(src=html.escape(f"present?{query}"), title=title), height=px, tab_index=-1)
+    high = display.PICTURE_BOUNDS[which][0]  # display.py's CSS replaces it by the frame's own
+    st.iframe(_PICTURE.format(src=html.escape(f"present?{query}"), title=title), height=high, tab_index=-1)
 
 
 def _is_teacher() -> bool:

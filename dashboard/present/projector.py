@@ -124,7 +124,9 @@ def _arrive_at(deck: Deck, view: StudentView, place: tuple[str, int]):
 def show(deck: Deck):
     """The projector's screen: the deck where this window stands, or where its room's presenter stands."""
     following, name = room_session.student_code() is not None, decks.name_of(deck)
-    display.quiet_projector(following, redraw=not _preview())  # a picture's window is always 1920×1080
+    # a presenter's picture is always 1920×1080, inside a frame that follows the presenter's window: a redraw for
+    # the size would reload that frame, the picture's parent, at each change of the presenter's window
+    display.quiet_projector(following, redraw=not _preview())
     view = room_session.student_view() if following else None
     if view is not None and (place := _place(view)) and place[0] == name:
         _arrive_at(deck, view, place)
