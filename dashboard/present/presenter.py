@@ -195,10 +195,11 @@ def view(deck: Deck, linked: int | None):
         ready.warning(deck)
         if why := ready.said(screen):
             st.warning(plain(why))
-        if hidden_by := _hidden_by(screen):
-            st.info(f"The room's question {hidden_by} is still open: the projector and the phones hide this screen "
-                    "until its answer is revealed, since what it shows could decide the question."
-                    + (" Reveal it on its screen (R there)." if hidden_by.startswith("of") else ""))
+        if (hiding_round := _hidden_by(screen)) is not None:
+            where, how = ((f"of screen {hiding_round.screen}", " Reveal it on its screen (R there).")
+                          if hiding_round.screen else ("(asked outside the deck)", ""))
+            st.info(f"The room's question {where} is still open: the projector and the phones hide this screen "
+                    f"until its answer is revealed, since what it shows could decide the question.{how}")
     # As reveal.js's speaker view: this screen's picture the largest, at the top left; the next screen's beside it,
     # the clock under that; the notes, the class's answers and the steering beneath. Each part stands in the same
     # place on every screen: a picture moved in the page would load again.
@@ -237,15 +238,15 @@ def view(deck: Deck, linked: int | None):
     room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
 
 
-def _hidden_by(screen: Screen) -> str:
-    """Which open question hides this screen ("of screen 4"; "" when none does): the class went back to a page
+def _hidden_by(screen: Screen):
+    """The room's open round (a Tally) whose question hides this screen, else None: the class went back to a page
     while a question is open, say. The projector shows a note instead, and the presenter should know why."""
     now = room_session.teacher_view()
     current = now.current if now is not None else None
     if current is None or current.revealed or _asked(screen) or screen.unready or \
             not hiding.hides(hiding.door_of(screen.kind, screen.page), current.question.kind):
-        return ""
-    return f"of screen {current.screen}" if current.screen else "(asked outside the deck)"
+        return None
+    return current
 
 
 def _what(screen: Screen) -> str:
