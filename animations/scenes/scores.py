@@ -29,7 +29,9 @@ def softmax_markup(cfg, masked: bool) -> str:
 
 
 class ScoresScene(LessonScene):
-    title = "Scores: Q·Kᵀ / √d_k"
+    # The title stands over every step, the raw q·k included: it names the scene, no one formula (the top right
+    # says each step's).
+    title = "Inside one head"
     head = 0  # which head the scene follows
 
     def construct(self):
