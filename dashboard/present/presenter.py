@@ -26,6 +26,7 @@ from classroom import hiding
 from classroom.decks import Deck, Screen
 from classroom.question import QuestionError
 from classroom.rooms import format_code
+from classroom.rooms.records import Tally
 from dashboard import display
 from dashboard.lesson import rerun, state
 from dashboard.present import deck as decks
@@ -238,7 +239,7 @@ def view(deck: Deck, linked: int | None):
     room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
 
 
-def _hidden_by(screen: Screen):
+def _hidden_by(screen: Screen) -> Tally | None:
     """The room's open round (a Tally) whose question hides this screen, else None: the class went back to a page
     while a question is open, say. The projector shows a note instead, and the presenter should know why."""
     now = room_session.teacher_view()

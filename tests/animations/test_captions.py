@@ -111,7 +111,6 @@ def test_the_softmax_formula_is_the_lessons_own():
         "weights = softmax(Q·K<sup>T</sup> / √d<sub>k</sub> / 0.5, blocked pairs −∞)"
 
 
-
 def test_the_scores_video_title_names_the_scene_not_the_scaled_formula(dry_scene):
     """The title stands over every step, the raw q·k before any division included: it read "Scores: Q·Kᵀ / √d_k"
     above a dot product not divided yet, and above lessons that never divide."""
