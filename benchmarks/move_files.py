@@ -6,7 +6,8 @@ Opens the lab in AppTest (page 1, the default lesson), then moves the sidebar's 
 to 0.5 with a profiler on every thread, and lists each file of the tree (not tests/, not
 benchmarks/) that a Python call entered, with its count of calls. `--tree` measures another
 checkout (e.g. an old commit in a git worktree) with this same script: run it from that tree's
-root so that its packages are the ones imported.
+root so that its packages are the ones imported. tests/dashboard/test_move_files.py runs it and holds what it
+lists to the files docs/performance.md names for this move.
 """
 
 import argparse
