@@ -77,23 +77,26 @@ def forget():
 
 
 def panels(titles: list[str], go):
-    """What G and ? open: the screens to jump to, or the keys; and the number typed so far."""
-    ss = st.session_state
-    if refused := ss.pop(NO_SUCH, None):
-        st.warning(f"There is no screen {refused[0]}: this deck has {refused[1]}. The projector stays where it is.")
-    if ss.get(TYPED):
-        st.info(f"Go to screen **{ss[TYPED]}**: Enter (Escape forgets it).")
-    if ss.get(PANEL) == "keys":
-        with st.container(border=True, key="present_keys_list"):
-            st.markdown("**Keys** (? again closes this list)")
-            st.table({"keys": [k for k, _ in KEYS], "what they do": [w for _, w in KEYS]})
-    elif ss.get(PANEL) == "screens":
-        with st.container(border=True, key="present_screens_list"):
-            st.markdown("**Jump to a screen** (G again closes this list)")
-            columns = st.columns(4)
-            for i, title in enumerate(titles):
-                columns[i % 4].button(f"{i + 1}. {title}", key=f"present_jump_{i + 1}", on_click=_chosen,
-                                      args=(go, i + 1), width="stretch")
+    """What G and ? open: the screens to jump to, or the keys; and the number typed so far. One element whatever
+    it holds: the presenter's pictures below it keep their place in the page (one moved would load again, a
+    digit typed toward a jump reloaded both)."""
+    with st.container(key="present_panels"):
+        ss = st.session_state
+        if refused := ss.pop(NO_SUCH, None):
+            st.warning(f"There is no screen {refused[0]}: this deck has {refused[1]}. The projector stays where it is.")
+        if ss.get(TYPED):
+            st.info(f"Go to screen **{ss[TYPED]}**: Enter (Escape forgets it).")
+        if ss.get(PANEL) == "keys":
+            with st.container(border=True, key="present_keys_list"):
+                st.markdown("**Keys** (? again closes this list)")
+                st.table({"keys": [k for k, _ in KEYS], "what they do": [w for _, w in KEYS]})
+        elif ss.get(PANEL) == "screens":
+            with st.container(border=True, key="present_screens_list"):
+                st.markdown("**Jump to a screen** (G again closes this list)")
+                columns = st.columns(4)
+                for i, title in enumerate(titles):
+                    columns[i % 4].button(f"{i + 1}. {title}", key=f"present_jump_{i + 1}", on_click=_chosen,
+                                          args=(go, i + 1), width="stretch")
 
 
 def _chosen(go, number: int):
