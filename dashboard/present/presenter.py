@@ -201,28 +201,28 @@ def view(deck: Deck, linked: int | None):
                           if hiding_round.screen else ("(asked outside the deck)", ""))
             st.info(f"The room's question {where} is still open: the projector and the phones hide this screen "
                     f"until its answer is revealed, since what it shows could decide the question.{how}")
-    # As reveal.js's speaker view: this screen's picture the largest, at the top left; the next screen's beside it,
-    # the clock under that; the notes, the class's answers and the steering beneath. Each part stands in the same
-    # place on every screen: a picture moved in the page would load again.
-    now, side = st.columns([3, 2], gap="medium")
-    nxt = deck.screens[number] if number < len(deck.screens) else None
-    with now:
-        preview(deck, key.code, "Now", screen)
-    with side:
-        preview(deck, key.code, "Next", nxt)
-        clock(deck, number)
+    # As reveal.js's speaker view: this screen's picture the largest, at the top left, the notes under it; the next
+    # screen's beside it, the clock's line under that, then the class's answers while this screen's question is
+    # asked (what the lecturer watches then: above the fold), the clock's buttons and the steering. Two columns, each
+    # a stack of its own: the notes follow their picture however long the answers run. Each picture stands in the
+    # same place on every screen: a picture moved in the page would load again.
     left, right = st.columns([3, 2], gap="medium")
+    nxt = deck.screens[number] if number < len(deck.screens) else None
     with left:
-        st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned")
+        preview(deck, key.code, "Now", screen)
+        # on an open question, what → does now: said here, beside the notes, so that the answers lie above the fold
+        reveal = " · → (or R) reveals the answer; the next → goes on." if _asked(screen) and open_ else ""
+        st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned{reveal}")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
         if _answered_before(screen):
             st.caption("The class answered this question earlier: stepping back did not ask it again. A asks it "
                        "again.")
     with right:
+        preview(deck, key.code, "Next", nxt)
+        clock(deck, number)
         if _asked(screen):
-            if open_:
-                st.caption("→ (or R) reveals the answer; the next → goes on.")
             room_teacher.live(True)  # compact: the class's answers and the reveal
+        clock_buttons()
         with st.container(key="present_steer_slot"):
             steer.panel(screen)  # a page screen's only
         with st.container(horizontal=True, key="present_picture_switches"):
@@ -336,9 +336,9 @@ def _minutes(seconds: float) -> str:
 
 
 def clock_part(deck: Deck, number: int) -> bool:
-    """Time on the room's clock against the time planned up to the end of this screen; pause and restart. True
-    once this session is no longer the room's teacher (taken back with the PIN elsewhere, or closed): the whole
-    view must run again, to say so and drop the notes, not wait for the lecturer's next key."""
+    """Time on the room's clock against the time planned up to the end of this screen, one line. True once this
+    session is no longer the room's teacher (taken back with the PIN elsewhere, or closed): the whole view must
+    run again, to say so and drop the notes, not wait for the lecturer's next key."""
     shown = room_session.presentation()
     if room_session.teacher_key() is None:
         return True
@@ -352,10 +352,15 @@ def clock_part(deck: Deck, number: int) -> bool:
     else:
         pace = "on time"
     paused = " (paused)" if shown.paused else ""
-    st.markdown(f"**{_minutes(elapsed)}**{paused} elapsed · planned {_minutes(before)}–{_minutes(until)} for this "
-                f"screen, {_minutes(60 * deck.minutes)} in all · **{pace}**")
+    st.markdown(f"**{_minutes(elapsed)}**{paused} elapsed · **{pace}** · this screen: {_minutes(before)}–"
+                f"{_minutes(until)} of {_minutes(60 * deck.minutes)}")
+
+
+def clock_buttons():
+    """Pause (or resume) and restart the room's clock: a part of the page's run, below the class's answers on a
+    question screen (the clock's line stays above them)."""
     left, right = st.columns(2)
-    if shown.paused:
+    if room_session.presentation().paused:
         left.button("Resume the clock", key="present_clock_resume", on_click=_clock, args=("resume",))
     else:
         left.button("Pause the clock", key="present_clock_pause", on_click=_clock, args=("pause",))
