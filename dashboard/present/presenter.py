@@ -107,8 +107,7 @@ def _ask(screen, number: int, before: bool) -> bool:
     if _is_current(question):
         return True
     if before:
-        room_session.say("The class answered this question earlier: it is not asked again. A asks it again.")
-        return False
+        return False  # the view's notes say so while it stands here (`_answered_before`)
     room_session.ask(question, number)
     return True
 

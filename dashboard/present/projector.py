@@ -259,6 +259,10 @@ def _question(screen: Screen, view: StudentView | None):
     code = room_session.student_code()
     if code is not None:
         with qr, st.container(key="present_join"):
+            if not ours and view is not None and screen.number in view.presentation.asked:
+                # a step back to discuss it: the phones are not asked again (the presenter's A would)
+                st.markdown("**The class answered this question earlier.**")
+                return
             st.markdown(f"**Answer on your phone: room {format_code(code)}**")
             if (url := address(code)) is not None:
                 st.image(qr_svg(url), width=340)

@@ -202,7 +202,7 @@ def test_presentation_is_a_record_not_a_lesson_key():
     assert Presentation().screen == 0 and st is not None
 
 
-def test_a_step_back_to_a_question_the_class_answered_does_not_ask_it_again_and_A_does():
+def test_a_step_back_to_a_question_the_class_answered_does_not_ask_it_again_nor_invite_answers_and_A_does():
     """The fresh-eyes lecturer's case: back on screen 4 after later questions, the phones were asked it again (a
     new round, a new gradebook column). Now the room keeps its rounds; the view says so; A asks it again."""
     second = next(s.number for s in DECK.screens if s.kind == "question" and s.number > QUESTION)
@@ -221,9 +221,14 @@ def test_a_step_back_to_a_question_the_class_answered_does_not_ask_it_again_and_
     assert teacher.session_state[AT] == QUESTION
     assert room_of(teacher).asked == asked  # nothing asked
     assert "The class answered this question earlier" in text(teacher)
+    projector = projector_of(teacher)  # asks nobody to answer on a phone that is not asked
+    said = text(projector)
+    assert "The class answered this question earlier." in said and "Answer on your phone" not in said
     teacher.button(key="present_key_presenter_A").click().run()
     now = room_of(teacher)
     assert now.asked == asked + 1 and now.current.question.prompt == first
+    projector.run()
+    assert "Answer on your phone" in text(projector) and "answered this question earlier" not in text(projector)
     no_exception(teacher)
 
 
