@@ -203,18 +203,20 @@ def letter(i: int) -> str:
 ROW_PX, COMPACT_ROW_PX = 26, 18  # an answers chart's row of one line; the presenter view's (13 px labels fit)
 
 
-def answers_histogram(tally, title: str, top: int = 1, lettered: bool = False, row_px: int = ROW_PX) -> alt.LayerChart:
+def answers_histogram(tally, title: str, top: int = 1, lettered: bool = False, row_px: int = ROW_PX,
+                      shares: bool = False) -> alt.LayerChart:
     """Answers per choice (a student who ticks two rows counts in both); right choices marked once revealed.
     The axis runs to `top` (the students present) or further, the same from poll to poll. A long choice's
     label is wrapped into lines (Vega never wraps a label: it cuts it short with "…"). `lettered`: each row
-    begins with its choice's letter, as the phones show it; the label says each count's share of `top`."""
+    begins with its choice's letter, as the projector and the phones show it; `shares`: each count's label says
+    its share of `top` too."""
     q = tally.question
     right = set(q.answer) if tally.revealed else set()
     rows = [_wrapped(f"{letter(i)}. {c}" if lettered else c) for i, c in enumerate(q.choices)]
     most = max(1, top, *tally.counts)
     df = pd.DataFrame({"choice": list(q.choices), "row": rows, "count": list(tally.counts),
                        "right": [i in right for i in range(len(q.choices))]})
-    counted = [f"{n} ({round(100 * n / top)}%)" if lettered and top else str(n) for n in tally.counts]
+    counted = [f"{n} ({round(100 * n / top)}%)" if shares and top else str(n) for n in tally.counts]
     df["label"] = [f"{n}  ✓ right" if ok else n for n, ok in zip(counted, df["right"], strict=True)]
     bars = alt.Chart().mark_bar().encode(
         y=alt.Y("row:N", sort=rows, axis=_axis(None, len(q.choices), labelExpr=LINES, labelLimit=0)),

@@ -297,7 +297,8 @@ def _split(view: StudentView):
     st.markdown(f"**How the class answered** ({tally.answered} answer{'s' * (tally.answered != 1)}, "
                 f"{tally.correct} right)")
     predict.draw(("answers-lettered", tally.question.key(), tally.answered),
-                 qc.answers_histogram(tally, "", tally.answered, lettered=True), key=f"present_split_{view.round}")
+                 qc.answers_histogram(tally, "", tally.answered, lettered=True, shares=True),
+                 key=f"present_split_{view.round}")
 
 
 def _text(screen: Screen, view):

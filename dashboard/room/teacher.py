@@ -120,8 +120,10 @@ def live(compact: bool = False):
             when = "before discussion" if tally is view.before else "after discussion" if view.before else "answers"
             title, top = f"Round {tally.number}, {when}", max(view.present, tally.answered)
             row_px = qc.COMPACT_ROW_PX if compact else qc.ROW_PX
-            predict.draw(("answers", tally.question.key(), title, top, row_px),
-                         qc.answers_histogram(tally, title, top, row_px=row_px), key=f"room_hist_{tally.number}")
+            # lettered as the projector and the phones letter the choices: "I picked B" reads here as it is said
+            predict.draw(("answers-teacher", tally.question.key(), title, top, row_px),
+                         qc.answers_histogram(tally, title, top, lettered=True, row_px=row_px),
+                         key=f"room_hist_{tally.number}")
             st.caption(count_line(tally, view.present))
     roster(view)
     if now.revealed:

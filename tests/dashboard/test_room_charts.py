@@ -106,11 +106,11 @@ def test_the_teacher_s_answers_chart_shows_every_choice_whole_inside_the_chart(w
     q = longest_choice_question()
     counts = tuple(range(len(q.choices)))
     tally = Tally(1, q, counts, sum(counts), sum(counts), revealed, 1 if revealed else None, 0)
-    laid = texts(questions.answers_histogram(tally, "Round 1, answers", 6), width)
+    laid = texts(questions.answers_histogram(tally, "Round 1, answers", 6, lettered=True), width)  # the teacher's
     outside = [(t, round(a), round(b)) for t, a, b in laid if a < 0 or b > width]
     assert not outside, f"past the chart's edges (0..{width} px) or cut short: {outside}"
     assert not [t for t, *_ in laid if "…" in t]
     drawn = {" ".join(t.split(" / ")) for t, *_ in laid}
-    for choice in q.choices:
-        assert choice in drawn, f"{choice!r} is not drawn whole: {sorted(drawn)}"
+    for i, choice in enumerate(q.choices):  # by the letters the projector and the phones give them
+        assert f"{questions.letter(i)}. {choice}" in drawn, f"{choice!r} is not drawn whole: {sorted(drawn)}"
     assert any(" / " in t for t, *_ in laid), "the longest choice is drawn in lines"
