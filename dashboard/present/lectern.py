@@ -76,16 +76,20 @@ def forget():
     st.session_state[PANEL] = None
 
 
-def panels(titles: list[str], go):
-    """What G and ? open: the screens to jump to, or the keys; and the number typed so far. One element whatever
-    it holds: the presenter's pictures below it keep their place in the page (one moved would load again, a
-    digit typed toward a jump reloaded both)."""
+def typed_line():
+    """The number typed so far, under this screen's picture (above the pictures, it moved both down and back)."""
+    if number := st.session_state.get(TYPED):
+        st.info(f"Go to screen **{number}**: Enter (Escape forgets it).")
+
+
+def panels(titles: list[str], go, current: int):
+    """What G and ? open: the screens to jump to (`current`, the screen the view stands on, marked), or the keys.
+    One element whatever it holds: the presenter's pictures below it keep their place in the page (one moved
+    would load again)."""
     with st.container(key="present_panels"):
         ss = st.session_state
         if refused := ss.pop(NO_SUCH, None):
             st.warning(f"There is no screen {refused[0]}: this deck has {refused[1]}. The projector stays where it is.")
-        if ss.get(TYPED):
-            st.info(f"Go to screen **{ss[TYPED]}**: Enter (Escape forgets it).")
         if ss.get(PANEL) == "keys":
             with st.container(border=True, key="present_keys_list"):
                 st.markdown("**Keys** (? again closes this list)")
@@ -96,7 +100,8 @@ def panels(titles: list[str], go):
                 columns = st.columns(4)
                 for i, title in enumerate(titles):
                     columns[i % 4].button(f"{i + 1}. {title}", key=f"present_jump_{i + 1}", on_click=_chosen,
-                                          args=(go, i + 1), width="stretch")
+                                          args=(go, i + 1), width="stretch",
+                                          type="primary" if i + 1 == current else "secondary")
 
 
 def _chosen(go, number: int):

@@ -179,7 +179,7 @@ def view(deck: Deck, linked: int | None):
     number = ss[AT]
     screen, open_ = deck.screens[number - 1], _open(deck.screens[number - 1])
     st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
-    lectern.panels([deck_markdown(s.title, inline=True) for s in deck.screens], lambda n: go(deck, n))
+    lectern.panels([deck_markdown(s.title, inline=True) for s in deck.screens], lambda n: go(deck, n), number)
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
         keys(deck, number, step, "presenter", visible=True)
         st.markdown(f"### {number} / {last} · {deck_markdown(screen.title, inline=True)}")
@@ -209,6 +209,7 @@ def view(deck: Deck, linked: int | None):
     nxt = deck.screens[number] if number < len(deck.screens) else None
     with left:
         preview(deck, key.code, "Now", screen)
+        lectern.typed_line()
         # on an open question, what → does now: said here, beside the notes, so that the answers lie above the fold
         reveal = " · → (or R) reveals the answer; the next → goes on." if _asked(screen) and open_ else ""
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned{reveal}")

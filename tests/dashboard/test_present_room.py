@@ -170,6 +170,8 @@ def test_the_keys_blank_the_projector_jump_and_ask_again():
     teacher.button(key="present_key_presenter_Home").click().run()
     assert teacher.session_state[AT] == 1
     teacher.button(key="present_key_presenter_G").click().run()
+    marked = [b.key for b in teacher.button if (b.key or "").startswith("present_jump_") and b.proto.type == "primary"]
+    assert marked == ["present_jump_1"], marked  # the list marks the screen the view stands on
     teacher.button(key=f"present_jump_{QUESTION}").click().run()
     assert teacher.session_state[AT] == QUESTION and teacher.session_state[lectern.PANEL] is None
     asked = room_of(teacher).current.number  # screen 4's question (screen 12's and the last were asked too)

@@ -115,6 +115,12 @@ def test_the_presenter_shows_live_pictures_of_this_screen_and_the_next(lab_serve
                 below[number] = round(past)
                 presenter.screenshot(path=str(ARTIFACTS / f"present-presenter-answers-{number:02d}.png"))
         assert below == {}, f"question screens whose answers chart ends below a 1600x1000 fold (px): {below}"
+        top = presenter.evaluate(LAYOUT)["now"]["y"]
+        presenter.keyboard.press("1")  # a digit typed toward a jump: said under this screen's picture, moving none
+        presenter.get_by_text("Go to screen 1: Enter").wait_for(timeout=WAIT)
+        assert presenter.evaluate(LAYOUT)["now"]["y"] == top, "the typed number's line moved the pictures"
+        presenter.keyboard.press("Escape")
+        presenter.get_by_text("Go to screen 1: Enter").wait_for(state="detached", timeout=WAIT)
         presenter.keyboard.press("g")  # the list of screens opens above the pictures, and closes
         presenter.get_by_text("Jump to a screen", exact=False).wait_for(timeout=WAIT)
         presenter.keyboard.press("g")
