@@ -14,7 +14,7 @@ Its words say what its numbers are: a score "of 0.5 or more" (a head passes at t
 import json
 
 from classroom import kinds
-from classroom.question import Question
+from classroom.question import Question, join_words
 from core.film import INDUCTION_THRESHOLD, Film
 
 LAYERS = 2  # the run's layers: a choice for each, then "no head"
@@ -44,9 +44,10 @@ def which_layer_question(film: Film) -> Question:
         reason = (f"no head reached an induction score of {INDUCTION_THRESHOLD:g} or more in this run (highest at "
                   f"the end of the run: layer 1 {best[0]:.2f}, layer 2 {best[1]:.2f})")
     else:
-        passing = [f"head {h}" for la, h in sorted(film.induction_heads()) if la == found[0]]
+        passing = [str(h) for la, h in sorted(film.induction_heads()) if la == found[0]]
+        heads = f"head{'s' * (len(passing) > 1)} {join_words(passing)}"  # "head 3", "heads 1, 3 and 4"
         other = 2 if found[0] == 1 else 1
-        reason = (f"in layer {found[0]}, {', '.join(passing)} reached an induction score of "
+        reason = (f"in layer {found[0]}, {heads} reached an induction score of "
                   f"{INDUCTION_THRESHOLD:g} or more (the highest at the end of the run: {best[found[0] - 1]:.2f}); "
                   f"the highest in layer {other} at the end: {best[other - 1]:.2f}")
     return Question(kind=kinds.Film.name, lesson=json.dumps(film.settings.to_dict(), sort_keys=True), change="", head=0,

@@ -32,9 +32,11 @@ def test_the_answer_is_the_layer_of_the_measured_induction_head(final, answer, b
     assert f"{max(best):.2f}" in q.truth
 
 
-def test_the_reason_names_every_head_that_passed():
+def test_the_reason_names_every_head_that_passed_as_a_sentence_does():
     q = which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0], [0.7, 0.3, 0.6, 0.5]]))
-    assert "head 1, head 3, head 4 reached an induction score of 0.5 or more" in q.reason and "head 2" not in q.reason
+    assert "in layer 2, heads 1, 3 and 4 reached an induction score of 0.5 or more" in q.reason
+    one = which_layer_question(film_with([[0.1, 0.2, 0.0, 0.0], [0.1, 0.3, 0.6, 0.1]]))
+    assert "in layer 2, head 3 reached an induction score of 0.5 or more" in one.reason
 
 
 def test_the_reason_says_its_highest_scores_are_the_final_ones():
