@@ -164,14 +164,17 @@ def _reveal(question: Question, answer: tuple, slot: str):
     st.button("Another question", key=f"predict_next_{slot}", on_click=_next, args=(slot,))
 
 
-def show_truth(question: Question, answer):
-    """The student's answer beside the truth, and the one sentence why (from the numbers)."""
+def show_truth(question: Question, answer, lettered: bool = False):
+    """The student's answer beside the truth, and the one sentence why (from the numbers). `lettered`: each
+    choice by its letter too, as a room's phones and projector list them."""
     if answer is None:
         st.markdown(f"**The answer:** {plain(question.truth)}")
         return
     right = question.is_correct(answer)
-    mine = ", ".join(question.choices[i] for i in answer)
-    truth = question.right_answer()
+    def named(i: int, choice: str) -> str:
+        return f"{qc.letter(i)}. {choice}" if lettered else choice
+    mine = ", ".join(named(i, question.choices[i]) for i in answer)
+    truth = question.right_answer(named)
     left, right_col = st.columns(2)
     left.markdown(f"**You predicted:** {plain(mine)}")
     right_col.markdown(f"**The answer:** {plain(truth)}")

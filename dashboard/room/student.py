@@ -136,7 +136,7 @@ def send(view, pick: str):
 
 
 def revealed(view):
-    predict.show_truth(view.question, view.my_answer)
+    predict.show_truth(view.question, view.my_answer, lettered=True)  # the letters the phone asked with
     if view.my_answer is None:
         st.caption("You did not answer this one.")
     predict.reveal_chart(view.question, f"room_reveal_{view.round}")

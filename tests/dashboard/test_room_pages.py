@@ -102,6 +102,9 @@ def test_ask_answer_reveal_with_three_students(make_app):
         s.run()
         seen = texts(s).replace("\\", "")
         assert "The answer:" in seen and q.explain(pick) in seen
+        # by the letters the phone asked with: "You predicted: C. 3 sat", "The answer: D. 4 on"
+        right = q.answer[0]
+        assert f"{letter(pick)}. {q.choices[pick]}" in seen and f"{letter(right)}. {q.choices[right]}" in seen
         assert [m for m, _ in chart_data(s) if m.get("lab") == "reveal-focus"]
 
 
