@@ -292,6 +292,7 @@ def test_nothing_the_default_deck_shows_before_a_reveal_decides_a_lesson_questio
     assert giveaways(default_deck(deck_names)) == []
 
 
+@pytest.mark.slow  # it trains the default film and its one-layer twin (tests/films.py), as test_learn's slow tests do
 def test_nothing_the_default_deck_shows_before_a_reveal_decides_a_question_about_training_runs(deck_names):
     """Every question screen of the default deck about training runs (film, layers), against every screen
     before its reveal (both rules), with the runs trained (the default film and its one-layer twin)."""
@@ -364,6 +365,7 @@ question = "film"
 """
 
 
+@pytest.mark.slow  # it trains the default film (tests/films.py)
 @pytest.mark.parametrize("shift", [-1, 0])
 def test_the_walk_finds_a_film_screen_at_the_step_its_answer_can_be_read(deck_names, shift):
     """Rule b for a question about a run: a film screen before it decides it from the first snapshot at which a
