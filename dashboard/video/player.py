@@ -75,7 +75,11 @@ export default function ({ data, parentElement }) {
     const r = m ? m.getBoundingClientRect() : null;
     return r && r.height > 0 ? r : null;
   };
+  // A rerun can take the video (or the band) out of the page before this component's cleanup runs, while a
+  // resize, a font or an observer still calls back: a player that has left the page does nothing.
+  const gone = () => !video.isConnected || !band.isConnected;
   const fit = () => {  // heading, picture and band together within the window
+    if (gone()) return;
     const header = document.querySelector('[data-testid="stHeader"]');
     const top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
     const first = headingBlock(data && data.heading, video).getBoundingClientRect();
@@ -95,6 +99,7 @@ export default function ({ data, parentElement }) {
     video.style.display = "block";
   };
   const relayout = () => {  // a narrow band (the sidebar) takes smaller type
+    if (gone()) return;
     band.style.fontSize = band.parentElement.clientWidth < NARROW ? "1rem" : "";
     reserve();
     fit();

@@ -127,3 +127,20 @@ def test_player_and_presenter_fit_the_window_with_the_caption_beneath(server, vi
         assert page.locator("[data-testid=stException]").count() == 0
     finally:
         page.close()
+
+
+def test_a_player_whose_video_left_the_page_throws_nothing_when_the_window_changes(server, viewer):
+    """A clean-clone lecture run caught "Cannot read properties of null (reading 'clientWidth')" on the presenter:
+    a rerun took a video out of the page while its band's listeners still ran. Now a player that has left the
+    page does nothing."""
+    page = _open(viewer, server[0], SIZES[0])
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        settled(page, "lab-scores")
+        page.evaluate("() => document.querySelectorAll('video').forEach((v) => v.remove())")
+        page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})  # a resize, as a window dragged
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        assert errors == []
+    finally:
+        page.close()
