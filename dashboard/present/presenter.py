@@ -178,6 +178,7 @@ def view(deck: Deck, linked: int | None):
         return _not_teacher(deck)
     number = ss[AT]
     screen, open_ = deck.screens[number - 1], _open(deck.screens[number - 1])
+    asked = _asked(screen)  # this screen's question is the room's current one (open_: not revealed yet)
     st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
     lectern.panels([deck_markdown(s.title, inline=True) for s in deck.screens], lambda n: go(deck, n), number)
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
@@ -185,7 +186,7 @@ def view(deck: Deck, linked: int | None):
         st.markdown(f"### {number} / {last} · {deck_markdown(screen.title, inline=True)}")
         st.button("Keys (?)", key="present_keys_help", on_click=lectern.toggle, args=("keys",))
     lectern.bind(last, lambda n: go(deck, n), _blank, room_session.reveal, lambda: _again(screen, number), open_,
-                 _asked(screen) or _answered_before(screen))
+                 asked or _answered_before(screen))
     with st.container(key="present_said"):  # one element whatever it holds: what follows keeps its place
         if shown.blanked:
             st.warning("The projector is blanked: it shows black. B or . shows it again.")
@@ -211,7 +212,7 @@ def view(deck: Deck, linked: int | None):
         preview(deck, key.code, "Now", screen)
         lectern.typed_line()
         # on an open question, what → does now: said here, beside the notes, so that the answers lie above the fold
-        reveal = " · → (or R) reveals the answer; the next → goes on." if _asked(screen) and open_ else ""
+        reveal = " · → (or R) reveals the answer; the next → goes on." if open_ else ""
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned{reveal}")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
         if _answered_before(screen):
@@ -220,7 +221,7 @@ def view(deck: Deck, linked: int | None):
     with right:
         preview(deck, key.code, "Next", nxt)
         clock(deck, number)
-        if _asked(screen):
+        if asked:
             room_teacher.live(True)  # compact: the class's answers and the reveal
         clock_buttons()
         with st.container(key="present_steer_slot"):
@@ -336,9 +337,10 @@ def _minutes(seconds: float) -> str:
 
 
 def clock_part(deck: Deck, number: int) -> bool:
-    """Time on the room's clock against the time planned up to the end of this screen, one line. True once this
-    session is no longer the room's teacher (taken back with the PIN elsewhere, or closed): the whole view must
-    run again, to say so and drop the notes, not wait for the lecturer's next key."""
+    """Time on the room's clock against the plan, one line: ahead of this screen's planned start, behind its planned
+    end, or on time between. True once this session is no longer the room's teacher (taken back with the PIN
+    elsewhere, or closed): the whole view must run again, to say so and drop the notes, not wait for the
+    lecturer's next key."""
     shown = room_session.presentation()
     if room_session.teacher_key() is None:
         return True
