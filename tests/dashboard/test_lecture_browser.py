@@ -34,7 +34,7 @@ from classroom.question import QuestionError
 from dashboard.present import deck as decks
 from tests.conftest import ARTIFACTS
 
-from .test_present_browser import FIT, drawn, keys_bound
+from .test_present_browser import FIT, LOST, again_until, drawn, keys_bound
 
 pytestmark = pytest.mark.browser
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -47,7 +47,6 @@ PILLS = "[data-testid=stButtonGroup] button:not([data-variant=segmented_control]
 PICKS = (0, 1, 1)  # the choice each student picks (its index), at every question
 SHOTS = {1, 4, 12, 21, LAST}  # a page, a question and its reveal, a multiple-choice one, the film's, the end
 DEVICES = ("127.0.0.11", "127.0.0.12", "127.0.0.13")
-LOST = 10_000  # ms: a press or click the presenter has not shown by then was lost (a teacher presses again)
 RELOAD_AT = 10  # the screen on which the teacher reloads the presenter view
 BLANK_AT = 3  # the screen on which the teacher blanks the projector and shows it again
 SIZES = ((1920, 1080), (1280, 720))  # the projector's window: a projector's full HD, and a small one
@@ -85,19 +84,6 @@ def body(page) -> str:
 def shoot(pages: dict, number: int, what: str):
     for name, page in pages.items():
         page.screenshot(path=str(ARTIFACTS / f"lecture-{number:02d}-{what}-{name}.png"))
-
-
-def again_until(act, shown, lost: list, what: str):
-    """`act` (a key press, a click) until the presenter view shows its effect: a teacher presses again when
-    nothing happens. Each press that was lost is recorded in `lost` (the test prints them)."""
-    for _ in range(3):
-        act()
-        try:
-            shown.wait_for(timeout=LOST)
-            return
-        except PlaywrightTimeout:
-            lost.append(what)
-    raise AssertionError(f"{what}: three presses, nothing happened")
 
 
 def download(page, button, lost: list, timeout: float) -> tuple[str, str]:
@@ -171,6 +157,7 @@ def test_a_lecture_start_to_finish_with_a_projector_and_three_phones(lab_server,
     hands = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
                                  extra_http_headers={"X-Forwarded-For": d}) for d in DEVICES]
     crashes = []  # the front end's uncaught errors (Streamlit's "Cannot set a node at a delta path" blanks the page)
+    lost = []  # presses and clicks made again (`again_until`): printed, failed or not
     try:
         presenter = desk.new_page()
         presenter.on("pageerror", lambda e: crashes.append(f"presenter: {e}"))
@@ -200,7 +187,7 @@ def test_a_lecture_start_to_finish_with_a_projector_and_three_phones(lab_server,
             phone.get_by_text("Follow the teacher's lesson").wait_for(timeout=WAIT)
             phones.append(phone)
 
-        asked, why_not, leaks, rounds, lost = {}, {}, [], 0, []
+        asked, why_not, leaks, rounds = {}, {}, [], 0
         scrolls, uncaptioned, giveaways = {}, [], []
         for number in range(1, LAST + 1):
             if number > 1:  # keys alone, on the presenter window
@@ -336,7 +323,7 @@ def test_a_lecture_start_to_finish_with_a_projector_and_three_phones(lab_server,
         print(f"lecture: {LAST} screens, {len(asked)} questions asked, not asked: {why_not}; lost presses: {lost}; "
               f"{time.monotonic() - t0:.0f} s")
     except Exception:
-        print("front-end errors:", crashes, "presenter media:", media[-8:])
+        print("front-end errors:", crashes, "lost presses:", lost, "presenter media:", media[-8:])
         for i, context in enumerate((desk, *hands)):
             for j, page in enumerate(context.pages):
                 page.screenshot(path=str(ARTIFACTS / f"lecture-failed-{i}-{j}.png"))
