@@ -85,6 +85,7 @@ def test_a_phone_gets_the_trained_heads_phone_sized_and_a_tap_opens_a_head(brows
     main = phone.locator("[data-testid=stMain]")
     main.get_by_role("heading", name="Every head's measured patterns").wait_for(timeout=120_000)
     switch = main.get_by_test_id("stCheckbox").filter(has_text="Phone-sized view")
+    switch.wait_for(timeout=WAIT)  # drawn: a new browser gets the switch's code after the run (a skeleton till then)
     assert switch.count() == 1 and switch.locator("input").is_checked()
     tall(switch.locator("label"), "the Phone-sized view switch")
     grid = phone.locator("[class*=st-key-trained_phone_grid_]")
@@ -172,7 +173,9 @@ def test_a_narrow_window_gets_watch_it_learns_whole_open_head_in_a_box_of_its_ow
 def test_a_phone_gets_watch_it_learns_open_head_as_one_legible_row(browser, film_server):
     hand, phone = film_page(browser, film_server, user_agent=IPHONE)
     main = phone.locator("[data-testid=stMain]")
-    assert main.get_by_test_id("stCheckbox").filter(has_text="Phone-sized view").count() == 1
+    switch = main.get_by_test_id("stCheckbox").filter(has_text="Phone-sized view")
+    switch.wait_for(timeout=WAIT)  # drawn: a new browser gets the switch's code after the run (a skeleton till then)
+    assert switch.count() == 1
     row = main.get_by_test_id("stVegaLiteChart").filter(has_text="Where letter")
     row.locator("svg.marks").wait_for(timeout=WAIT)
     row.scroll_into_view_if_needed()
