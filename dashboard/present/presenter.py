@@ -124,9 +124,9 @@ def _again(screen, number: int):
             pass  # it cannot be built here: the screen says why
 
 
-def _answered_before(screen) -> bool:
-    """The room asked this screen's question earlier, and another is its current one now."""
-    if screen.kind != "question" or screen.unready or _asked(screen):
+def _answered_before(screen, asked: bool) -> bool:
+    """The room asked this screen's question earlier, and another is its current one now (`asked`: `_asked`)."""
+    if screen.kind != "question" or screen.unready or asked:
         return False
     return screen.number in room_session.presentation().asked
 
@@ -149,8 +149,11 @@ def _asked(screen) -> bool:
 
 def _open(screen) -> bool:
     """This screen's question is the room's current one, not revealed yet."""
-    if not _asked(screen):
-        return False
+    return _asked(screen) and _unrevealed()
+
+
+def _unrevealed() -> bool:
+    """The room's current question is not revealed yet."""
     now = room_session.teacher_view()
     return now is not None and now.current is not None and not now.current.revealed
 
@@ -177,8 +180,9 @@ def view(deck: Deck, linked: int | None):
     if key is None:  # a step's teacher action found the key stopped working
         return _not_teacher(deck)
     number = ss[AT]
-    screen, open_ = deck.screens[number - 1], _open(deck.screens[number - 1])
-    asked = _asked(screen)  # this screen's question is the room's current one (open_: not revealed yet)
+    screen = deck.screens[number - 1]
+    asked = _asked(screen)  # this screen's question is the room's current one: asked once per run
+    open_, before = asked and _unrevealed(), _answered_before(screen, asked)
     st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
     lectern.panels([deck_markdown(s.title, inline=True) for s in deck.screens], lambda n: go(deck, n), number)
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
@@ -186,7 +190,7 @@ def view(deck: Deck, linked: int | None):
         st.markdown(f"### {number} / {last} · {deck_markdown(screen.title, inline=True)}")
         st.button("Keys (?)", key="present_keys_help", on_click=lectern.toggle, args=("keys",))
     lectern.bind(last, lambda n: go(deck, n), _blank, room_session.reveal, lambda: _again(screen, number), open_,
-                 asked or _answered_before(screen))
+                 asked or before)
     with st.container(key="present_said"):  # one element whatever it holds: what follows keeps its place
         if shown.blanked:
             st.warning("The projector is blanked: it shows black. B or . shows it again.")
@@ -196,7 +200,7 @@ def view(deck: Deck, linked: int | None):
         ready.warning(deck)
         if why := ready.said(screen):
             st.warning(plain(why))
-        if (hiding_round := _hidden_by(screen)) is not None:
+        if (hiding_round := _hidden_by(screen, asked)) is not None:
             where, how = ((f"of screen {hiding_round.screen}", " Reveal it on its screen (R there).")
                           if hiding_round.screen else ("(asked outside the deck)", ""))
             st.info(f"The room's question {where} is still open: the projector and the phones hide this screen "
@@ -215,7 +219,7 @@ def view(deck: Deck, linked: int | None):
         reveal = " · → (or R) reveals the answer; the next → goes on." if open_ else ""
         st.caption(f"Notes · a {screen.kind} screen · {screen.minutes:g} min planned{reveal}")
         st.markdown(deck_markdown(screen.notes) if screen.notes else "*No notes for this screen.*")
-        if _answered_before(screen):
+        if before:
             st.caption("The class answered this question earlier: stepping back did not ask it again. A asks it "
                        "again.")
     with right:
@@ -240,12 +244,12 @@ def view(deck: Deck, linked: int | None):
     room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
 
 
-def _hidden_by(screen: Screen) -> Tally | None:
+def _hidden_by(screen: Screen, asked: bool) -> Tally | None:
     """The room's open round (a Tally) whose question hides this screen, else None: the class went back to a page
     while a question is open, say. The projector shows a note instead, and the presenter should know why."""
     now = room_session.teacher_view()
     current = now.current if now is not None else None
-    if current is None or current.revealed or _asked(screen) or screen.unready or \
+    if current is None or current.revealed or asked or screen.unready or \
             not hiding.hides(hiding.door_of(screen.kind, screen.page), current.question.kind):
         return None
     return current
