@@ -218,7 +218,7 @@ def rerun_gate(session: str, later, whole: bool = True) -> bool:
     """dashboard/serve.py's rerun gate: whether a rerun runs now. A session's first request is admitted or
     refused here, before any script runs (`Devices.first`); a refused session's reruns are dropped, and one
     past its device's rate is run when a token is there, the session's latest request replacing one
-    still waiting (what it loses: a button press in the replaced request)."""
+    still waiting (with that one's button presses: dashboard/serve.py `with_presses`)."""
     try:
         runs = DEVICES.first(session, lambda: address_of(*serve.session_client(session), trusted_proxies()))
         if runs is not None:

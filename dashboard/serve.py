@@ -33,7 +33,8 @@ Per device (dashboard/devices.py decides): `session_id()`, the running session's
 does not change it), `session_alive(id)` (Runtime.is_active_session: False once its websocket closed),
 `session_client(id)` (who it is, from its websocket's handshake, before any of its scripts runs),
 and a gate every rerun passes first, on the event loop (`set_rerun_gate`): `gate(session id, later,
-whole page?)` runs it now (True), or not (False: dropped, or `later()` called when its turn comes).
+whole page?)` runs it now (True), or not (False: dropped, or `later()` called when its turn comes); a
+request it holds back gives its button presses to the session's next (`with_presses`).
 
 As the server starts, `main` makes uvicorn (Streamlit's server) believe no proxy's X-Forwarded-For,
 which it took from any connection of 127.0.0.1 or ::1 (a local tunnel's: a client named its own
@@ -94,6 +95,10 @@ def check() -> list[str]:
         missing.append("SessionState.on_script_will_rerun")
     if not hasattr(common, "unpack_widget_state_value"):
         missing.append("state.common.unpack_widget_state_value")
+    from streamlit.runtime.scriptrunner_utils import script_requests
+
+    if not hasattr(script_requests, "_coalesce_widget_states"):
+        missing.append("script_requests._coalesce_widget_states")
     return [f"this Streamlit lacks {name}" for name in missing]
 
 
@@ -126,14 +131,18 @@ def install():
         from streamlit.proto.ClientState_pb2 import ClientState
 
         answered = weakref.WeakSet()  # sessions that have had a rerun request
+        held = weakref.WeakKeyDictionary()  # session -> its request the gate held back (put off, or dropped)
         request_rerun = AppSession.request_rerun
 
         @functools.wraps(request_rerun)
         def first_request_runs_whole(session, client_state):
             gate = getattr(AppSession, "lab_rerun_gate", None)  # on the class: `python -m` makes two copies of us
-            if gate is not None and client_state is not None and not gate(
-                    session.id, lambda: first_request_runs_whole(session, client_state), not client_state.fragment_id):
-                return None
+            if gate is not None and client_state is not None:
+                client_state = with_presses(held.pop(session, client_state), client_state)
+                if not gate(session.id, lambda: first_request_runs_whole(session, client_state),
+                            not client_state.fragment_id):
+                    held[session] = client_state  # a later request of the session takes its presses along
+                    return None
             if client_state is not None and session not in answered:
                 answered.add(session)
                 if client_state.fragment_id and not session.has_fragment(client_state.fragment_id):
@@ -178,6 +187,28 @@ def _drop_undecodable_widget_states():
         return will_rerun(self, fresh_widget_states, **kwargs)
 
     SessionState.on_script_will_rerun = on_script_will_rerun
+
+
+def with_presses(waiting, latest):
+    """`latest`, a session's rerun request, with what it must not lose of `waiting`, one the gate held back
+    and `latest` replaces: its button presses (a browser sends a press once: Streamlit's own queue merges
+    requests so, with its `_coalesce_widget_states`), and the whole page if either ran it, or if they ran two
+    different parts (a whole run runs every part). Without this, a device's timer tick that followed a press
+    while the device waited its turn (dashboard/devices.py) ran in the press's place, and the press was lost."""
+    if waiting is latest:
+        return latest
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.scriptrunner_utils.script_requests import _coalesce_widget_states
+
+    merged = ClientState()
+    merged.CopyFrom(latest)
+    states = _coalesce_widget_states(waiting.widget_states, latest.widget_states)
+    if states is not None:
+        merged.widget_states.CopyFrom(states)
+    if waiting.fragment_id != latest.fragment_id:
+        merged.fragment_id = ""
+    merged.is_auto_rerun = waiting.is_auto_rerun and latest.is_auto_rerun  # a press is a person's, not a timer's
+    return merged
 
 
 def set_rerun_gate(gate):
