@@ -1,8 +1,9 @@
 """Waits on what a page shows, for the browser tests: charts drawn and still, an element still, a
-reconnect after the server went away."""
+reconnect after the server went away; and a page's websocket frames, to say why a wait failed."""
 
 import contextlib
 import itertools
+import time
 
 # Waits on what the page shows, for the browser tests. Each polls every 100 ms: Playwright's default,
 # every animation frame, keeps Chromium drawing and costs CPU. A wait that compares two polls keeps the
@@ -59,3 +60,24 @@ def reconnected(page, timeout: float = 60_000):
     with page.expect_websocket(timeout=timeout):
         yield
     page.wait_for_selector(CONNECTING, state="detached", timeout=timeout)
+
+
+class Frames:
+    """The websocket frames a page sends and receives, and when (attach before the page opens). On a failed
+    wait, `since(t)` says whether the page still asked its server for runs (a timer's ticks, a click) and
+    heard back: which side stopped."""
+
+    def __init__(self, page):
+        self.log: list[tuple[float, str]] = []
+        page.on("websocket", self._socket)
+
+    def _socket(self, socket):
+        socket.on("framesent", lambda _: self.log.append((time.monotonic(), "sent")))
+        socket.on("framereceived", lambda _: self.log.append((time.monotonic(), "received")))
+
+    def since(self, start: float) -> str:
+        def at(way):
+            return [round(t - start, 1) for t, w in self.log if w == way and t >= start]
+
+        sent, got = at("sent"), at("received")
+        return f"sent {len(sent)} frames (at {sent[:30]} s), received {len(got)} (the last at {got[-1:]} s)"

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from dashboard.lesson.sidebar import temperatures
 from tests.conftest import ARTIFACTS
-from tests.waits import reconnected
+from tests.waits import Frames, reconnected
 
 pytestmark = [pytest.mark.hall, pytest.mark.browser]
 
@@ -170,6 +170,20 @@ def wait_until_back(hall, victim: str, old_pid: int, killed_at: float):
     assert back(), f"{victim} was not restarted, or HAProxy did not take it back: see {hall.run_dir}"
 
 
+def question_shown(phone, screen, heading: str, asked: float, phone_frames, screen_frames):
+    """Wait for the question the teacher has just asked on the phone; if it never shows, say which side
+    stopped: the teacher's screen (its click ran, or not) and each page's websocket since the click (the
+    phone's timer still asking its server for runs, and hearing back)."""
+    try:
+        phone.get_by_text(heading).wait_for(timeout=20_000)
+    except PlaywrightTimeout:
+        teacher_has_it = screen.get_by_text(heading).count() > 0
+        raise AssertionError(
+            f"{heading} not on the phone 20 s after the click; on the teacher's screen: {teacher_has_it}. "
+            f"Phone: {phone_frames.since(asked)}; teacher: {screen_frames.since(asked)}. The phone shows: "
+            f"{phone.locator('[data-testid=stMain]').inner_text()[:300]!r}") from None
+
+
 def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_one_vote(hall, browser):
     """A student answers on the Room page; their process is killed. The phone must keep showing the
     answer sent, bring the teacher's next round without the student touching anything, and count
@@ -185,6 +199,7 @@ def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_on
     victim = before = None
     try:
         phone = student.new_page()
+        phone_frames = Frames(phone)
         phone.goto(f"{url}/room")
         phone.wait_for_selector(SETTLED, timeout=60_000)
         victim = served_by(student)
@@ -193,6 +208,7 @@ def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_on
             [{"name": "SERVERID", "value": next(n for n in hall.info["labs"] if n != victim), "url": url}]
         )
         screen = teacher.new_page()
+        screen_frames = Frames(screen)
         screen.goto(f"{url}/room")
         screen.wait_for_selector(SETTLED, timeout=60_000)
         assert served_by(teacher) != victim
@@ -202,8 +218,9 @@ def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_on
         phone.get_by_role("textbox", name="Room code").fill(screen.url.rsplit("code=", 1)[1])
         phone.get_by_role("button", name="Join the room").click()
         phone.get_by_text("Waiting for the teacher's question").wait_for(timeout=20_000)
+        asked = time.monotonic()
         screen.get_by_role("button", name="Ask the class").click()
-        phone.get_by_text("Question 1:").wait_for(timeout=20_000)
+        question_shown(phone, screen, "Question 1:", asked, phone_frames, screen_frames)
         phone.locator("[data-testid=stButtonGroup] button", has_text="2 cat").click()  # a pill
         phone.get_by_role("button", name="Send my answer").click()
         phone.get_by_text(re.compile(r"Sent: [A-Z]+\. 2 cat")).wait_for(timeout=20_000)
@@ -212,8 +229,9 @@ def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_on
         with reconnected(phone):  # the phone's polls now go to the other process
             os.killpg(before, signal.SIGKILL)
             killed_at = time.monotonic()
+        asked = time.monotonic()
         screen.get_by_role("button", name="Ask again (after discussion)").click()
-        phone.get_by_text("Question 2:").wait_for(timeout=20_000)  # the student did nothing
+        question_shown(phone, screen, "Question 2:", asked, phone_frames, screen_frames)  # the student did nothing
         phone.locator("[data-testid=stButtonGroup] button", has_text="3 sat").click()
         phone.get_by_role("button", name="Send my answer").click()
         phone.get_by_text(re.compile(r"Sent: [A-Z]+\. 3 sat")).wait_for(timeout=20_000)
