@@ -170,18 +170,20 @@ def wait_until_back(hall, victim: str, old_pid: int, killed_at: float):
     assert back(), f"{victim} was not restarted, or HAProxy did not take it back: see {hall.run_dir}"
 
 
-def question_shown(phone, screen, heading: str, asked: float, phone_frames, screen_frames):
+def question_shown(hall, phone, screen, heading: str, asked: float, phone_frames, screen_frames):
     """Wait for the question the teacher has just asked on the phone; if it never shows, say which side
-    stopped: the teacher's screen (its click ran, or not) and each page's websocket since the click (the
-    phone's timer still asking its server for runs, and hearing back)."""
+    stopped: the teacher's screen (its click ran, or not), each page's websocket since the click (the
+    phone's timer still asking its server for runs, and hearing back), and HAProxy's word on the labs (a
+    lab it marks down has its websockets cut: on-marked-down shutdown-sessions)."""
     try:
         phone.get_by_text(heading).wait_for(timeout=20_000)
     except PlaywrightTimeout:
         teacher_has_it = screen.get_by_text(heading).count() > 0
+        states = [line[:90] for line in proxy_log(hall).splitlines() if line.startswith("Server labs/")]
         raise AssertionError(
             f"{heading} not on the phone 20 s after the click; on the teacher's screen: {teacher_has_it}. "
-            f"Phone: {phone_frames.since(asked)}; teacher: {screen_frames.since(asked)}. The phone shows: "
-            f"{phone.locator('[data-testid=stMain]').inner_text()[:300]!r}") from None
+            f"Phone: {phone_frames.since(asked)}; teacher: {screen_frames.since(asked)}. HAProxy, this hall's "
+            f"labs: {states}. The phone shows: {phone.locator('[data-testid=stMain]').inner_text()[:300]!r}") from None
 
 
 def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_one_vote(hall, browser):
@@ -220,7 +222,7 @@ def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_on
         phone.get_by_text("Waiting for the teacher's question").wait_for(timeout=20_000)
         asked = time.monotonic()
         screen.get_by_role("button", name="Ask the class").click()
-        question_shown(phone, screen, "Question 1:", asked, phone_frames, screen_frames)
+        question_shown(hall, phone, screen, "Question 1:", asked, phone_frames, screen_frames)
         phone.locator("[data-testid=stButtonGroup] button", has_text="2 cat").click()  # a pill
         phone.get_by_role("button", name="Send my answer").click()
         phone.get_by_text(re.compile(r"Sent: [A-Z]+\. 2 cat")).wait_for(timeout=20_000)
@@ -231,7 +233,8 @@ def test_a_student_s_room_page_polls_on_after_its_process_is_killed_and_keeps_on
             killed_at = time.monotonic()
         asked = time.monotonic()
         screen.get_by_role("button", name="Ask again (after discussion)").click()
-        question_shown(phone, screen, "Question 2:", asked, phone_frames, screen_frames)  # the student did nothing
+        # the student did nothing
+        question_shown(hall, phone, screen, "Question 2:", asked, phone_frames, screen_frames)
         phone.locator("[data-testid=stButtonGroup] button", has_text="3 sat").click()
         phone.get_by_role("button", name="Send my answer").click()
         phone.get_by_text(re.compile(r"Sent: [A-Z]+\. 3 sat")).wait_for(timeout=20_000)
