@@ -104,7 +104,7 @@ def _ask(screen, number: int, before: bool) -> bool:
     except QuestionError as err:
         room_session.say(f"The question of this screen cannot be asked: {str(err).replace('`', '')}")
         return False
-    if _is_current(question):
+    if _is_current(question, _current()):
         return True
     if before:
         return False  # the view's notes say so while it stands here (`_answered_before`)
@@ -115,7 +115,7 @@ def _ask(screen, number: int, before: bool) -> bool:
 def _again(screen, number: int):
     """A: ask this screen's question again: the room's current round again, or, back on a question the class
     answered earlier, that question in a new round."""
-    if _asked(screen):
+    if _asked(screen, _current()):
         room_session.ask_again()
     elif screen.kind == "question" and not screen.unready:
         try:
@@ -124,38 +124,39 @@ def _again(screen, number: int):
             pass  # it cannot be built here: the screen says why
 
 
-def _answered_before(screen, asked: bool) -> bool:
-    """The room asked this screen's question earlier, and another is its current one now (`asked`: `_asked`)."""
-    if screen.kind != "question" or screen.unready or asked:
+def _answered_before(screen, asked: bool, now) -> bool:
+    """The room (`now`: its teacher view) asked this screen's question earlier, and another is its current one
+    now (`asked`: `_asked`)."""
+    if screen.kind != "question" or screen.unready or asked or now is None:
         return False
-    return screen.number in room_session.presentation().asked
+    return screen.number in now.presentation.asked
 
 
-def _is_current(question) -> bool:
+def _current() -> Tally | None:
+    """The room's current round, if any."""
     now = room_session.teacher_view()
-    return now is not None and now.current is not None and now.current.question.key() == question.key()
+    return now.current if now is not None else None
 
 
-def _asked(screen) -> bool:
-    """This question screen's question is the room's current one: its answers and reveal belong here (a
+def _is_current(question, current: Tally | None) -> bool:
+    return current is not None and current.question.key() == question.key()
+
+
+def _asked(screen, current: Tally | None) -> bool:
+    """This question screen's question is the room's `current` round's: its answers and reveal belong here (a
     screen whose question could not be asked must not show the previous question's panel)."""
     if screen.kind != "question" or screen.unready:
         return False
     try:
-        return _is_current(decks.question_of(screen))
+        return _is_current(decks.question_of(screen), current)
     except QuestionError:
         return False
 
 
 def _open(screen) -> bool:
     """This screen's question is the room's current one, not revealed yet."""
-    return _asked(screen) and _unrevealed()
-
-
-def _unrevealed() -> bool:
-    """The room's current question is not revealed yet."""
-    now = room_session.teacher_view()
-    return now is not None and now.current is not None and not now.current.revealed
+    current = _current()
+    return _asked(screen, current) and not current.revealed
 
 
 def view(deck: Deck, linked: int | None):
@@ -181,8 +182,10 @@ def view(deck: Deck, linked: int | None):
         return _not_teacher(deck)
     number = ss[AT]
     screen = deck.screens[number - 1]
-    asked = _asked(screen)  # this screen's question is the room's current one: asked once per run
-    open_, before = asked and _unrevealed(), _answered_before(screen, asked)
+    now = room_session.teacher_view()  # the room, read once after the steps above: every test below reads it
+    current = now.current if now is not None else None
+    asked = _asked(screen, current)  # this screen's question is the room's current one
+    open_, before = asked and not current.revealed, _answered_before(screen, asked, now)
     st.markdown(f"**Presenting:** {deck_markdown(deck.title, inline=True)}")
     lectern.panels([deck_markdown(s.title, inline=True) for s in deck.screens], lambda n: go(deck, n), number)
     with st.container(horizontal=True, vertical_alignment="center", key="present_presenter_row"):
@@ -200,7 +203,7 @@ def view(deck: Deck, linked: int | None):
         ready.warning(deck)
         if why := ready.said(screen):
             st.warning(plain(why))
-        if (hiding_round := _hidden_by(screen, asked)) is not None:
+        if (hiding_round := _hidden_by(screen, asked, current)) is not None:
             where, how = ((f"of screen {hiding_round.screen}", " Reveal it on its screen (R there).")
                           if hiding_round.screen else ("(asked outside the deck)", ""))
             st.info(f"The room's question {where} is still open: the projector and the phones hide this screen "
@@ -244,11 +247,9 @@ def view(deck: Deck, linked: int | None):
     room_answers.read_then_download(key.code)  # the Room page's CSV, read on a click: the clock reruns
 
 
-def _hidden_by(screen: Screen, asked: bool) -> Tally | None:
-    """The room's open round (a Tally) whose question hides this screen, else None: the class went back to a page
-    while a question is open, say. The projector shows a note instead, and the presenter should know why."""
-    now = room_session.teacher_view()
-    current = now.current if now is not None else None
+def _hidden_by(screen: Screen, asked: bool, current: Tally | None) -> Tally | None:
+    """The room's `current` round if it is open and its question hides this screen, else None: the class went back
+    to a page while a question is open, say. The projector shows a note instead, and the presenter should know why."""
     if current is None or current.revealed or asked or screen.unready or \
             not hiding.hides(hiding.door_of(screen.kind, screen.page), current.question.kind):
         return None
